@@ -1,0 +1,21 @@
+// txcli's commands: each takes the arguments after its name and returns the exit code.
+// Errors are thrown (CliError or the core's exceptions) and printed by main as one line.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tx::cli {
+
+using Argv = std::vector<std::string>;
+
+int cmd_init(const Argv& argv);
+int cmd_info(const Argv& argv);
+int cmd_forward(const Argv& argv);
+int cmd_decode(const Argv& argv);
+int cmd_train(const Argv& argv);
+int cmd_bench(const Argv& argv);
+
+// Shared by the commands: the help text printed for --help, and whether argv asks for it.
+bool wants_help(const Argv& argv);
+
+}  // namespace tx::cli

@@ -1,0 +1,73 @@
+// Model and backend selection shared by txcli's commands.
+#include "model_source.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "session.h"
+#include "tokenizer.h"
+
+namespace tx::cli {
+
+const std::set<std::string> MODEL_OPTIONS = {"checkpoint", "d-model", "heads", "d-ff", "layers", "max-len",
+                                             "dropout", "norm", "tokenizer", "seed", "vocab"};
+const std::set<std::string> MODEL_FLAGS = {"no-scale"};
+const char* MODEL_OPTIONS_HELP =
+    "  --checkpoint FILE    a .safetensors checkpoint (otherwise a fresh model from the options below)\n"
+    "  --d-model N          model width D (default 64)\n"
+    "  --heads N            attention heads H; D must be divisible by H (default 4)\n"
+    "  --d-ff N             feed-forward width F (default 256)\n"
+    "  --layers N           N encoder and N decoder layers (default 2)\n"
+    "  --max-len N          longest sequence, BOS/EOS included (default 128)\n"
+    "  --dropout P          dropout in training (default 0.1)\n"
+    "  --norm post|pre      LayerNorm placement (default post, as the paper)\n"
+    "  --no-scale           do not divide attention scores by sqrt(dk)\n"
+    "  --tokenizer word|char  (default word)\n"
+    "  --vocab FILE         vocabulary, one token per line (default: the shipped one for the tokenizer)\n"
+    "  --seed N             initialisation seed (default 1)\n";
+
+std::string assets_dir() {
+    if (const char* env = std::getenv("TX_ASSETS_DIR"); env && *env) return env;
+    return TX_ASSETS_DIR;
+}
+
+Checkpoint model_from_options(const Args& args) {
+    if (args.has("checkpoint")) {
+        for (const auto& name : MODEL_OPTIONS)
+            if (name != "checkpoint" && args.has(name))
+                throw CliError("--" + name + " cannot be combined with --checkpoint (the checkpoint holds the config)");
+        if (args.flag("no-scale")) throw CliError("--no-scale cannot be combined with --checkpoint");
+        return load_checkpoint(args.get("checkpoint"));
+    }
+    ModelConfig config;
+    config.d_model = static_cast<int>(args.integer("d-model", 64, 1, 4096));
+    config.heads = static_cast<int>(args.integer("heads", 4, 1, 64));
+    config.d_ff = static_cast<int>(args.integer("d-ff", 256, 1, 16384));
+    config.encoder_layers = config.decoder_layers = static_cast<int>(args.integer("layers", 2, 1, 24));
+    config.max_len = static_cast<int>(args.integer("max-len", 128, 2, 4096));
+    config.dropout = static_cast<float>(args.real("dropout", 0.1, 0.0, 0.99));
+    config.seed = static_cast<uint64_t>(args.integer("seed", 1, 0, INT64_MAX));
+    const std::string norm = args.get_or("norm", "post");
+    if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre, got '" + norm + "'");
+    config.norm = norm == "post" ? NormPlacement::Post : NormPlacement::Pre;
+    config.scale_attention = !args.flag("no-scale");
+    const std::string tokenizer = args.get_or("tokenizer", "word");
+    if (tokenizer != "word" && tokenizer != "char")
+        throw CliError("--tokenizer must be word or char, got '" + tokenizer + "'");
+    config.tokenizer = tokenizer == "word" ? TokenizerKind::Word : TokenizerKind::Char;
+    const std::string vocab_path =
+        args.get_or("vocab", assets_dir() + (tokenizer == "word" ? "/vocab/words.txt" : "/vocab/chars.txt"));
+    const Vocabulary vocabulary = load_vocabulary(vocab_path);
+    if (config.d_model % config.heads != 0)
+        throw CliError("d_model (" + std::to_string(config.d_model) + ") must be divisible by heads (" +
+                       std::to_string(config.heads) + ")");
+    return Session::fresh(config, vocabulary.tokens());
+}
+
+std::unique_ptr<Backend> backend_from_name(const std::string& name) {
+    if (name == "cpu") return make_cpu_backend();
+    if (name == "cuda") throw CliError("the CUDA backend is not built into this binary (no gpu/ library)");
+    throw CliError("--backend must be cpu or cuda, got '" + name + "'");
+}
+
+}  // namespace tx::cli

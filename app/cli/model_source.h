@@ -1,0 +1,27 @@
+// Where a command's model comes from: --checkpoint FILE, or a fresh model from the model
+// options (--d-model, --heads, --d-ff, --layers, --max-len, --dropout, --norm, --no-scale,
+// --tokenizer, --seed) over the shipped vocabulary. Also the backend choice (--backend).
+#pragma once
+#include <memory>
+#include <set>
+#include <string>
+
+#include "args.h"
+#include "backend.h"
+#include "checkpoint.h"
+
+namespace tx::cli {
+
+// The option names that model_from_options reads, to merge into a command's accepted set.
+extern const std::set<std::string> MODEL_OPTIONS;
+extern const std::set<std::string> MODEL_FLAGS;
+// The help lines describing them.
+extern const char* MODEL_OPTIONS_HELP;
+
+std::string assets_dir();
+// --checkpoint FILE when given (other model options are then refused), else a fresh model.
+Checkpoint model_from_options(const Args& args);
+// "cpu" (default) or "cuda"; refuses a backend this build does not have, with the reason.
+std::unique_ptr<Backend> backend_from_name(const std::string& name);
+
+}  // namespace tx::cli

@@ -1,0 +1,54 @@
+// txcli: the headless command line of Transformer Explorer (DESIGN.md §3 lists the commands).
+// Every error ends as one line on stderr and a non-zero exit; nothing is left half-written.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* USAGE =
+    "usage: txcli <command> [options]   (txcli <command> --help for its options)\n"
+    "\n"
+    "commands:\n"
+    "  init      write a freshly initialised checkpoint\n"
+    "  info      show a checkpoint's config, parameter count and tensors\n"
+    "  forward   run sentences through the model step by step; --dump writes the trace\n"
+    "  decode    greedy-decode sentences\n"
+    "  train     train a model on a task (copy, copy-text, reverse, sort)\n"
+    "  bench     time the forward pass per step\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace tx::cli;
+    if (argc < 2) {
+        std::fputs(USAGE, stderr);
+        return 2;
+    }
+    const std::string command = argv[1];
+    const Argv rest(argv + 2, argv + argc);
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(USAGE, stdout);
+        return 0;
+    }
+    try {
+        if (command == "init") return cmd_init(rest);
+        if (command == "info") return cmd_info(rest);
+        if (command == "forward") return cmd_forward(rest);
+        if (command == "decode") return cmd_decode(rest);
+        if (command == "train") return cmd_train(rest);
+        if (command == "bench") return cmd_bench(rest);
+        std::fprintf(stderr, "txcli: unknown command '%s'\n%s", command.c_str(), USAGE);
+        return 2;
+    } catch (const CliError& e) {
+        std::fprintf(stderr, "txcli %s: %s\n", command.c_str(), e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "txcli %s: %s\n", command.c_str(), e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,100 @@
+// Backend: owns tensor memory (host for the CPU, device for CUDA) and runs the ops of ops.h on
+// it, with the same names and argument order (float only). The model is written once against
+// this interface. Every *_backward accumulates (+=) into its gradient outputs; callers zero.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tx {
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;   // "cpu", "cuda"
+
+    // Memory. Allocations are zero-filled. Pointers are host pointers only for the CPU backend.
+    virtual void* allocate(size_t bytes) = 0;
+    virtual void release(void* ptr) = 0;
+    virtual void upload(void* dst, const void* host_src, size_t bytes) = 0;
+    virtual void download(void* host_dst, const void* src, size_t bytes) = 0;
+    virtual void copy(void* dst, const void* src, size_t bytes) = 0;
+    virtual void fill_zero(void* dst, size_t bytes) = 0;
+    // Waits until every queued op has finished (for timing); the CPU runs synchronously.
+    virtual void synchronize() {}
+
+    virtual void embedding_forward(float* out, const int32_t* ids, const float* weight, int N, int D, float scale) = 0;
+    virtual void embedding_backward(float* dweight, const float* dout, const int32_t* ids, int N, int D, float scale) = 0;
+    virtual void positional_forward(float* out, const float* inp, const float* pe, int B, int T, int D) = 0;
+    virtual void positional_backward(float* dinp, const float* dout, int B, int T, int D) = 0;
+    virtual void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) = 0;
+    virtual void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                                 const float* weight, int N, int C, int OC) = 0;
+    virtual void split_heads_forward(float* out, const float* inp, int B, int T, int H, int dk) = 0;
+    virtual void split_heads_backward(float* dinp, const float* dout, int B, int T, int H, int dk) = 0;
+    virtual void merge_heads_forward(float* out, const float* inp, int B, int T, int H, int dk) = 0;
+    virtual void merge_heads_backward(float* dinp, const float* dout, int B, int T, int H, int dk) = 0;
+    virtual void scores_forward(float* out, const float* q, const float* k, int B, int H, int T, int S, int dk, float scale) = 0;
+    virtual void scores_backward(float* dq, float* dk_, const float* dout, const float* q, const float* k,
+                                 int B, int H, int T, int S, int dk, float scale) = 0;
+    virtual void attention_mask_forward(float* out, const float* scores, const float* mask, int B, int H, int T, int S) = 0;
+    virtual void attention_mask_backward(float* dscores, const float* dout, const float* mask, int B, int H, int T, int S) = 0;
+    virtual void softmax_forward(float* probs, const float* inp, int R, int C) = 0;
+    virtual void softmax_backward(float* dinp, const float* dout, const float* probs, int R, int C) = 0;
+    virtual void context_forward(float* out, const float* probs, const float* v, int B, int H, int T, int S, int dk) = 0;
+    virtual void context_backward(float* dprobs, float* dv, const float* dout, const float* probs, const float* v,
+                                  int B, int H, int T, int S, int dk) = 0;
+    virtual void residual_forward(float* out, const float* a, const float* b, int N) = 0;
+    virtual void residual_backward(float* da, float* db, const float* dout, int N) = 0;
+    virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                                   const float* bias, int N, int C, float eps) = 0;
+    virtual void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                                    const float* weight, const float* mean, const float* rstd, int N, int C) = 0;
+    virtual void relu_forward(float* out, const float* inp, int N) = 0;
+    virtual void relu_backward(float* dinp, const float* dout, const float* out, int N) = 0;
+    virtual void dropout_forward(float* out, float* mask, const float* inp, int N, float p, uint64_t seed) = 0;
+    virtual void dropout_backward(float* dinp, const float* dout, const float* mask, int N) = 0;
+    virtual void log_softmax_forward(float* out, const float* inp, int R, int V) = 0;
+    virtual void log_softmax_backward(float* dinp, const float* dout, const float* out, int R, int V) = 0;
+    virtual void cross_entropy_forward(float* losses, const float* log_probs, const int32_t* targets, int R, int V,
+                                       float smoothing, int pad_id) = 0;
+    virtual void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
+                                        float smoothing, int pad_id) = 0;
+    virtual void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr,
+                             float beta1, float beta2, float eps, int64_t t) = 0;
+};
+
+// The reference backend: host memory, the ops of ops.h (Eigen).
+std::unique_ptr<Backend> make_cpu_backend();
+
+// A typed array in a backend's memory, released with it (RAII). Zero-filled on allocation.
+template <typename T>
+class BackendArray {
+public:
+    BackendArray() = default;
+    BackendArray(Backend& backend, size_t count)
+        : m_backend(&backend), m_count(count),
+          m_data(count ? static_cast<T*>(backend.allocate(count * sizeof(T))) : nullptr) {}
+    BackendArray(const BackendArray&) = delete;
+    BackendArray& operator=(const BackendArray&) = delete;
+    BackendArray(BackendArray&& other) noexcept { swap(other); }
+    BackendArray& operator=(BackendArray&& other) noexcept { BackendArray(std::move(other)).swap(*this); return *this; }
+    ~BackendArray() { if (m_data) m_backend->release(m_data); }
+
+    T* data() { return m_data; }
+    const T* data() const { return m_data; }
+    size_t size() const { return m_count; }
+    void swap(BackendArray& other) noexcept {
+        std::swap(m_backend, other.m_backend);
+        std::swap(m_count, other.m_count);
+        std::swap(m_data, other.m_data);
+    }
+
+private:
+    Backend* m_backend = nullptr;
+    size_t m_count = 0;
+    T* m_data = nullptr;
+};
+
+}  // namespace tx

@@ -1,0 +1,31 @@
+// Checkpoints: one .safetensors file with the parameters under their DESIGN.md §3 names and
+// __metadata__ {"format": "transformer-explorer/1", "config": <JSON: hyperparameters,
+// tokenizer kind, vocabulary, special ids, and the training settings when present>}.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "safetensors.h"
+#include "tokenizer.h"
+
+namespace tx {
+
+inline constexpr const char* CHECKPOINT_FORMAT = "transformer-explorer/1";
+
+struct Checkpoint {
+    ModelConfig config;
+    std::vector<std::string> vocabulary;   // index = id
+    std::vector<float> parameters;         // flat, in ParameterTable(config) order
+    std::string training_json;             // the training settings as JSON, or empty
+};
+
+// Atomic write (temporary name, then rename). Throws SafetensorsError on I/O failure.
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+// Refuses with a SafetensorsError naming the problem: truncated file, bad header, wrong dtype,
+// missing or extra tensor, a shape that does not match the config, a bad config or vocabulary
+// (vocabulary size must equal src_vocab and tgt_vocab).
+Checkpoint load_checkpoint(const std::string& path);
+Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::string& what);
+
+}  // namespace tx

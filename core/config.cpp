@@ -1,0 +1,141 @@
+// ModelConfig validation and JSON form. Messages name the field and the rule, so the GUI and
+// the CLI can show them as they are.
+#include "config.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+namespace tx {
+
+namespace {
+
+std::string describe(const char* field, double value, const char* rule) {
+    std::string v = (value == std::floor(value) && std::fabs(value) < 1e15)
+                         ? std::to_string(static_cast<long long>(value))
+                         : std::to_string(value);
+    return std::string(field) + " (" + v + ") " + rule;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const ModelConfig& c) {
+    // Upper bounds keep a typo (d_model 51200) from allocating gigabytes in an explorer.
+    if (c.src_vocab < 5 || c.src_vocab > 1'000'000)
+        return describe("src_vocab", c.src_vocab, "must be between 5 and 1000000 (4 special tokens + at least one)");
+    if (c.tgt_vocab < 5 || c.tgt_vocab > 1'000'000)
+        return describe("tgt_vocab", c.tgt_vocab, "must be between 5 and 1000000 (4 special tokens + at least one)");
+    if (c.d_model < 1 || c.d_model > 4096) return describe("d_model", c.d_model, "must be between 1 and 4096");
+    if (c.heads < 1 || c.heads > 64) return describe("heads", c.heads, "must be between 1 and 64");
+    if (c.d_model % c.heads != 0)
+        return "d_model (" + std::to_string(c.d_model) + ") must be divisible by heads (" + std::to_string(c.heads) + ")";
+    if (c.d_ff < 1 || c.d_ff > 16384) return describe("d_ff", c.d_ff, "must be between 1 and 16384");
+    if (c.encoder_layers < 0 || c.encoder_layers > 24)
+        return describe("encoder_layers", c.encoder_layers, "must be between 0 and 24");
+    if (c.decoder_layers < 1 || c.decoder_layers > 24)
+        return describe("decoder_layers", c.decoder_layers, "must be between 1 and 24");
+    if (c.max_len < 2 || c.max_len > 4096) return describe("max_len", c.max_len, "must be between 2 and 4096");
+    if (!(c.dropout >= 0.0f && c.dropout < 1.0f)) return describe("dropout", c.dropout, "must be in [0, 1)");
+    if (!(c.ln_eps > 0.0f && c.ln_eps < 1.0f)) return describe("ln_eps", c.ln_eps, "must be in (0, 1)");
+    const int ids[] = {c.special.pad, c.special.bos, c.special.eos, c.special.unk};
+    const char* names[] = {"special.pad", "special.bos", "special.eos", "special.unk"};
+    const int vocab = std::min(c.src_vocab, c.tgt_vocab);
+    for (int i = 0; i < 4; ++i) {
+        if (ids[i] < 0 || ids[i] >= vocab) return describe(names[i], ids[i], "must be a valid token id (0 .. vocab-1)");
+        for (int j = 0; j < i; ++j)
+            if (ids[i] == ids[j]) return std::string(names[i]) + " and " + names[j] + " must be different ids";
+    }
+    return std::nullopt;
+}
+
+void check(const ModelConfig& config) {
+    if (auto error = validate(config)) throw ConfigError(*error);
+}
+
+const char* to_string(NormPlacement placement) { return placement == NormPlacement::Post ? "post" : "pre"; }
+const char* to_string(TokenizerKind kind) { return kind == TokenizerKind::Word ? "word" : "char"; }
+
+std::string to_json(const ModelConfig& c) {
+    nlohmann::json j;
+    j["src_vocab"] = c.src_vocab;
+    j["tgt_vocab"] = c.tgt_vocab;
+    j["d_model"] = c.d_model;
+    j["heads"] = c.heads;
+    j["d_ff"] = c.d_ff;
+    j["encoder_layers"] = c.encoder_layers;
+    j["decoder_layers"] = c.decoder_layers;
+    j["max_len"] = c.max_len;
+    j["dropout"] = c.dropout;
+    j["ln_eps"] = c.ln_eps;
+    j["norm"] = to_string(c.norm);
+    j["scale_attention"] = c.scale_attention;
+    j["seed"] = c.seed;
+    j["tokenizer"] = to_string(c.tokenizer);
+    j["special"] = {{"pad", c.special.pad}, {"bos", c.special.bos}, {"eos", c.special.eos}, {"unk", c.special.unk}};
+    return j.dump();
+}
+
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& j, const char* name) {
+    if (!j.contains(name)) throw ConfigError(std::string("config: missing field '") + name + "'");
+    try {
+        return j.at(name).get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw ConfigError(std::string("config: field '") + name + "' has the wrong type");
+    }
+}
+
+// Integers must be whole numbers in int range (JSON 64.5 or 1e12 is refused, not truncated).
+int int_field(const nlohmann::json& j, const char* name) {
+    const auto value = field<nlohmann::json>(j, name);
+    if (!value.is_number_integer() || value.get<long long>() < INT32_MIN || value.get<long long>() > INT32_MAX)
+        throw ConfigError(std::string("config: field '") + name + "' must be a whole number");
+    return value.get<int>();
+}
+
+}  // namespace
+
+ModelConfig config_from_json(const std::string& text) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw ConfigError(std::string("config: not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object()) throw ConfigError("config: must be a JSON object");
+    ModelConfig c;
+    c.src_vocab = int_field(j, "src_vocab");
+    c.tgt_vocab = int_field(j, "tgt_vocab");
+    c.d_model = int_field(j, "d_model");
+    c.heads = int_field(j, "heads");
+    c.d_ff = int_field(j, "d_ff");
+    c.encoder_layers = int_field(j, "encoder_layers");
+    c.decoder_layers = int_field(j, "decoder_layers");
+    c.max_len = int_field(j, "max_len");
+    c.dropout = field<float>(j, "dropout");
+    c.ln_eps = field<float>(j, "ln_eps");
+    const auto norm = field<std::string>(j, "norm");
+    if (norm == "post") c.norm = NormPlacement::Post;
+    else if (norm == "pre") c.norm = NormPlacement::Pre;
+    else throw ConfigError("config: norm ('" + norm + "') must be \"post\" or \"pre\"");
+    c.scale_attention = field<bool>(j, "scale_attention");
+    c.seed = field<uint64_t>(j, "seed");
+    const auto tokenizer = field<std::string>(j, "tokenizer");
+    if (tokenizer == "word") c.tokenizer = TokenizerKind::Word;
+    else if (tokenizer == "char") c.tokenizer = TokenizerKind::Char;
+    else throw ConfigError("config: tokenizer ('" + tokenizer + "') must be \"word\" or \"char\"");
+    const auto special = field<nlohmann::json>(j, "special");
+    if (!special.is_object()) throw ConfigError("config: field 'special' must be an object");
+    c.special.pad = int_field(special, "pad");
+    c.special.bos = int_field(special, "bos");
+    c.special.eos = int_field(special, "eos");
+    c.special.unk = int_field(special, "unk");
+    check(c);
+    return c;
+}
+
+}  // namespace tx

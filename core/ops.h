@@ -1,0 +1,134 @@
+// CPU ops of the Transformer: forward/backward pairs of free functions, backward directly
+// below its forward (llm.c style). Arguments: outputs, then inputs, then sizes.
+// Shape letters: B batch, T query length, S key length, D model width, H heads,
+// dk = D/H, F FFN width, V vocabulary, N rows (= B*T), C columns.
+// Every backward ACCUMULATES into its gradient outputs (+=); callers zero them.
+// Templates on the scalar Real, instantiated for float (the model) and double (gradient checks).
+// The CUDA twins in gpu/ have the same names and argument order (namespace tx::cuda).
+#pragma once
+#include <cstdint>
+
+namespace tx::cpu {
+
+// out (N,D) = weight[ids[n]] * scale; scale is sqrt(D) in the model (paper §3.4).
+template <typename Real>
+void embedding_forward(Real* out, const int32_t* ids, const Real* weight, int N, int D, Real scale);
+// dweight (V,D) += scatter of dout (N,D) * scale
+template <typename Real>
+void embedding_backward(Real* dweight, const Real* dout, const int32_t* ids, int N, int D, Real scale);
+
+// pe (L,D): PE[p,2i] = sin(p / 10000^(2i/D)), PE[p,2i+1] = cos(p / 10000^(2i/D)); any D, odd too.
+template <typename Real>
+void positional_encoding_table(Real* pe, int L, int D);
+// out (B,T,D) = inp (B,T,D) + pe[0:T] (L,D)
+template <typename Real>
+void positional_forward(Real* out, const Real* inp, const Real* pe, int B, int T, int D);
+// dinp (B,T,D) += dout
+template <typename Real>
+void positional_backward(Real* dinp, const Real* dout, int B, int T, int D);
+
+// out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias (OC); bias may be null.
+template <typename Real>
+void linear_forward(Real* out, const Real* inp, const Real* weight, const Real* bias, int N, int C, int OC);
+// dinp (N,C) += dout·W, dweight (OC,C) += doutᵀ·inp, dbias (OC) += Σ_n dout; any of them may be null.
+template <typename Real>
+void linear_backward(Real* dinp, Real* dweight, Real* dbias, const Real* dout, const Real* inp,
+                     const Real* weight, int N, int C, int OC);
+
+// out (B,H,T,dk) from inp (B,T,H*dk): head h takes columns h*dk .. h*dk+dk-1.
+template <typename Real>
+void split_heads_forward(Real* out, const Real* inp, int B, int T, int H, int dk);
+template <typename Real>
+void split_heads_backward(Real* dinp, const Real* dout, int B, int T, int H, int dk);
+// out (B,T,H*dk) from inp (B,H,T,dk): the inverse of split_heads.
+template <typename Real>
+void merge_heads_forward(Real* out, const Real* inp, int B, int T, int H, int dk);
+template <typename Real>
+void merge_heads_backward(Real* dinp, const Real* dout, int B, int T, int H, int dk);
+
+// out (B,H,T,S) = q (B,H,T,dk) · k (B,H,S,dk)ᵀ * scale; scale = 1/sqrt(dk), or 1 when disabled.
+template <typename Real>
+void scores_forward(Real* out, const Real* q, const Real* k, int B, int H, int T, int S, int dk, Real scale);
+template <typename Real>
+void scores_backward(Real* dq, Real* dk_, const Real* dout, const Real* q, const Real* k,
+                     int B, int H, int T, int S, int dk, Real scale);
+
+// out (B,H,T,S) = keep ? scores : -inf, keep = mask (B,T,S) != 0, shared by all heads.
+// mask may be null (nothing masked).
+template <typename Real>
+void attention_mask_forward(Real* out, const Real* scores, const Real* mask, int B, int H, int T, int S);
+// dscores += keep ? dout : 0
+template <typename Real>
+void attention_mask_backward(Real* dscores, const Real* dout, const Real* mask, int B, int H, int T, int S);
+
+// Row softmax over the last axis: probs (R,C) from inp (R,C). -inf entries get 0; a row whose
+// entries are all -inf gives all zeros (never NaN): nothing to attend to, nothing attended.
+template <typename Real>
+void softmax_forward(Real* probs, const Real* inp, int R, int C);
+// dinp (R,C) += probs * (dout - Σ_c dout*probs)
+template <typename Real>
+void softmax_backward(Real* dinp, const Real* dout, const Real* probs, int R, int C);
+
+// out (B,H,T,dk) = probs (B,H,T,S) · v (B,H,S,dk)
+template <typename Real>
+void context_forward(Real* out, const Real* probs, const Real* v, int B, int H, int T, int S, int dk);
+template <typename Real>
+void context_backward(Real* dprobs, Real* dv, const Real* dout, const Real* probs, const Real* v,
+                      int B, int H, int T, int S, int dk);
+
+// out (N) = a + b; may be called with out == a.
+template <typename Real>
+void residual_forward(Real* out, const Real* a, const Real* b, int N);
+// da += dout, db += dout
+template <typename Real>
+void residual_backward(Real* da, Real* db, const Real* dout, int N);
+
+// out (N,C) = (inp - mean) * rstd * weight + bias; mean (N), rstd (N) = 1/sqrt(var + eps) with the
+// biased variance, as torch.nn.LayerNorm. mean and rstd are cached for backward.
+template <typename Real>
+void layernorm_forward(Real* out, Real* mean, Real* rstd, const Real* inp, const Real* weight,
+                       const Real* bias, int N, int C, Real eps);
+template <typename Real>
+void layernorm_backward(Real* dinp, Real* dweight, Real* dbias, const Real* dout, const Real* inp,
+                        const Real* weight, const Real* mean, const Real* rstd, int N, int C);
+
+// out (N) = max(inp, 0); may be called with out == inp.
+template <typename Real>
+void relu_forward(Real* out, const Real* inp, int N);
+// dinp += out > 0 ? dout : 0 (out is relu's output)
+template <typename Real>
+void relu_backward(Real* dinp, const Real* dout, const Real* out, int N);
+
+// Inverted dropout: mask[i] = keep ? 1/(1-p) : 0 with keep decided by a counter-based hash of
+// (seed, i), so the CPU and the GPU draw the same mask; out = inp * mask. p = 0 copies.
+template <typename Real>
+void dropout_forward(Real* out, Real* mask, const Real* inp, int N, Real p, uint64_t seed);
+// dinp += dout * mask
+template <typename Real>
+void dropout_backward(Real* dinp, const Real* dout, const Real* mask, int N);
+
+// out (R,V) = log_softmax(inp) over the last axis.
+template <typename Real>
+void log_softmax_forward(Real* out, const Real* inp, int R, int V);
+// dinp += dout - softmax(inp) * Σ_v dout, with softmax = exp(out)
+template <typename Real>
+void log_softmax_backward(Real* dinp, const Real* dout, const Real* out, int R, int V);
+
+// Label-smoothed cross-entropy as a KL divergence against the smoothed target (the Annotated
+// Transformer's LabelSmoothing): for a row with target y != pad, the target distribution puts
+// 1 - smoothing on y, smoothing / (V - 2) on every other token except pad, and 0 on pad.
+// losses (R) = Σ_v t_v (log t_v - log_probs_v) (0·log 0 = 0); rows whose target is pad give 0.
+template <typename Real>
+void cross_entropy_forward(Real* losses, const Real* log_probs, const int32_t* targets, int R, int V,
+                           Real smoothing, int pad_id);
+// dlog_probs (R,V) += -t_v * dlosses[r]
+template <typename Real>
+void cross_entropy_backward(Real* dlog_probs, const Real* dlosses, const int32_t* targets, int R, int V,
+                            Real smoothing, int pad_id);
+
+// Adam (Kingma & Ba) with bias correction, in place over flat buffers of n floats; step t >= 1.
+template <typename Real>
+void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, Real lr, Real beta1,
+                 Real beta2, Real eps, int64_t t);
+
+}  // namespace tx::cpu

@@ -1,0 +1,108 @@
+// Parameter table in DESIGN.md §3 order, and the seeded Xavier-uniform initialisation.
+#include "parameters.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tx {
+
+ParameterTable::ParameterTable(const ModelConfig& c) {
+    const int64_t D = c.d_model, F = c.d_ff;
+    auto attention = [&](const std::string& prefix) {
+        for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+            add(prefix + "." + proj + ".weight", {D, D});
+            add(prefix + "." + proj + ".bias", {D});
+        }
+    };
+    auto norm = [&](const std::string& prefix) {
+        add(prefix + ".weight", {D});
+        add(prefix + ".bias", {D});
+    };
+    auto ffn = [&](const std::string& prefix) {
+        add(prefix + ".linear1.weight", {F, D});
+        add(prefix + ".linear1.bias", {F});
+        add(prefix + ".linear2.weight", {D, F});
+        add(prefix + ".linear2.bias", {D});
+    };
+    add("src_embed.weight", {c.src_vocab, D});
+    add("tgt_embed.weight", {c.tgt_vocab, D});
+    for (int i = 0; i < c.encoder_layers; ++i) {
+        const std::string p = "encoder.layers." + std::to_string(i);
+        attention(p + ".self_attn");
+        norm(p + ".norm1");
+        norm(p + ".norm2");
+        ffn(p + ".ffn");
+    }
+    for (int i = 0; i < c.decoder_layers; ++i) {
+        const std::string p = "decoder.layers." + std::to_string(i);
+        attention(p + ".self_attn");
+        attention(p + ".cross_attn");
+        norm(p + ".norm1");
+        norm(p + ".norm2");
+        norm(p + ".norm3");
+        ffn(p + ".ffn");
+    }
+    if (c.norm == NormPlacement::Pre) {
+        norm("encoder.norm");
+        norm("decoder.norm");
+    }
+    add("generator.weight", {c.tgt_vocab, D});
+    add("generator.bias", {c.tgt_vocab});
+}
+
+void ParameterTable::add(std::string name, std::vector<int64_t> shape) {
+    ParameterInfo info{std::move(name), std::move(shape), m_total};
+    m_total += info.numel();
+    m_entries.push_back(std::move(info));
+}
+
+const ParameterInfo* ParameterTable::find(const std::string& name) const {
+    for (const auto& e : m_entries)
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+const ParameterInfo& ParameterTable::at(const std::string& name) const {
+    if (const auto* e = find(name)) return *e;
+    throw std::out_of_range("no parameter named '" + name + "'");
+}
+
+namespace {
+
+// splitmix64 (Steele, Lea & Flood 2014): a fixed generator, so the same seed gives the same
+// weights with every compiler and standard library.
+struct SplitMix64 {
+    uint64_t state;
+    uint64_t next() {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    // uniform in [0, 1) with 53 random bits
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<float> init_parameters(const ParameterTable& table, uint64_t seed) {
+    std::vector<float> values(static_cast<size_t>(table.total()), 0.0f);
+    SplitMix64 rng{seed};
+    for (const auto& e : table.entries()) {
+        float* p = values.data() + e.offset;
+        if (e.is_matrix()) {
+            // fan_out = shape[0], fan_in = shape[1] for [out, in] (torch.nn.init.xavier_uniform_)
+            const double bound = std::sqrt(6.0 / static_cast<double>(e.shape[0] + e.shape[1]));
+            for (int64_t i = 0; i < e.numel(); ++i) p[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * bound);
+        } else if (ends_with(e.name, ".weight")) {   // LayerNorm gain
+            for (int64_t i = 0; i < e.numel(); ++i) p[i] = 1.0f;
+        }
+    }
+    return values;
+}
+
+}  // namespace tx

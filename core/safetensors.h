@@ -1,0 +1,37 @@
+// safetensors files (https://huggingface.co/docs/safetensors): 8-byte little-endian header
+// length, a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {str: str}}, then
+// the raw little-endian data. We write and read F32 tensors only (I32 is read too, for ids).
+// Writes go to a temporary file that is renamed into place.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tx {
+
+struct SafetensorsError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct NamedTensor {
+    std::string name;
+    std::vector<int64_t> shape;
+    std::vector<float> data;   // row-major, numel(shape) values
+    std::string dtype = "F32"; // as stored in the file: "F32", or "I32" (read, converted to float)
+};
+
+struct SafetensorsFile {
+    std::map<std::string, std::string> metadata;
+    std::vector<NamedTensor> tensors;   // in file order of their data offsets
+    const NamedTensor* find(const std::string& name) const;
+};
+
+// Throws SafetensorsError with a message that names the file and the problem.
+void write_safetensors(const std::string& path, const SafetensorsFile& file);
+SafetensorsFile read_safetensors(const std::string& path);
+// Parses an in-memory file (the fuzz target's entry); `what` names it in messages.
+SafetensorsFile parse_safetensors(const uint8_t* bytes, size_t size, const std::string& what);
+
+}  // namespace tx

@@ -1,0 +1,198 @@
+// Session: inputs -> tokens -> greedy decode -> batch -> steps, with a cursor for stepping.
+#include "session.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "decoding.h"
+
+namespace tx {
+
+Session::Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend)
+    : m_checkpoint(std::move(checkpoint)),
+      m_tokenizer(m_checkpoint.config.tokenizer, Vocabulary(m_checkpoint.vocabulary), m_checkpoint.config.special),
+      m_backend(std::move(backend)) {
+    m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
+    m_model->set_parameters(m_checkpoint.parameters);
+    m_checkpoint.parameters.clear();   // the model holds them; checkpoint() downloads a copy
+    m_checkpoint.parameters.shrink_to_fit();
+}
+
+Session Session::load(const std::string& checkpoint_path) { return Session(load_checkpoint(checkpoint_path)); }
+
+Checkpoint Session::fresh(ModelConfig config, std::vector<std::string> vocabulary) {
+    config.src_vocab = config.tgt_vocab = static_cast<int>(vocabulary.size());
+    check(config);
+    Checkpoint checkpoint;
+    checkpoint.parameters = init_parameters(ParameterTable(config), config.seed);
+    checkpoint.config = config;
+    checkpoint.vocabulary = std::move(vocabulary);
+    return checkpoint;
+}
+
+Checkpoint Session::checkpoint() const {
+    Checkpoint copy = m_checkpoint;
+    copy.parameters = m_model->download_parameters();
+    return copy;
+}
+
+void Session::save(const std::string& path) const { save_checkpoint(path, checkpoint()); }
+
+void Session::set_backend(std::unique_ptr<Backend> backend) {
+    const std::vector<float> parameters = m_model->download_parameters();
+    const RunOptions options = m_model->options();
+    auto model = std::make_unique<Transformer>(m_checkpoint.config, *backend);
+    model->set_parameters(parameters);
+    model->options() = options;
+    m_model.reset();   // the old model's buffers go back to the old backend before it dies
+    m_model = std::move(model);
+    m_backend = std::move(backend);
+    if (!m_sentences.empty()) rerun();
+}
+
+void Session::set_parameters(const std::vector<float>& parameters) {
+    m_model->set_parameters(parameters);
+    if (!m_sentences.empty()) rerun();
+}
+
+std::vector<std::vector<int>> Session::source_ids() const {
+    std::vector<std::vector<int>> ids;
+    for (const auto& tokens : m_source_tokens) {
+        std::vector<int> row;
+        for (const Token& t : tokens) row.push_back(t.id);
+        row.push_back(config().special.eos);
+        ids.push_back(std::move(row));
+    }
+    return ids;
+}
+
+void Session::set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target) {
+    if (sentences.empty()) throw std::invalid_argument("type at least one sentence");
+    if (sentences.size() > static_cast<size_t>(MAX_BATCH))
+        throw std::invalid_argument("at most " + std::to_string(MAX_BATCH) + " sentences form a batch; got " +
+                                    std::to_string(sentences.size()));
+    std::vector<std::vector<Token>> tokens;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        tokens.push_back(m_tokenizer.tokenize(sentences[i]));
+        // +1 for EOS on the source; the decoder input needs BOS + tokens as well.
+        if (static_cast<int>(tokens.back().size()) + 1 > config().max_len)
+            throw std::invalid_argument("sentence " + std::to_string(i + 1) + " has " +
+                                        std::to_string(tokens.back().size()) + " tokens; with EOS it must fit max_len " +
+                                        std::to_string(config().max_len));
+    }
+    if (target && static_cast<int>(m_tokenizer.tokenize(*target).size()) + 1 > config().max_len)
+        throw std::invalid_argument("the target text is longer than max_len " + std::to_string(config().max_len));
+    m_sentences = sentences;
+    m_target_text = target;
+    m_source_tokens = std::move(tokens);
+    rerun();
+}
+
+int Session::decode_limit(const std::vector<std::vector<int>>& src) const {
+    size_t longest = 0;
+    for (const auto& row : src) longest = std::max(longest, row.size());
+    return std::min(config().max_len - 1, 2 * static_cast<int>(longest) + 10);
+}
+
+void Session::rerun() {
+    const auto src = source_ids();
+    const ModelConfig& c = config();
+    m_decoded = greedy_decode(*m_model, src, decode_limit(src));
+    // The decoder input of the shown pass. With a target text: BOS + its tokens (teacher forcing).
+    // Otherwise BOS + the greedy output, so every position's log-probabilities are the ones
+    // greedy decoding chose from (the last one predicts EOS).
+    std::vector<std::vector<int>> tgt;
+    for (const auto& out : m_decoded) {
+        std::vector<int> row{c.special.bos};
+        if (m_target_text)
+            for (int id : m_tokenizer.encode(*m_target_text)) row.push_back(id);
+        else
+            row.insert(row.end(), out.begin(), out.end());
+        row.resize(std::min(row.size(), static_cast<size_t>(c.max_len)));
+        tgt.push_back(std::move(row));
+    }
+    m_model->set_batch(src, tgt);
+    m_model->forward();
+    m_cursor = m_model->step_count();
+}
+
+std::vector<std::string> Session::decoded_text() const {
+    std::vector<std::string> texts;
+    for (const auto& ids : m_decoded) texts.push_back(m_tokenizer.decode(ids));
+    return texts;
+}
+
+void Session::set_causal_mask(bool on) {
+    m_model->options().causal_mask = on;
+    if (!m_sentences.empty()) rerun();
+}
+
+void Session::set_padding_mask(bool on) {
+    m_model->options().padding_mask = on;
+    if (!m_sentences.empty()) rerun();
+}
+
+void Session::set_head_enabled(const std::string& prefix, int head, bool enabled) {
+    auto& off = m_model->options().disabled_heads[prefix];
+    off.erase(std::remove(off.begin(), off.end(), head), off.end());
+    if (!enabled) off.push_back(head);
+    if (off.empty()) m_model->options().disabled_heads.erase(prefix);
+    if (!m_sentences.empty()) rerun();
+}
+
+bool Session::head_enabled(const std::string& prefix, int head) const {
+    const auto& disabled = m_model->options().disabled_heads;
+    const auto it = disabled.find(prefix);
+    return it == disabled.end() || std::find(it->second.begin(), it->second.end(), head) == it->second.end();
+}
+
+void Session::step_forward() {
+    if (m_cursor < step_count()) m_model->run_step(m_cursor++);
+}
+
+void Session::step_back() {
+    if (m_cursor > 0) --m_cursor;
+}
+
+void Session::run_to(size_t step) {
+    const size_t target = std::min(step + 1, step_count());
+    if (target < m_cursor) m_cursor = target;   // outputs of earlier steps are still valid
+    while (m_cursor < target) step_forward();
+}
+
+void Session::run_to_end() {
+    while (m_cursor < step_count()) step_forward();
+}
+
+namespace {
+
+// Steps share a "group" while they belong to the same stack and layer.
+bool same_group(const StepInfo& a, const StepInfo& b) { return a.stack == b.stack && a.layer == b.layer; }
+
+}  // namespace
+
+size_t Session::next_layer_boundary() const {
+    const auto& steps = m_model->steps();
+    if (m_cursor >= steps.size()) return steps.size();
+    size_t i = m_cursor;
+    while (i < steps.size() && same_group(steps[i], steps[m_cursor])) ++i;
+    return i;
+}
+
+size_t Session::previous_layer_boundary() const {
+    const auto& steps = m_model->steps();
+    if (m_cursor == 0) return 0;
+    // The start of the group holding the last finished step: mid-layer this rewinds to the
+    // layer's start; at a layer's start it goes to the previous layer's start.
+    size_t i = m_cursor - 1;
+    while (i > 0 && same_group(steps[i - 1], steps[i])) --i;
+    return i;
+}
+
+double Session::last_forward_ms() const {
+    double total = 0.0;
+    for (const auto& s : m_model->steps()) total += s.ms;
+    return total;
+}
+
+}  // namespace tx

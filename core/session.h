@@ -1,0 +1,92 @@
+// Session: what the GUI and the CLI drive. It holds the config, tokenizer, parameters, a
+// backend and the Transformer, the current batch of sentences, and a cursor over the step
+// list. Neither front end re-implements the model: they set inputs, move the cursor and read.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "checkpoint.h"
+#include "tokenizer.h"
+#include "transformer.h"
+
+namespace tx {
+
+class Session {
+public:
+    // Takes a loaded or freshly initialised checkpoint and a backend (the CPU one by default).
+    explicit Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend = make_cpu_backend());
+    static Session load(const std::string& checkpoint_path);   // throws SafetensorsError
+    // A fresh model: the config's vocab sizes are taken from the vocabulary; Xavier init from config.seed.
+    static Checkpoint fresh(ModelConfig config, std::vector<std::string> vocabulary);
+
+    const ModelConfig& config() const { return m_checkpoint.config; }
+    const Tokenizer& tokenizer() const { return m_tokenizer; }
+    Transformer& model() { return *m_model; }
+    const Transformer& model() const { return *m_model; }
+    Backend& backend() { return *m_backend; }
+    // A copy of the current parameters with config, vocabulary and training settings.
+    Checkpoint checkpoint() const;
+    void save(const std::string& path) const;
+    // Replaces the backend (CPU <-> CUDA) keeping parameters, inputs and options; re-runs.
+    void set_backend(std::unique_ptr<Backend> backend);
+    // Replaces the parameters (e.g. from the trainer), keeping the config; re-runs.
+    void set_parameters(const std::vector<float>& parameters);
+
+    // Inputs. 1..MAX_BATCH sentences; several form a padded batch. Tokenizes, decodes greedily
+    // (unless a target text is given: then the decoder input is BOS + its tokens, teacher forcing),
+    // sets the batch and runs every step. Throws std::invalid_argument with a clear reason
+    // (too many sentences, a sentence too long for max_len); the previous input stays.
+    static constexpr int MAX_BATCH = 4;
+    void set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target = std::nullopt);
+    const std::vector<std::string>& sentences() const { return m_sentences; }
+    const std::optional<std::string>& target_text() const { return m_target_text; }
+    const std::vector<std::vector<Token>>& source_tokens() const { return m_source_tokens; }   // without EOS
+    // Greedy output per sentence (ids without BOS/EOS) and as text; see decode_limit().
+    const std::vector<std::vector<int>>& decoded_ids() const { return m_decoded; }
+    std::vector<std::string> decoded_text() const;
+
+    // The teaching toggles (masks, head ablation); changing them re-decodes and re-runs.
+    const RunOptions& options() const { return m_model->options(); }
+    void set_causal_mask(bool on);
+    void set_padding_mask(bool on);
+    void set_head_enabled(const std::string& attention_prefix, int head, bool enabled);
+    bool head_enabled(const std::string& attention_prefix, int head) const;
+
+    // Stepping: cursor = number of finished steps (0 .. step_count()).
+    size_t cursor() const { return m_cursor; }
+    size_t step_count() const { return m_model->step_count(); }
+    bool finished(size_t step) const { return step < m_cursor; }
+    void restart() { m_cursor = 0; }
+    void step_forward();                  // runs step `cursor`
+    void step_back();                     // the last finished step becomes unfinished
+    void run_to(size_t step);             // runs until `step` is finished
+    void run_to_end();
+    // The step index that begins the next / previous layer (or stack part) after the cursor.
+    size_t next_layer_boundary() const;
+    size_t previous_layer_boundary() const;
+
+    // Total forward time of the last full run, in ms, and per step (StepInfo::ms).
+    double last_forward_ms() const;
+
+private:
+    void rerun();                         // decode + set batch + run all steps, cursor at end
+    // Greedy decoding stops at EOS, or after 2 × the longest source + 10 tokens (within max_len):
+    // an untrained model never emits EOS, and a 127-token output would bury every view.
+    int decode_limit(const std::vector<std::vector<int>>& src) const;
+    std::vector<std::vector<int>> source_ids() const;
+
+    Checkpoint m_checkpoint;              // config, vocabulary, training settings (parameters live in the model)
+    Tokenizer m_tokenizer;
+    std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<Transformer> m_model;
+    std::vector<std::string> m_sentences;
+    std::optional<std::string> m_target_text;
+    std::vector<std::vector<Token>> m_source_tokens;
+    std::vector<std::vector<int>> m_decoded;
+    size_t m_cursor = 0;
+};
+
+}  // namespace tx

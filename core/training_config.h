@@ -1,0 +1,59 @@
+// Training settings (saved with the checkpoint as JSON) and the model/training presets.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "config.h"
+
+namespace tx {
+
+enum class TaskKind { Copy, CopyText, Reverse, Sort };
+const char* to_string(TaskKind kind);
+std::optional<TaskKind> task_from_string(const std::string& name);
+
+struct TrainingConfig {
+    TaskKind task = TaskKind::Copy;
+    // Synthetic tasks (copy, reverse, sort): `symbols` content tokens (ids 4 .. 4+symbols-1,
+    // after PAD/BOS/EOS/UNK) in sequences of `length` tokens; the vocabulary is symbols + 4.
+    int symbols = 10;
+    int length = 9;
+    int batch = 80;                // sequences per step
+    int batches_per_epoch = 20;
+    int epochs = 20;
+    float base_lr = 0.5f;          // Noam: lr = base · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
+    int warmup = 400;
+    float beta1 = 0.9f, beta2 = 0.98f, adam_eps = 1e-9f;   // paper §5.3
+    float clip_norm = 0.0f;        // 0: no gradient-norm clipping
+    float label_smoothing = 0.0f;  // the paper uses 0.1; the copy task learns faster without
+    int eval_sequences = 200;      // held-out sequences for loss, accuracy and exact match
+    uint64_t seed = 1;
+    int snapshot_every = 10;       // steps between published snapshots
+
+    // Added for the trainer and txcli train:
+    int64_t max_steps = 0;         // 0: epochs · batches_per_epoch
+    int eval_every = 0;            // steps between held-out evaluations; 0: at every snapshot
+    double target_exact = 0.0;     // finish once held-out exact match >= this (0: off; txcli --until-exact)
+    std::string variant;           // sort: "ascending" (default), "descending", "unique" (sorted, duplicates dropped)
+    // copy-text: the word list (one token a line, specials first) and the sentences (one a line);
+    // relative paths are tried against the working directory, then TX_SOURCE_DIR-style roots.
+    std::string vocab_path = "assets/vocab/words.txt";
+    std::string sentences_path = "assets/sentences/examples.txt";
+    float random_fraction = 0.5f;  // copy-text: share of training rows that are random word sequences
+
+    int64_t total_steps() const { return max_steps > 0 ? max_steps : static_cast<int64_t>(epochs) * batches_per_epoch; }
+};
+
+// Refuses a bad value with a message naming the field and the rule, as config.h's validate().
+std::optional<std::string> validate(const TrainingConfig& config);
+std::string to_json(const TrainingConfig& config);
+TrainingConfig training_config_from_json(const std::string& json);   // throws ConfigError
+
+enum class Preset { Tiny, Annotated };
+std::optional<Preset> preset_from_string(const std::string& name);
+// The model hyperparameters of a preset (vocab sizes left for the task to set):
+// tiny = 64/4/256, 2+2 layers, dropout 0; annotated = 512/8/2048, 2+2, dropout 0.1.
+ModelConfig preset_model(Preset preset);
+TrainingConfig preset_training(Preset preset, TaskKind task);
+
+}  // namespace tx

@@ -1,0 +1,729 @@
+// The step list of the encoder-decoder: build() appends every step with its forward and
+// backward closures; backward() walks the steps in exact reverse. Closures read the batch
+// sizes (m_B, m_S, m_T) and buffer pointers when they run, so one step list serves every
+// batch shape. Buffers only grow (DESIGN.md §4: allocate once per shape, reuse).
+#include "transformer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "ops.h"
+
+namespace tx {
+
+const char* to_string(StepKind kind) {
+    switch (kind) {
+        case StepKind::Embed: return "embed";
+        case StepKind::Positional: return "positional";
+        case StepKind::Projection: return "projection";
+        case StepKind::Scores: return "scores";
+        case StepKind::Mask: return "mask";
+        case StepKind::Softmax: return "softmax";
+        case StepKind::Context: return "context";
+        case StepKind::OutputProjection: return "output projection";
+        case StepKind::AddNorm: return "add & norm";
+        case StepKind::Norm: return "norm";
+        case StepKind::Residual: return "residual";
+        case StepKind::FfnHidden: return "ffn hidden";
+        case StepKind::FfnOut: return "ffn out";
+        case StepKind::Generator: return "generator";
+        case StepKind::LogSoftmax: return "log-softmax";
+    }
+    return "?";
+}
+
+const char* to_string(Stack stack) {
+    switch (stack) {
+        case Stack::Encoder: return "encoder";
+        case Stack::Decoder: return "decoder";
+        case Stack::Output: return "output";
+    }
+    return "?";
+}
+
+const char* to_string(AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::EncoderSelf: return "encoder self-attention";
+        case AttentionKind::DecoderSelf: return "decoder masked self-attention";
+        case AttentionKind::Cross: return "cross-attention";
+    }
+    return "?";
+}
+
+Transformer::Transformer(const ModelConfig& config, Backend& backend)
+    : m_config((check(config), config)), m_table(config), m_backend(backend),
+      m_params(backend, static_cast<size_t>(m_table.total())),
+      m_grads(backend, static_cast<size_t>(m_table.total())),
+      m_pe(backend, static_cast<size_t>(config.max_len) * config.d_model) {
+    std::vector<float> pe(m_pe.size());
+    cpu::positional_encoding_table(pe.data(), config.max_len, config.d_model);
+    m_backend.upload(m_pe.data(), pe.data(), pe.size() * sizeof(float));
+    build();
+}
+
+void Transformer::set_parameters(const std::vector<float>& host) {
+    if (host.size() != m_params.size())
+        throw std::invalid_argument("parameter count " + std::to_string(host.size()) + " does not match the model's " +
+                                    std::to_string(m_params.size()));
+    m_backend.upload(m_params.data(), host.data(), host.size() * sizeof(float));
+}
+
+std::vector<float> Transformer::download_parameters() const {
+    std::vector<float> host(m_params.size());
+    m_backend.download(host.data(), m_params.data(), host.size() * sizeof(float));
+    return host;
+}
+
+std::vector<float> Transformer::download_gradients() const {
+    std::vector<float> host(m_grads.size());
+    m_backend.download(host.data(), m_grads.data(), host.size() * sizeof(float));
+    return host;
+}
+
+const float* Transformer::param(const std::string& name) const {
+    return m_params.data() + m_table.at(name).offset;
+}
+
+float* Transformer::grad(const std::string& name) { return m_grads.data() + m_table.at(name).offset; }
+
+// ---------------------------------------------------------------------------------------------
+// Batch, masks, buffers
+
+namespace {
+
+// Pads rows with PAD to the longest; checks ids and lengths. Returns [rows, len] row-major.
+std::vector<int32_t> pad_rows(const std::vector<std::vector<int>>& rows, const ModelConfig& c, int vocab,
+                              const char* side, int* len) {
+    if (rows.empty()) throw std::invalid_argument(std::string("the ") + side + " batch is empty");
+    size_t longest = 0;
+    for (size_t b = 0; b < rows.size(); ++b) {
+        if (rows[b].empty())
+            throw std::invalid_argument(std::string(side) + " sequence " + std::to_string(b + 1) + " is empty");
+        if (rows[b].size() > static_cast<size_t>(c.max_len))
+            throw std::invalid_argument(std::string(side) + " sequence " + std::to_string(b + 1) + " has " +
+                                        std::to_string(rows[b].size()) + " tokens; the model's max_len is " +
+                                        std::to_string(c.max_len));
+        for (int id : rows[b])
+            if (id < 0 || id >= vocab)
+                throw std::invalid_argument(std::string(side) + " sequence " + std::to_string(b + 1) + " has id " +
+                                            std::to_string(id) + " outside the vocabulary (0.." +
+                                            std::to_string(vocab - 1) + ")");
+        longest = std::max(longest, rows[b].size());
+    }
+    *len = static_cast<int>(longest);
+    std::vector<int32_t> ids(rows.size() * longest, c.special.pad);
+    for (size_t b = 0; b < rows.size(); ++b) std::copy(rows[b].begin(), rows[b].end(), ids.begin() + b * longest);
+    return ids;
+}
+
+template <typename T>
+void upload_vector(Backend& backend, BackendArray<T>& array, const std::vector<T>& host) {
+    if (array.size() < host.size()) array = BackendArray<T>(backend, host.size());
+    backend.upload(array.data(), host.data(), host.size() * sizeof(T));
+}
+
+}  // namespace
+
+void Transformer::set_batch(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt) {
+    if (src.size() != tgt.size())
+        throw std::invalid_argument("the source batch has " + std::to_string(src.size()) +
+                                    " rows but the target batch has " + std::to_string(tgt.size()));
+    int S = 0;
+    m_src_host = pad_rows(src, m_config, m_config.src_vocab, "source", &S);
+    m_B = static_cast<int>(src.size());
+    m_S = S;
+    upload_vector(m_backend, m_src_ids, m_src_host);
+    set_target(tgt);
+}
+
+void Transformer::set_target(const std::vector<std::vector<int>>& tgt) {
+    if (static_cast<int>(tgt.size()) != m_B)
+        throw std::invalid_argument("the target batch has " + std::to_string(tgt.size()) + " rows but the source has " +
+                                    std::to_string(m_B));
+    int T = 0;
+    m_tgt_host = pad_rows(tgt, m_config, m_config.tgt_vocab, "target", &T);
+    m_T = T;
+    upload_vector(m_backend, m_tgt_ids, m_tgt_host);
+    update_masks();
+    ensure_buffers();
+}
+
+void Transformer::reserve_target(int T) {
+    const int current = m_T;
+    m_T = std::max(T, current);
+    ensure_buffers();
+    m_T = current;
+    for (size_t i = 0; i < m_steps.size(); ++i) m_info[i].shape = m_steps[i].shape();
+}
+
+void Transformer::update_masks() {
+    const int B = m_B, S = m_S, T = m_T, pad = m_config.special.pad;
+    const bool padding = m_options.padding_mask, causal = m_options.causal_mask;
+    // A key position may be attended to unless padding masking is on and it holds PAD.
+    auto src_open = [&](int b, int j) { return !padding || m_src_host[b * S + j] != pad; };
+    auto tgt_open = [&](int b, int j) { return !padding || m_tgt_host[b * T + j] != pad; };
+    std::vector<float> src_keep(static_cast<size_t>(B) * S * S), tgt_keep(static_cast<size_t>(B) * T * T),
+        cross_keep(static_cast<size_t>(B) * T * S);
+    m_src_mask_host.assign(static_cast<size_t>(B) * S, 0.0f);
+    for (int b = 0; b < B; ++b) {
+        for (int j = 0; j < S; ++j) m_src_mask_host[b * S + j] = src_open(b, j) ? 1.0f : 0.0f;
+        for (int i = 0; i < S; ++i)
+            for (int j = 0; j < S; ++j) src_keep[(static_cast<size_t>(b) * S + i) * S + j] = m_src_mask_host[b * S + j];
+        for (int i = 0; i < T; ++i) {
+            for (int j = 0; j < T; ++j)
+                tgt_keep[(static_cast<size_t>(b) * T + i) * T + j] = ((!causal || j <= i) && tgt_open(b, j)) ? 1.0f : 0.0f;
+            for (int j = 0; j < S; ++j) cross_keep[(static_cast<size_t>(b) * T + i) * S + j] = m_src_mask_host[b * S + j];
+        }
+    }
+    m_tgt_mask_host = tgt_keep;
+    upload_vector(m_backend, m_src_keep, src_keep);
+    upload_vector(m_backend, m_tgt_keep, tgt_keep);
+    upload_vector(m_backend, m_cross_keep, cross_keep);
+}
+
+void Transformer::ensure_buffers() {
+    for (size_t i = 0; i < m_steps.size(); ++i) {
+        Step& step = m_steps[i];
+        m_info[i].shape = step.shape();
+        const auto numel = static_cast<size_t>(m_info[i].shape.numel());
+        if (step.out.size() < numel) {
+            step.out = Array(m_backend, numel);
+            step.grad = Array(m_backend, numel);
+        }
+        step.aux.resize(step.aux_numel.size());
+        for (size_t a = 0; a < step.aux_numel.size(); ++a) {
+            const auto n = static_cast<size_t>(step.aux_numel[a]());
+            if (step.aux[a].size() < n) step.aux[a] = Array(m_backend, n);
+        }
+    }
+    const auto rows = static_cast<size_t>(m_B) * m_T;
+    if (m_losses.size() < rows) {
+        m_losses = Array(m_backend, rows);
+        m_dlosses = Array(m_backend, rows);
+        m_targets = BackendArray<int32_t>(m_backend, rows);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+size_t Transformer::find_step(const std::string& name) const {
+    for (size_t i = 0; i < m_info.size(); ++i)
+        if (m_info[i].name == name) return i;
+    return m_info.size();
+}
+
+void Transformer::run_step(size_t index) {
+    if (m_B == 0) throw std::logic_error("run_step before set_batch");
+    m_backend.synchronize();
+    const auto start = std::chrono::steady_clock::now();
+    m_steps[index].forward();
+    m_backend.synchronize();
+    m_info[index].ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Transformer::run_range(size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) run_step(i);
+}
+
+void Transformer::forward() { run_range(0, m_steps.size()); }
+void Transformer::encode() { run_range(0, m_first_decoder_step); }
+void Transformer::decode() { run_range(m_first_decoder_step, m_steps.size()); }
+
+std::vector<float> Transformer::step_output(size_t index) const {
+    std::vector<float> host(static_cast<size_t>(m_info.at(index).shape.numel()));
+    m_backend.download(host.data(), m_steps[index].out.data(), host.size() * sizeof(float));
+    return host;
+}
+
+double Transformer::loss(const std::vector<int32_t>& targets, float smoothing, int* tokens) {
+    const int rows = m_B * m_T, V = m_config.tgt_vocab;
+    if (targets.size() != static_cast<size_t>(rows))
+        throw std::invalid_argument("loss: " + std::to_string(targets.size()) + " targets for " + std::to_string(rows) +
+                                    " decoder positions");
+    int count = 0;
+    for (int32_t t : targets) {
+        if (t < 0 || t >= V) throw std::invalid_argument("loss: target id " + std::to_string(t) + " outside the vocabulary");
+        count += t != m_config.special.pad;
+    }
+    if (tokens) *tokens = count;
+    if (count == 0) return 0.0;
+    m_backend.upload(m_targets.data(), targets.data(), targets.size() * sizeof(int32_t));
+    const size_t log_probs = m_steps.size() - 1;
+    m_backend.cross_entropy_forward(m_losses.data(), out(log_probs), m_targets.data(), rows, V, smoothing,
+                                    m_config.special.pad);
+    std::vector<float> losses(static_cast<size_t>(rows));
+    m_backend.download(losses.data(), m_losses.data(), losses.size() * sizeof(float));
+    double sum = 0.0;
+    for (float l : losses) sum += l;
+    // Mean over target tokens: d(loss)/d(loss_r) = 1/count for every row (PAD rows give 0 anyway).
+    const std::vector<float> dlosses(static_cast<size_t>(rows), 1.0f / static_cast<float>(count));
+    m_backend.upload(m_dlosses.data(), dlosses.data(), dlosses.size() * sizeof(float));
+    m_backend.cross_entropy_backward(dout(log_probs), m_dlosses.data(), m_targets.data(), rows, V, smoothing,
+                                     m_config.special.pad);
+    return sum / count;
+}
+
+void Transformer::zero_gradients() {
+    m_backend.fill_zero(m_grads.data(), m_grads.size() * sizeof(float));
+    for (size_t i = 0; i < m_steps.size(); ++i)
+        m_backend.fill_zero(m_steps[i].grad.data(), static_cast<size_t>(m_info[i].shape.numel()) * sizeof(float));
+}
+
+void Transformer::backward() {
+    for (size_t i = m_steps.size(); i-- > 0;) m_steps[i].backward();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dropout (training mode only)
+
+uint64_t Transformer::dropout_seed(size_t step, uint64_t role) const {
+    // Distinct streams per step and role, changing with the trainer's seed every step.
+    uint64_t z = m_options.dropout_seed * 0x9E3779B97F4A7C15ull + step * 0xBF58476D1CE4E5B9ull + role;
+    z = (z ^ (z >> 31)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 29);
+}
+
+void Transformer::apply_dropout(size_t step, size_t mask_aux, int64_t n) {
+    if (!m_options.training || m_config.dropout <= 0.0f) return;
+    m_backend.dropout_forward(out(step), aux(step, mask_aux), out(step), static_cast<int>(n), m_config.dropout,
+                              dropout_seed(step, mask_aux));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the step list
+
+size_t Transformer::add_step(StepInfo info, std::function<TensorShape()> shape, std::function<void()> forward,
+                             std::function<void()> backward, std::vector<std::function<int64_t()>> aux_numel) {
+    Step step;
+    step.shape = std::move(shape);
+    step.forward = std::move(forward);
+    step.backward = std::move(backward);
+    step.aux_numel = std::move(aux_numel);
+    m_steps.push_back(std::move(step));
+    m_info.push_back(std::move(info));
+    return m_steps.size() - 1;
+}
+
+void Transformer::build() {
+    const ModelConfig& c = m_config;
+    const int D = c.d_model;
+    const float embed_scale = std::sqrt(static_cast<float>(D));
+    // Whether dropout runs in this forward (and so must be undone in backward).
+    auto dropping = [this] { return m_options.training && m_config.dropout > 0.0f; };
+
+    // Embedding + positional encoding for one side.
+    auto embed = [&](Stack stack, const char* side, bool source) -> size_t {
+        const std::string table = std::string(source ? "src" : "tgt") + "_embed.weight";
+        const float* weight = param(table);
+        float* dweight = grad(table);
+        auto rows = [this, source] { return source ? m_S : m_T; };
+        auto ids = [this, source] { return source ? m_src_ids.data() : m_tgt_ids.data(); };
+        const std::string len = source ? "S" : "T";
+        auto bsd = [this, rows, D, len] { return TensorShape({m_B, rows(), D}, {"B", len, "D"}); };
+        const std::string prefix = source ? "src" : "tgt";
+        const size_t e = add_step(
+            {prefix + "_embed.out", StepKind::Embed, stack, -1,
+             "X = E[ids] · √d_model",
+             std::string("Each ") + side + " token id picks its row of the embedding table; the row is scaled by "
+             "√d_model so that embeddings and positional encodings have comparable size (paper §3.4)."},
+            bsd,
+            [this, weight, ids, rows, D, embed_scale, e = m_steps.size()] {
+                m_backend.embedding_forward(out(e), ids(), weight, m_B * rows(), D, embed_scale);
+            },
+            [this, dweight, ids, rows, D, embed_scale, e = m_steps.size()] {
+                m_backend.embedding_backward(dweight, dout(e), ids(), m_B * rows(), D, embed_scale);
+            });
+        const size_t p = add_step(
+            {prefix + "_pos.out", StepKind::Positional, stack, -1,
+             "X + PE,  PE[p,2i] = sin(p/10000^(2i/D)),  PE[p,2i+1] = cos(p/10000^(2i/D))",
+             "Attention alone ignores order, so a fixed sinusoidal code of each position is added; relative "
+             "offsets become linear functions of these codes (paper §3.5)."},
+            bsd,
+            [this, e, rows, D, p = m_steps.size()] {
+                m_backend.positional_forward(out(p), out(e), m_pe.data(), m_B, rows(), D);
+                apply_dropout(p, 0, static_cast<int64_t>(m_B) * rows() * D);
+            },
+            [this, e, rows, D, dropping, p = m_steps.size()] {
+                const int n = m_B * rows() * D;
+                const float* g = dout(p);
+                if (dropping()) {
+                    m_backend.fill_zero(aux(p, 1), n * sizeof(float));
+                    m_backend.dropout_backward(aux(p, 1), dout(p), aux(p, 0), n);
+                    g = aux(p, 1);
+                }
+                m_backend.positional_backward(dout(e), g, m_B, rows(), D);
+            },
+            {[this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; },
+             [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; }});
+        return p;
+    };
+
+    size_t x = embed(Stack::Encoder, "source", true);
+    for (int i = 0; i < c.encoder_layers; ++i) {
+        const std::string p = "encoder.layers." + std::to_string(i);
+        if (c.norm == NormPlacement::Post) {
+            const size_t a = build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i, Stack::Encoder, x, x);
+            x = build_norm(p + ".norm1", Stack::Encoder, i, a, x, StepKind::AddNorm);
+            const size_t f = build_ffn(p + ".ffn", Stack::Encoder, i, x);
+            x = build_norm(p + ".norm2", Stack::Encoder, i, f, x, StepKind::AddNorm);
+        } else {
+            const size_t n1 = build_norm(p + ".norm1", Stack::Encoder, i, x, SIZE_MAX, StepKind::Norm);
+            const size_t a = build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i, Stack::Encoder, n1, n1);
+            x = build_residual(p + ".residual1", Stack::Encoder, i, x, a);
+            const size_t n2 = build_norm(p + ".norm2", Stack::Encoder, i, x, SIZE_MAX, StepKind::Norm);
+            const size_t f = build_ffn(p + ".ffn", Stack::Encoder, i, n2);
+            x = build_residual(p + ".residual2", Stack::Encoder, i, x, f);
+        }
+    }
+    if (c.norm == NormPlacement::Pre) x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
+    const size_t memory = x;
+
+    m_first_decoder_step = m_steps.size();
+    size_t y = embed(Stack::Decoder, "target", false);
+    for (int i = 0; i < c.decoder_layers; ++i) {
+        const std::string p = "decoder.layers." + std::to_string(i);
+        if (c.norm == NormPlacement::Post) {
+            const size_t a = build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, y, y);
+            y = build_norm(p + ".norm1", Stack::Decoder, i, a, y, StepKind::AddNorm);
+            const size_t ca = build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, y, memory);
+            y = build_norm(p + ".norm2", Stack::Decoder, i, ca, y, StepKind::AddNorm);
+            const size_t f = build_ffn(p + ".ffn", Stack::Decoder, i, y);
+            y = build_norm(p + ".norm3", Stack::Decoder, i, f, y, StepKind::AddNorm);
+        } else {
+            const size_t n1 = build_norm(p + ".norm1", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
+            const size_t a = build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, n1, n1);
+            y = build_residual(p + ".residual1", Stack::Decoder, i, y, a);
+            const size_t n2 = build_norm(p + ".norm2", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
+            const size_t ca = build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, n2, memory);
+            y = build_residual(p + ".residual2", Stack::Decoder, i, y, ca);
+            const size_t n3 = build_norm(p + ".norm3", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
+            const size_t f = build_ffn(p + ".ffn", Stack::Decoder, i, n3);
+            y = build_residual(p + ".residual3", Stack::Decoder, i, y, f);
+        }
+    }
+    if (c.norm == NormPlacement::Pre) y = build_norm("decoder.norm", Stack::Decoder, -1, y, SIZE_MAX, StepKind::Norm);
+
+    const int V = c.tgt_vocab;
+    const float* wg = param("generator.weight");
+    const float* bg = param("generator.bias");
+    float* gwg = grad("generator.weight");
+    float* gbg = grad("generator.bias");
+    auto btv = [this, V] { return TensorShape({m_B, m_T, V}, {"B", "T", "V"}); };
+    const size_t logits = add_step(
+        {"generator.logits", StepKind::Generator, Stack::Output, -1, "logits = Y · W_genᵀ + b_gen",
+         "Each decoder position is projected onto the target vocabulary: one score per token for the next "
+         "token after that position."},
+        btv,
+        [this, y, wg, bg, D, V, n = m_steps.size()] { m_backend.linear_forward(out(n), out(y), wg, bg, m_B * m_T, D, V); },
+        [this, y, wg, gwg, gbg, D, V, n = m_steps.size()] {
+            m_backend.linear_backward(dout(y), gwg, gbg, dout(n), out(y), wg, m_B * m_T, D, V);
+        });
+    add_step({"generator.log_probs", StepKind::LogSoftmax, Stack::Output, -1, "log P(next token) = log_softmax(logits)",
+              "Log-softmax turns the scores into log-probabilities of the next token; greedy decoding takes the "
+              "largest one at the last position."},
+             btv,
+             [this, logits, V, n = m_steps.size()] {
+                 m_backend.log_softmax_forward(out(n), out(logits), m_B * m_T, V);
+             },
+             [this, logits, V, n = m_steps.size()] {
+                 m_backend.log_softmax_backward(dout(logits), dout(n), out(n), m_B * m_T, V);
+             });
+}
+
+size_t Transformer::build_attention(const std::string& prefix, AttentionKind kind, int layer, Stack stack,
+                                    size_t query_input, size_t kv_input) {
+    const int D = m_config.d_model, H = m_config.heads, dk = m_config.d_k();
+    const float scale = m_config.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
+    const bool decoder = stack == Stack::Decoder;
+    const bool self_on_target = kind == AttentionKind::DecoderSelf;
+    auto rows = [this, decoder] { return decoder ? m_T : m_S; };           // query positions
+    auto keys = [this, kind] { return kind == AttentionKind::EncoderSelf || kind == AttentionKind::Cross ? m_S : m_T; };
+    const std::string q_letter = decoder ? "T" : "S";
+    const std::string k_letter = self_on_target ? "T" : "S";
+    auto keep = [this, kind]() -> const float* {
+        switch (kind) {
+            case AttentionKind::EncoderSelf: return m_src_keep.data();
+            case AttentionKind::DecoderSelf: return m_tgt_keep.data();
+            case AttentionKind::Cross: return m_cross_keep.data();
+        }
+        return nullptr;
+    };
+    auto dropping = [this] { return m_options.training && m_config.dropout > 0.0f; };
+    AttentionBlock block{prefix, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0};
+    const char* what = kind == AttentionKind::Cross ? "cross-attention" : "self-attention";
+
+    // Q, K, V: a projection of the input, split into H heads of dk columns.
+    auto projection = [&](const char* role, const char* proj, size_t input, bool query) {
+        const float* w = param(prefix + "." + proj + ".weight");
+        const float* b = param(prefix + "." + proj + ".bias");
+        float* gw = grad(prefix + "." + proj + ".weight");
+        float* gb = grad(prefix + "." + proj + ".bias");
+        auto len = query ? std::function<int()>(rows) : std::function<int()>(keys);
+        const std::string letter = query ? q_letter : k_letter;
+        const std::string upper = role == std::string("q") ? "Q" : role == std::string("k") ? "K" : "V";
+        std::string explanation =
+            role == std::string("q") ? "Queries: what each position is looking for. Each head gets its own dk columns."
+            : role == std::string("k") ? "Keys: what each position offers to be found by. Each head gets its own dk columns."
+                                       : "Values: what each position passes on when it is attended to.";
+        if (kind == AttentionKind::Cross && !query)
+            explanation += " In cross-attention keys and values come from the encoder's output (the memory).";
+        const size_t n = m_steps.size();
+        return add_step(
+            {prefix + "." + role, StepKind::Projection, stack, layer,
+             upper + " = X·W_" + upper + "ᵀ + b_" + upper + ", split into " + std::to_string(H) + " heads",
+             explanation, {}, true},
+            [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
+            [this, n, input, w, b, len, D, H, dk] {
+                m_backend.linear_forward(aux(n, 0), out(input), w, b, m_B * len(), D, D);
+                m_backend.split_heads_forward(out(n), aux(n, 0), m_B, len(), H, dk);
+            },
+            [this, n, input, w, gw, gb, len, D, H, dk] {
+                const int rows_n = m_B * len();
+                m_backend.fill_zero(aux(n, 1), static_cast<size_t>(rows_n) * D * sizeof(float));
+                m_backend.split_heads_backward(aux(n, 1), dout(n), m_B, len(), H, dk);
+                m_backend.linear_backward(dout(input), gw, gb, aux(n, 1), out(input), w, rows_n, D, D);
+            },
+            {[this, len, D] { return static_cast<int64_t>(m_B) * len() * D; },
+             [this, len, D] { return static_cast<int64_t>(m_B) * len() * D; }});
+    };
+    block.q = projection("q", "q_proj", query_input, true);
+    block.k = projection("k", "k_proj", kv_input, false);
+    block.v = projection("v", "v_proj", kv_input, false);
+
+    auto bhts = [this, rows, keys, H, q_letter, k_letter] {
+        return TensorShape({m_B, H, rows(), keys()}, {"B", "H", q_letter, k_letter});
+    };
+    const std::string scale_text = m_config.scale_attention ? " / √dk" : " (unscaled)";
+    block.scores = add_step(
+        {prefix + ".scores", StepKind::Scores, stack, layer, "scores = Q·Kᵀ" + scale_text + "   (query rows × key columns)",
+         m_config.scale_attention
+             ? "How well each query matches each key. Dividing by √dk keeps the dot products' spread near 1, so "
+               "softmax does not saturate into one-hot rows with vanishing gradients (paper §3.2.1)."
+             : "How well each query matches each key. Scaling by 1/√dk is switched off: with large dk the dot "
+               "products grow, softmax saturates into near one-hot rows and its gradients vanish.",
+         {}, true},
+        bhts,
+        [this, b = block, rows, keys, H, dk, scale, n = m_steps.size()] {
+            m_backend.scores_forward(out(n), out(b.q), out(b.k), m_B, H, rows(), keys(), dk, scale);
+        },
+        [this, b = block, rows, keys, H, dk, scale, n = m_steps.size()] {
+            m_backend.scores_backward(dout(b.q), dout(b.k), dout(n), out(b.q), out(b.k), m_B, H, rows(), keys(), dk, scale);
+        });
+    std::string mask_text =
+        kind == AttentionKind::EncoderSelf ? "Padding mask: PAD keys are set to −∞ so they get zero weight."
+        : kind == AttentionKind::DecoderSelf
+            ? "Causal (look-ahead) mask: position t may only see positions ≤ t, because at generation time later "
+              "tokens do not exist yet; PAD keys are masked too. Masked scores are −∞."
+            : "Padding mask on the source: the decoder never attends to PAD positions of the input sentence.";
+    block.masked_scores = add_step(
+        {prefix + ".masked_scores", StepKind::Mask, stack, layer, "masked = keep ? scores : −∞", mask_text, {}, true},
+        bhts,
+        [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
+            m_backend.attention_mask_forward(out(n), out(s), keep(), m_B, H, rows(), keys());
+        },
+        [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
+            m_backend.attention_mask_backward(dout(s), dout(n), keep(), m_B, H, rows(), keys());
+        });
+    // In training, dropout acts on a copy of the probabilities (aux 1); the step output stays the
+    // pre-dropout attention that learners see.
+    block.probs = add_step(
+        {prefix + ".probs", StepKind::Softmax, stack, layer, "P = softmax(masked) along each query row",
+         "Each query row becomes a probability distribution over the keys: the attention weights. Rows sum to "
+         "1; a row with every key masked is all zeros.",
+         {}, true},
+        bhts,
+        [this, dropping, rows, keys, H, m = block.masked_scores, n = m_steps.size()] {
+            const int R = m_B * H * rows(), C = keys();
+            m_backend.softmax_forward(out(n), out(m), R, C);
+            if (dropping())
+                m_backend.dropout_forward(aux(n, 1), aux(n, 0), out(n), R * C, m_config.dropout, dropout_seed(n, 0));
+        },
+        [this, dropping, rows, keys, H, m = block.masked_scores, n = m_steps.size()] {
+            const int R = m_B * H * rows(), C = keys();
+            if (dropping()) m_backend.dropout_backward(dout(n), aux(n, 2), aux(n, 0), R * C);
+            m_backend.softmax_backward(dout(m), dout(n), out(n), R, C);
+        },
+        {[this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); },
+         [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); },
+         [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); }});
+    const size_t probs = block.probs;
+    block.context = add_step(
+        {prefix + ".context", StepKind::Context, stack, layer, "context = P·V",
+         "Each query position receives the attention-weighted average of the value vectors, per head.", {}, true},
+        [this, rows, H, dk, q_letter] { return TensorShape({m_B, H, rows(), dk}, {"B", "H", q_letter, "dk"}); },
+        [this, dropping, prefix, probs, rows, keys, H, dk, v = block.v, n = m_steps.size()] {
+            const float* p = dropping() ? aux(probs, 1) : out(probs);
+            m_backend.context_forward(out(n), p, out(v), m_B, H, rows(), keys(), dk);
+            // Head ablation: a switched-off head contributes nothing (eval-mode teaching toggle).
+            const auto off = m_options.disabled_heads.find(prefix);
+            if (off != m_options.disabled_heads.end() && !m_options.training)
+                for (int h : off->second)
+                    if (h >= 0 && h < H)
+                        for (int b = 0; b < m_B; ++b)
+                            m_backend.fill_zero(out(n) + (static_cast<size_t>(b) * H + h) * rows() * dk,
+                                                static_cast<size_t>(rows()) * dk * sizeof(float));
+        },
+        [this, dropping, probs, rows, keys, H, dk, v = block.v, n = m_steps.size()] {
+            const bool d = dropping();
+            const size_t count = static_cast<size_t>(m_B) * H * rows() * keys();
+            if (d) m_backend.fill_zero(aux(probs, 2), count * sizeof(float));
+            m_backend.context_backward(d ? aux(probs, 2) : dout(probs), dout(v), dout(n), d ? aux(probs, 1) : out(probs),
+                                       out(v), m_B, H, rows(), keys(), dk);
+        });
+    const float* wo = param(prefix + ".out_proj.weight");
+    const float* bo = param(prefix + ".out_proj.bias");
+    float* gwo = grad(prefix + ".out_proj.weight");
+    float* gbo = grad(prefix + ".out_proj.bias");
+    auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
+    block.out = add_step(
+        {prefix + ".out", StepKind::OutputProjection, stack, layer, "out = concat(heads)·W_Oᵀ + b_O",
+         std::string("The heads' contexts are concatenated back to d_model columns and mixed by the output "
+                     "projection: the ") + what + " sublayer's result.",
+         {}, false},
+        [this, rows, D, q_letter] { return TensorShape({m_B, rows(), D}, {"B", q_letter, "D"}); },
+        [this, rows, H, dk, D, wo, bo, bd, ctx = block.context, n = m_steps.size()] {
+            m_backend.merge_heads_forward(aux(n, 0), out(ctx), m_B, rows(), H, dk);
+            m_backend.linear_forward(out(n), aux(n, 0), wo, bo, m_B * rows(), D, D);
+            apply_dropout(n, 1, bd());
+        },
+        [this, dropping, rows, H, dk, D, wo, gwo, gbo, bd, ctx = block.context, n = m_steps.size()] {
+            const int N = m_B * rows();
+            const float* g = dout(n);
+            if (dropping()) {
+                m_backend.fill_zero(aux(n, 2), bd() * sizeof(float));
+                m_backend.dropout_backward(aux(n, 2), dout(n), aux(n, 1), static_cast<int>(bd()));
+                g = aux(n, 2);
+            }
+            m_backend.fill_zero(aux(n, 3), bd() * sizeof(float));
+            m_backend.linear_backward(aux(n, 3), gwo, gbo, g, aux(n, 0), wo, N, D, D);
+            m_backend.merge_heads_backward(dout(ctx), aux(n, 3), m_B, rows(), H, dk);
+        },
+        {bd, bd, bd, bd});
+    m_attention.push_back(block);
+    return block.out;
+}
+
+size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, size_t input, size_t residual,
+                               StepKind kind) {
+    const int D = m_config.d_model;
+    const float eps = m_config.ln_eps;
+    const bool decoder = stack == Stack::Decoder;
+    auto rows = [this, decoder] { return decoder ? m_T : m_S; };
+    const std::string letter = decoder ? "T" : "S";
+    const float* w = param(name + ".weight");
+    const float* b = param(name + ".bias");
+    float* gw = grad(name + ".weight");
+    float* gb = grad(name + ".bias");
+    auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
+    auto n_rows = [this, rows] { return static_cast<int64_t>(m_B) * rows(); };
+    auto shape = [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); };
+    const size_t n = m_steps.size();
+    if (kind == StepKind::AddNorm) {
+        // Post-LN: out = LayerNorm(x + sublayer(x)); aux 0 holds the sum, 1 mean, 2 rstd, 3 d(sum).
+        return add_step(
+            {name + ".out", kind, stack, layer, "out = LayerNorm(x + sublayer(x))",
+             "Add & norm: the residual connection adds the sublayer's result to its input, so information and "
+             "gradients can bypass the sublayer; LayerNorm then rescales each position to mean 0, variance 1 "
+             "(times a learned gain, plus a bias)."},
+            shape,
+            [this, n, input, residual, w, b, rows, D, eps, bd] {
+                m_backend.residual_forward(aux(n, 0), out(residual), out(input), static_cast<int>(bd()));
+                m_backend.layernorm_forward(out(n), aux(n, 1), aux(n, 2), aux(n, 0), w, b, m_B * rows(), D, eps);
+            },
+            [this, n, input, residual, w, gw, gb, rows, D, bd] {
+                m_backend.fill_zero(aux(n, 3), bd() * sizeof(float));
+                m_backend.layernorm_backward(aux(n, 3), gw, gb, dout(n), aux(n, 0), w, aux(n, 1), aux(n, 2),
+                                             m_B * rows(), D);
+                m_backend.residual_backward(dout(residual), dout(input), aux(n, 3), static_cast<int>(bd()));
+            },
+            {bd, n_rows, n_rows, bd});
+    }
+    const bool final_norm = layer < 0;
+    return add_step(
+        {name + ".out", kind, stack, layer, "out = LayerNorm(x)",
+         final_norm ? "Pre-LN: the final LayerNorm of the stack normalises the residual stream, which is never "
+                      "normalised inside the layers."
+                    : "Pre-LN: the sublayer sees a normalised copy of the residual stream; the stream itself is "
+                      "left unnormalised, which keeps gradients well-behaved in deep stacks."},
+        shape,
+        [this, n, input, w, b, rows, D, eps] {
+            m_backend.layernorm_forward(out(n), aux(n, 0), aux(n, 1), out(input), w, b, m_B * rows(), D, eps);
+        },
+        [this, n, input, w, gw, gb, rows, D] {
+            m_backend.layernorm_backward(dout(input), gw, gb, dout(n), out(input), w, aux(n, 0), aux(n, 1), m_B * rows(), D);
+        },
+        {n_rows, n_rows});
+}
+
+size_t Transformer::build_residual(const std::string& name, Stack stack, int layer, size_t a, size_t b) {
+    const int D = m_config.d_model;
+    const bool decoder = stack == Stack::Decoder;
+    auto rows = [this, decoder] { return decoder ? m_T : m_S; };
+    const std::string letter = decoder ? "T" : "S";
+    return add_step(
+        {name + ".out", StepKind::Residual, stack, layer, "out = x + sublayer(LayerNorm(x))",
+         "Pre-LN residual: the sublayer's result is added to the unnormalised stream."},
+        [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
+        [this, a, b, rows, D, n = m_steps.size()] { m_backend.residual_forward(out(n), out(a), out(b), m_B * rows() * D); },
+        [this, a, b, rows, D, n = m_steps.size()] { m_backend.residual_backward(dout(a), dout(b), dout(n), m_B * rows() * D); });
+}
+
+size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer, size_t input) {
+    const int D = m_config.d_model, F = m_config.d_ff;
+    const bool decoder = stack == Stack::Decoder;
+    auto rows = [this, decoder] { return decoder ? m_T : m_S; };
+    const std::string letter = decoder ? "T" : "S";
+    auto dropping = [this] { return m_options.training && m_config.dropout > 0.0f; };
+    const float* w1 = param(prefix + ".linear1.weight");
+    const float* b1 = param(prefix + ".linear1.bias");
+    const float* w2 = param(prefix + ".linear2.weight");
+    const float* b2 = param(prefix + ".linear2.bias");
+    float* gw1 = grad(prefix + ".linear1.weight");
+    float* gb1 = grad(prefix + ".linear1.bias");
+    float* gw2 = grad(prefix + ".linear2.weight");
+    float* gb2 = grad(prefix + ".linear2.bias");
+    auto bf = [this, rows, F] { return static_cast<int64_t>(m_B) * rows() * F; };
+    auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
+    // Gradient of a step whose output went through dropout in place: dout * mask, in aux `scratch`.
+    auto through_dropout = [this, dropping](size_t n, size_t mask, size_t scratch, int64_t count) -> const float* {
+        if (!dropping()) return dout(n);
+        m_backend.fill_zero(aux(n, scratch), count * sizeof(float));
+        m_backend.dropout_backward(aux(n, scratch), dout(n), aux(n, mask), static_cast<int>(count));
+        return aux(n, scratch);
+    };
+    const size_t hidden = add_step(
+        {prefix + ".hidden", StepKind::FfnHidden, stack, layer, "h = ReLU(x·W1ᵀ + b1)",
+         "The position-wise feed-forward network widens each position to d_ff features and applies ReLU; it "
+         "works on every position separately, with the same weights."},
+        [this, rows, F, letter] { return TensorShape({m_B, rows(), F}, {"B", letter, "F"}); },
+        [this, input, w1, b1, rows, D, F, bf, n = m_steps.size()] {
+            m_backend.linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
+            m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
+            apply_dropout(n, 0, bf());
+        },
+        [this, input, w1, gw1, gb1, rows, D, F, bf, through_dropout, n = m_steps.size()] {
+            const float* g = through_dropout(n, 0, 1, bf());
+            m_backend.fill_zero(aux(n, 2), bf() * sizeof(float));
+            m_backend.relu_backward(aux(n, 2), g, out(n), static_cast<int>(bf()));
+            m_backend.linear_backward(dout(input), gw1, gb1, aux(n, 2), out(input), w1, m_B * rows(), D, F);
+        },
+        {bf, bf, bf});
+    return add_step(
+        {prefix + ".out", StepKind::FfnOut, stack, layer, "ffn = h·W2ᵀ + b2",
+         "The second linear layer of the feed-forward network brings each position back to d_model features."},
+        [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
+        [this, hidden, w2, b2, rows, D, F, bd, n = m_steps.size()] {
+            m_backend.linear_forward(out(n), out(hidden), w2, b2, m_B * rows(), F, D);
+            apply_dropout(n, 0, bd());
+        },
+        [this, hidden, w2, gw2, gb2, rows, D, F, bd, through_dropout, n = m_steps.size()] {
+            const float* g = through_dropout(n, 0, 1, bd());
+            m_backend.linear_backward(dout(hidden), gw2, gb2, g, out(hidden), w2, m_B * rows(), F, D);
+        },
+        {bd, bd});
+}
+
+}  // namespace tx

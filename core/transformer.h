@@ -1,0 +1,173 @@
+// The encoder-decoder Transformer written once against Backend&, as an ordered list of named
+// steps (DESIGN.md §2-3). Each step has a forward and a backward; running every step is the
+// forward pass, and the step outputs are the trace. Shapes: B batch, S source length,
+// T target length, D d_model, H heads, dk = D/H, F d_ff, V vocabulary.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "config.h"
+#include "parameters.h"
+#include "shape.h"
+
+namespace tx {
+
+enum class StepKind {
+    Embed, Positional, Projection, Scores, Mask, Softmax, Context, OutputProjection,
+    AddNorm, Norm, Residual, FfnHidden, FfnOut, Generator, LogSoftmax
+};
+enum class Stack { Encoder, Decoder, Output };
+enum class AttentionKind { EncoderSelf, DecoderSelf, Cross };
+
+const char* to_string(StepKind kind);
+const char* to_string(Stack stack);
+const char* to_string(AttentionKind kind);
+
+struct StepInfo {
+    std::string name;         // trace name, e.g. "encoder.layers.0.self_attn.probs"
+    StepKind kind;
+    Stack stack;
+    int layer = -1;           // -1 outside the layers (embeddings, final norms, generator)
+    std::string formula;      // one line, e.g. "P = softmax(masked scores) per query row"
+    std::string explanation;  // one to three sentences: what it computes and why
+    TensorShape shape;        // the output's shape at the current batch sizes
+    bool per_head = false;    // output is [B, H, rows, cols]
+    double ms = 0.0;          // time of its last forward run
+};
+
+// Options of a forward run that are not hyperparameters: the teaching toggles and training mode.
+struct RunOptions {
+    bool causal_mask = true;     // decoder self-attention sees only earlier positions
+    bool padding_mask = true;    // PAD keys get no attention
+    bool training = false;       // dropout on (attention shown stays pre-dropout)
+    uint64_t dropout_seed = 0;   // changed by the trainer every step
+    // Head ablation (eval only): attention prefix ("decoder.layers.0.cross_attn") -> heads off.
+    std::map<std::string, std::vector<int>> disabled_heads;
+};
+
+// Where an attention block's tensors live in the step list.
+struct AttentionBlock {
+    std::string prefix;        // "encoder.layers.0.self_attn"
+    AttentionKind kind;
+    int layer;
+    size_t q, k, v, scores, masked_scores, probs, context, out;   // step indices
+};
+
+class Transformer {
+public:
+    // Allocates parameters (zero) and gradients on the backend; throws ConfigError if invalid.
+    Transformer(const ModelConfig& config, Backend& backend);
+    Transformer(const Transformer&) = delete;
+    Transformer& operator=(const Transformer&) = delete;
+
+    const ModelConfig& config() const { return m_config; }
+    const ParameterTable& table() const { return m_table; }
+    Backend& backend() { return m_backend; }
+
+    // Flat parameters / gradients in backend memory, ParameterTable layout.
+    float* parameters() { return m_params.data(); }
+    float* gradients() { return m_grads.data(); }
+    void set_parameters(const std::vector<float>& host);   // size must be table().total()
+    std::vector<float> download_parameters() const;
+    std::vector<float> download_gradients() const;
+
+    // The batch: B rows of ids, padded with PAD to the longest row of each side. src rows are
+    // the encoder input (tokens + EOS), tgt rows the decoder input (BOS + tokens). Throws
+    // std::invalid_argument for an empty batch, an empty row, an id outside the vocabulary, or
+    // a row longer than max_len.
+    void set_batch(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt);
+    // Replaces the decoder input only (greedy decoding grows it one token at a time); the
+    // encoder's outputs stay valid.
+    void set_target(const std::vector<std::vector<int>>& tgt);
+    // Sizes every buffer for target length up to T now, so growing tgt allocates nothing.
+    void reserve_target(int T);
+    int batch_size() const { return m_B; }
+    int src_len() const { return m_S; }
+    int tgt_len() const { return m_T; }
+    const std::vector<int32_t>& src_ids() const { return m_src_host; }   // [B,S]
+    const std::vector<int32_t>& tgt_ids() const { return m_tgt_host; }   // [B,T]
+
+    RunOptions& options() { return m_options; }
+    const RunOptions& options() const { return m_options; }
+    // Rebuilds the masks from the ids and the options; call after changing mask options.
+    void update_masks();
+    // Masks as F32 0/1 for viewing and the trace: src_mask [B,1,1,S], tgt_mask [B,1,T,T]
+    // (causal and padding combined, as the options say).
+    const std::vector<float>& src_mask() const { return m_src_mask_host; }
+    const std::vector<float>& tgt_mask() const { return m_tgt_mask_host; }
+
+    const std::vector<StepInfo>& steps() const { return m_info; }
+    size_t step_count() const { return m_steps.size(); }
+    size_t find_step(const std::string& name) const;   // step_count() when absent
+    size_t first_decoder_step() const { return m_first_decoder_step; }
+    const std::vector<AttentionBlock>& attention_blocks() const { return m_attention; }
+
+    void run_step(size_t index);          // forward of one step (earlier steps must have run)
+    void forward();                       // every step, in order
+    void encode();                        // the encoder steps only
+    void decode();                        // the decoder and generator steps (encode() has run)
+    std::vector<float> step_output(size_t index) const;   // host copy of a finished step's output
+
+    // Training: mean label-smoothed cross-entropy over non-PAD targets [B,T] (the next tokens),
+    // after forward(); fills the gradient of log_probs, so backward() can follow. Returns the
+    // loss and sets `tokens` to the number of non-PAD targets.
+    double loss(const std::vector<int32_t>& targets, float smoothing, int* tokens = nullptr);
+    void zero_gradients();
+    void backward();                      // every step's backward, in reverse order (+=)
+
+private:
+    using Array = BackendArray<float>;
+    struct Step {
+        std::function<TensorShape()> shape;
+        std::function<void()> forward;
+        std::function<void()> backward;
+        Array out, grad;
+        std::vector<Array> aux;              // scratch and caches (mean, rstd, masks...)
+        std::vector<std::function<int64_t()>> aux_numel;
+    };
+
+    size_t add_step(StepInfo info, std::function<TensorShape()> shape, std::function<void()> forward,
+                    std::function<void()> backward, std::vector<std::function<int64_t()>> aux_numel = {});
+    void build();
+    size_t build_attention(const std::string& prefix, AttentionKind kind, int layer, Stack stack,
+                           size_t query_input, size_t kv_input);
+    size_t build_ffn(const std::string& prefix, Stack stack, int layer, size_t input);
+    size_t build_norm(const std::string& name, Stack stack, int layer, size_t input, size_t residual,
+                      StepKind kind);
+    size_t build_residual(const std::string& name, Stack stack, int layer, size_t a, size_t b);
+    void ensure_buffers();
+    const float* param(const std::string& name) const;
+    float* grad(const std::string& name);
+    float* out(size_t step) { return m_steps[step].out.data(); }
+    float* dout(size_t step) { return m_steps[step].grad.data(); }
+    float* aux(size_t step, size_t i) { return m_steps[step].aux[i].data(); }
+    uint64_t dropout_seed(size_t step, uint64_t role) const;
+    void apply_dropout(size_t step, size_t mask_aux, int64_t n);
+    void run_range(size_t begin, size_t end);
+
+    ModelConfig m_config;
+    ParameterTable m_table;
+    Backend& m_backend;
+    Array m_params, m_grads;
+    Array m_pe;                        // [max_len, D]
+    RunOptions m_options;
+
+    int m_B = 0, m_S = 0, m_T = 0;
+    std::vector<int32_t> m_src_host, m_tgt_host;
+    std::vector<float> m_src_mask_host, m_tgt_mask_host;
+    BackendArray<int32_t> m_src_ids, m_tgt_ids, m_targets;
+    Array m_src_keep, m_tgt_keep, m_cross_keep;   // [B,S,S], [B,T,T], [B,T,S]: 1 = may attend
+    Array m_losses;                                 // [B*T]
+    Array m_dlosses;                                // [B*T]
+
+    std::vector<Step> m_steps;
+    std::vector<StepInfo> m_info;
+    std::vector<AttentionBlock> m_attention;
+    size_t m_first_decoder_step = 0;
+};
+
+}  // namespace tx

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds and runs every test CI checks:
+#   1. Release build: the CPU suite, the app tests under Xvfb;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the CPU suite;
+#   3. ThreadSanitizer build of the trainer-thread tests;
+#   4. libFuzzer targets (clang) for the checkpoint loader and the tokenizers, run for a bounded time.
+# TX_FUZZ_SECONDS (default 60) sets each fuzzer's time. Exits non-zero at the first failure.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/setup.sh"
+tx_install_packages "${TX_PACKAGES[@]}"
+jobs=$(nproc)
+fuzz_seconds=${TX_FUZZ_SECONDS:-60}
+
+section() { printf '\n==== %s ====\n' "$1"; }
+
+section "Release build and tests"
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build" -j "$jobs"
+(cd "$root/build" && ctest --output-on-failure -j 1)
+
+section "AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTX_SANITIZE=ON \
+  -DTX_BUILD_APP=OFF -DTX_NATIVE=OFF >/dev/null
+cmake --build "$root/build-asan" -j "$jobs" --target tx_tests
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  "$root/build-asan/tests/tx_tests" --gtest_brief=1 --gtest_filter='-*Slow*'
+
+section "ThreadSanitizer: trainer thread"
+cmake -S "$root" -B "$root/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTX_BUILD_APP=OFF \
+  -DTX_OPENMP=OFF -DTX_NATIVE=OFF -DCMAKE_CXX_FLAGS="-fsanitize=thread" >/dev/null
+cmake --build "$root/build-tsan" -j "$jobs" --target tx_tests
+TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_tests" --gtest_brief=1 --gtest_filter='Trainer*'
+
+section "libFuzzer (${fuzz_seconds}s per target)"
+CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTX_FUZZ=ON -DTX_BUILD_APP=OFF -DTX_OPENMP=OFF -DTX_NATIVE=OFF >/dev/null
+cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_checkpoint fuzz_tokenizer
+for target in fuzz_checkpoint fuzz_tokenizer; do
+  corpus=$(mktemp -d)
+  cp -r "$root/tests/fuzz/corpus_${target#fuzz_}/." "$corpus/"
+  "$root/build-fuzz/tests/fuzz/$target" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
+  rm -rf "$corpus"
+done
+
+section "All test stages passed"
