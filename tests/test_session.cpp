@@ -1,0 +1,187 @@
+// Session: inputs, stepping, masks and head ablation, on a small random model over the shipped
+// word vocabulary. (Whether the numbers are right is test_golden's job; this is the driving.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "session.h"
+
+namespace tx {
+namespace {
+
+Session make_session(NormPlacement norm = NormPlacement::Post) {
+    ModelConfig c;
+    c.d_model = 16;
+    c.heads = 2;
+    c.d_ff = 32;
+    c.encoder_layers = c.decoder_layers = 2;
+    c.max_len = 32;
+    c.norm = norm;
+    const Vocabulary vocab = load_vocabulary(std::string(TX_SOURCE_DIR) + "/assets/vocab/words.txt");
+    return Session(Session::fresh(c, vocab.tokens()));
+}
+
+const char* SENTENCE = "The animal didn't cross the street because it was too tired.";
+
+TEST(Session, SetInputRunsEveryStepAndDecodes) {
+    Session s = make_session();
+    s.set_input({SENTENCE});
+    EXPECT_EQ(s.cursor(), s.step_count());
+    ASSERT_EQ(s.source_tokens().size(), 1u);
+    EXPECT_EQ(s.source_tokens()[0].size(), 12u);   // 11 words + "."
+    EXPECT_EQ(s.model().src_len(), 13);            // + EOS
+    ASSERT_EQ(s.decoded_ids().size(), 1u);
+    // The decoder input is BOS + the greedy output.
+    EXPECT_EQ(s.model().tgt_ids()[0], s.config().special.bos);
+    EXPECT_EQ(s.model().tgt_len(), static_cast<int>(s.decoded_ids()[0].size()) + 1);
+}
+
+TEST(Session, SteppingOneByOneEqualsTheFullRunBitForBit) {
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+        Session s = make_session(norm);
+        s.set_input({SENTENCE, "It was too big."});
+        std::vector<std::vector<float>> full;
+        for (size_t i = 0; i < s.step_count(); ++i) full.push_back(s.model().step_output(i));
+        s.restart();
+        EXPECT_EQ(s.cursor(), 0u);
+        while (s.cursor() < s.step_count()) {
+            const size_t i = s.cursor();
+            s.step_forward();
+            const auto out = s.model().step_output(i);
+            ASSERT_EQ(out.size(), full[i].size());
+            EXPECT_EQ(std::memcmp(out.data(), full[i].data(), out.size() * sizeof(float)), 0) << s.model().steps()[i].name;
+        }
+    }
+}
+
+TEST(Session, CursorMovesByStepAndLayer) {
+    Session s = make_session();
+    s.set_input({SENTENCE});
+    s.restart();
+    s.run_to(s.model().find_step("encoder.layers.0.self_attn.probs"));
+    EXPECT_EQ(s.cursor(), s.model().find_step("encoder.layers.0.self_attn.probs") + 1);
+    s.step_back();
+    EXPECT_EQ(s.cursor(), s.model().find_step("encoder.layers.0.self_attn.probs"));
+    // Next layer: the first step of encoder layer 1.
+    s.run_to(s.next_layer_boundary() - 1);
+    EXPECT_EQ(s.model().steps()[s.cursor()].name, "encoder.layers.1.self_attn.q");
+    // Previous layer from a layer's start goes to the previous layer's start.
+    const size_t layer0 = s.previous_layer_boundary();
+    EXPECT_EQ(s.model().steps()[layer0].name, "encoder.layers.0.self_attn.q");
+    s.run_to_end();
+    EXPECT_EQ(s.cursor(), s.step_count());
+    s.step_forward();   // at the end: nothing happens
+    EXPECT_EQ(s.cursor(), s.step_count());
+}
+
+TEST(Session, BatchIsPaddedAndPadKeysGetNoAttention) {
+    Session s = make_session();
+    s.set_input({SENTENCE, "Hello ."});
+    const Transformer& m = s.model();
+    ASSERT_EQ(m.batch_size(), 2);
+    const int S = m.src_len(), H = s.config().heads;
+    EXPECT_EQ(m.src_ids()[S + 3], s.config().special.pad);   // row 2: "Hello . <eos>" then PAD
+    const auto probs = m.step_output(m.find_step("encoder.layers.0.self_attn.probs"));
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < S; ++i)
+            for (int j = 3; j < S; ++j) EXPECT_EQ(probs[((1 * H + h) * S + i) * S + j], 0.0f);
+}
+
+TEST(Session, BadInputIsRefusedAndThePreviousInputStays) {
+    Session s = make_session();
+    s.set_input({SENTENCE});
+    EXPECT_THROW(s.set_input({}), std::invalid_argument);
+    EXPECT_THROW(s.set_input({"a", "b", "c", "d", "e"}), std::invalid_argument);
+    try {
+        s.set_input({std::string(10000, 'x') + " " + std::string(5000, 'a') + std::string(200, '.')});
+        FAIL() << "a 10,000-character input longer than max_len was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("max_len"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(s.sentences().front(), SENTENCE);
+    EXPECT_EQ(s.source_tokens()[0].size(), 12u);
+}
+
+TEST(Session, EdgeInputsRun) {
+    Session s = make_session();
+    for (const std::string text : {std::string(""), std::string("   \t "), std::string("naïve café — 東京"),
+                                   std::string("ctrl\x01\x02 chars\x7f"), std::string("\xff\xfe broken utf8")}) {
+        s.set_input({text});
+        EXPECT_EQ(s.cursor(), s.step_count()) << text;
+        EXPECT_GE(s.model().src_len(), 1);   // at least EOS
+    }
+    s.set_input({"zyzzyva qwxv"});
+    ASSERT_EQ(s.source_tokens()[0].size(), 2u);
+    EXPECT_TRUE(s.source_tokens()[0][0].unknown);
+    EXPECT_EQ(s.source_tokens()[0][0].id, s.config().special.unk);
+}
+
+TEST(Session, CausalMaskToggleChangesDecoderAttention) {
+    Session s = make_session();
+    s.set_input({SENTENCE}, std::string("The animal didn't cross"));
+    const size_t probs = s.model().find_step("decoder.layers.0.self_attn.probs");
+    const int T = s.model().tgt_len();
+    auto above_diagonal = [&] {
+        const auto p = s.model().step_output(probs);
+        double sum = 0;
+        for (int i = 0; i < T; ++i)
+            for (int j = i + 1; j < T; ++j) sum += p[i * T + j];
+        return sum;
+    };
+    EXPECT_EQ(above_diagonal(), 0.0);
+    s.set_causal_mask(false);
+    EXPECT_GT(above_diagonal(), 0.0);
+    EXPECT_EQ(s.model().tgt_mask()[1], 1.0f);   // row 0 may now see key 1
+    s.set_causal_mask(true);
+    EXPECT_EQ(above_diagonal(), 0.0);
+}
+
+TEST(Session, PaddingMaskToggle) {
+    Session s = make_session();
+    s.set_input({SENTENCE, "Hello ."});
+    EXPECT_EQ(s.model().src_mask()[s.model().src_len() + 3], 0.0f);
+    s.set_padding_mask(false);
+    EXPECT_EQ(s.model().src_mask()[s.model().src_len() + 3], 1.0f);
+    const auto probs = s.model().step_output(s.model().find_step("encoder.layers.0.self_attn.probs"));
+    const int S = s.model().src_len(), H = s.config().heads;
+    EXPECT_GT(probs[((1 * H + 0) * S + 0) * S + S - 1], 0.0f);   // row 2 attends to a PAD key
+}
+
+TEST(Session, HeadAblationZeroesThatHeadsContext) {
+    Session s = make_session();
+    s.set_input({SENTENCE});
+    const std::string prefix = "decoder.layers.1.cross_attn";
+    s.set_head_enabled(prefix, 1, false);
+    EXPECT_FALSE(s.head_enabled(prefix, 1));
+    EXPECT_TRUE(s.head_enabled(prefix, 0));
+    const size_t ctx = s.model().find_step(prefix + ".context");
+    const auto out = s.model().step_output(ctx);
+    const int T = s.model().tgt_len(), dk = s.config().d_k();
+    for (int i = 0; i < T * dk; ++i) {
+        EXPECT_EQ(out[T * dk + i], 0.0f);   // head 1 of batch row 0
+    }
+    double head0 = 0;
+    for (int i = 0; i < T * dk; ++i) head0 += std::fabs(out[i]);
+    EXPECT_GT(head0, 0.0);
+    s.set_head_enabled(prefix, 1, true);
+    EXPECT_TRUE(s.head_enabled(prefix, 1));
+    EXPECT_TRUE(s.options().disabled_heads.empty());
+}
+
+TEST(Session, SaveAndReloadGiveTheSameOutputs) {
+    Session s = make_session();
+    s.set_input({SENTENCE});
+    const std::string path = (std::filesystem::temp_directory_path() / "tx_session_test.safetensors").string();
+    s.save(path);
+    Session loaded = Session::load(path);
+    loaded.set_input({SENTENCE});
+    EXPECT_EQ(loaded.decoded_ids(), s.decoded_ids());
+    const size_t last = s.step_count() - 1;
+    EXPECT_EQ(loaded.model().step_output(last), s.model().step_output(last));
+    std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tx
