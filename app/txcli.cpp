@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "threads.h"
 
 namespace {
 
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
         std::fputs(USAGE, stdout);
         return 0;
     }
+    tx::set_cpu_threads(1);   // the stable baseline (shared/PERF.md); bench and train take --threads
     try {
         if (command == "init") return cmd_init(rest);
         if (command == "info") return cmd_info(rest);

@@ -132,6 +132,11 @@ void Session::set_padding_mask(bool on) {
     if (!m_sentences.empty()) rerun();
 }
 
+void Session::set_positional_encoding(bool on) {
+    m_model->options().positional_encoding = on;
+    if (!m_sentences.empty()) rerun();
+}
+
 void Session::set_head_enabled(const std::string& prefix, int head, bool enabled) {
     auto& off = m_model->options().disabled_heads[prefix];
     off.erase(std::remove(off.begin(), off.end(), head), off.end());

@@ -343,7 +343,10 @@ void Transformer::build() {
              "offsets become linear functions of these codes (paper §3.5)."},
             bsd,
             [this, e, rows, D, p = m_steps.size()] {
-                m_backend.positional_forward(out(p), out(e), m_pe.data(), m_B, rows(), D);
+                if (m_options.positional_encoding)
+                    m_backend.positional_forward(out(p), out(e), m_pe.data(), m_B, rows(), D);
+                else
+                    m_backend.copy(out(p), out(e), static_cast<size_t>(m_B) * rows() * D * sizeof(float));
                 apply_dropout(p, 0, static_cast<int64_t>(m_B) * rows() * D);
             },
             [this, e, rows, D, dropping, p = m_steps.size()] {

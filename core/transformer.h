@@ -43,6 +43,7 @@ struct StepInfo {
 struct RunOptions {
     bool causal_mask = true;     // decoder self-attention sees only earlier positions
     bool padding_mask = true;    // PAD keys get no attention
+    bool positional_encoding = true;   // off: the encoder cannot tell word order (permutation-equivariant)
     bool training = false;       // dropout on (attention shown stays pre-dropout)
     uint64_t dropout_seed = 0;   // changed by the trainer every step
     // Head ablation (eval only): attention prefix ("decoder.layers.0.cross_attn") -> heads off.

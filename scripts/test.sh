@@ -11,6 +11,8 @@ source "$root/scripts/setup.sh"
 tx_install_packages "${TX_PACKAGES[@]}"
 jobs=$(nproc)
 fuzz_seconds=${TX_FUZZ_SECONDS:-60}
+# One passive OpenMP thread for the tests: a spinning pool on 2 shared cores slows small ops.
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 
 section() { printf '\n==== %s ====\n' "$1"; }
 

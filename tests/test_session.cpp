@@ -185,3 +185,32 @@ TEST(Session, SaveAndReloadGiveTheSameOutputs) {
 
 }  // namespace
 }  // namespace tx
+
+namespace tx {
+namespace {
+
+// Without positional encoding (and without padding), self-attention and the FFN treat positions
+// alike: permuting the source permutes the encoder's output rows and nothing else.
+TEST(Session, EncoderWithoutPositionalEncodingIsPermutationEquivariant) {
+    Session s = make_session();
+    s.set_positional_encoding(false);
+    s.set_input({"the cat sat on the mat"});
+    const size_t memory = s.model().first_decoder_step() - 1;
+    const auto a = s.model().step_output(memory);
+    s.set_input({"mat the on sat cat the"});   // positions reversed (EOS stays last)
+    const auto b = s.model().step_output(memory);
+    const int S = s.model().src_len(), D = s.config().d_model;
+    ASSERT_EQ(S, 7);
+    for (int i = 0; i < S - 1; ++i)
+        for (int d = 0; d < D; ++d) EXPECT_NEAR(a[i * D + d], b[(S - 2 - i) * D + d], 1e-5f) << i;
+    for (int d = 0; d < D; ++d) EXPECT_NEAR(a[(S - 1) * D + d], b[(S - 1) * D + d], 1e-5f);
+    // With PE the same permutation changes the outputs.
+    s.set_positional_encoding(true);
+    const auto c = s.model().step_output(memory);
+    double diff = 0;
+    for (int d = 0; d < D; ++d) diff += std::fabs(c[d] - b[d]);
+    EXPECT_GT(diff, 1e-3);
+}
+
+}  // namespace
+}  // namespace tx
