@@ -1,1 +1,151 @@
-// (being written)
+// CpuBackend: the reference tx::Backend. Tensors live in ordinary host memory (64-byte aligned,
+// one AVX-512 line, zero-filled); every op forwards to its float instantiation in ops.h.
+// The CUDA twin is gpu/cuda_backend.cu.
+#include "backend.h"
+#include "ops.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace tx {
+
+namespace {
+
+constexpr size_t ALIGNMENT = 64;
+
+class CpuBackend : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+
+    void* allocate(size_t bytes) override {
+        // aligned_alloc wants a size that is a multiple of the alignment
+        const size_t padded = (bytes + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+        void* ptr = std::aligned_alloc(ALIGNMENT, padded ? padded : ALIGNMENT);
+        if (!ptr) throw std::bad_alloc();
+        std::memset(ptr, 0, padded);
+        return ptr;
+    }
+    void release(void* ptr) override { std::free(ptr); }
+    void upload(void* dst, const void* host_src, size_t bytes) override { copy(dst, host_src, bytes); }
+    void download(void* host_dst, const void* src, size_t bytes) override { copy(host_dst, src, bytes); }
+    void copy(void* dst, const void* src, size_t bytes) override {
+        if (bytes) std::memmove(dst, src, bytes);
+    }
+    void fill_zero(void* dst, size_t bytes) override {
+        if (bytes) std::memset(dst, 0, bytes);
+    }
+
+    void embedding_forward(float* out, const int32_t* ids, const float* weight, int N, int D,
+                           float scale) override {
+        cpu::embedding_forward<float>(out, ids, weight, N, D, scale);
+    }
+    void embedding_backward(float* dweight, const float* dout, const int32_t* ids, int N, int D,
+                            float scale) override {
+        cpu::embedding_backward<float>(dweight, dout, ids, N, D, scale);
+    }
+    void positional_forward(float* out, const float* inp, const float* pe, int B, int T, int D) override {
+        cpu::positional_forward<float>(out, inp, pe, B, T, D);
+    }
+    void positional_backward(float* dinp, const float* dout, int B, int T, int D) override {
+        cpu::positional_backward<float>(dinp, dout, B, T, D);
+    }
+    void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+                        int OC) override {
+        cpu::linear_forward<float>(out, inp, weight, bias, N, C, OC);
+    }
+    void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                         const float* weight, int N, int C, int OC) override {
+        cpu::linear_backward<float>(dinp, dweight, dbias, dout, inp, weight, N, C, OC);
+    }
+    void split_heads_forward(float* out, const float* inp, int B, int T, int H, int dk) override {
+        cpu::split_heads_forward<float>(out, inp, B, T, H, dk);
+    }
+    void split_heads_backward(float* dinp, const float* dout, int B, int T, int H, int dk) override {
+        cpu::split_heads_backward<float>(dinp, dout, B, T, H, dk);
+    }
+    void merge_heads_forward(float* out, const float* inp, int B, int T, int H, int dk) override {
+        cpu::merge_heads_forward<float>(out, inp, B, T, H, dk);
+    }
+    void merge_heads_backward(float* dinp, const float* dout, int B, int T, int H, int dk) override {
+        cpu::merge_heads_backward<float>(dinp, dout, B, T, H, dk);
+    }
+    void scores_forward(float* out, const float* q, const float* k, int B, int H, int T, int S, int dk,
+                        float scale) override {
+        cpu::scores_forward<float>(out, q, k, B, H, T, S, dk, scale);
+    }
+    void scores_backward(float* dq, float* dk_, const float* dout, const float* q, const float* k,
+                         int B, int H, int T, int S, int dk, float scale) override {
+        cpu::scores_backward<float>(dq, dk_, dout, q, k, B, H, T, S, dk, scale);
+    }
+    void attention_mask_forward(float* out, const float* scores, const float* mask, int B, int H, int T,
+                                int S) override {
+        cpu::attention_mask_forward<float>(out, scores, mask, B, H, T, S);
+    }
+    void attention_mask_backward(float* dscores, const float* dout, const float* mask, int B, int H, int T,
+                                 int S) override {
+        cpu::attention_mask_backward<float>(dscores, dout, mask, B, H, T, S);
+    }
+    void softmax_forward(float* probs, const float* inp, int R, int C) override {
+        cpu::softmax_forward<float>(probs, inp, R, C);
+    }
+    void softmax_backward(float* dinp, const float* dout, const float* probs, int R, int C) override {
+        cpu::softmax_backward<float>(dinp, dout, probs, R, C);
+    }
+    void context_forward(float* out, const float* probs, const float* v, int B, int H, int T, int S,
+                         int dk) override {
+        cpu::context_forward<float>(out, probs, v, B, H, T, S, dk);
+    }
+    void context_backward(float* dprobs, float* dv, const float* dout, const float* probs, const float* v,
+                          int B, int H, int T, int S, int dk) override {
+        cpu::context_backward<float>(dprobs, dv, dout, probs, v, B, H, T, S, dk);
+    }
+    void residual_forward(float* out, const float* a, const float* b, int N) override {
+        cpu::residual_forward<float>(out, a, b, N);
+    }
+    void residual_backward(float* da, float* db, const float* dout, int N) override {
+        cpu::residual_backward<float>(da, db, dout, N);
+    }
+    void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                           const float* bias, int N, int C, float eps) override {
+        cpu::layernorm_forward<float>(out, mean, rstd, inp, weight, bias, N, C, eps);
+    }
+    void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                            const float* weight, const float* mean, const float* rstd, int N, int C) override {
+        cpu::layernorm_backward<float>(dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C);
+    }
+    void relu_forward(float* out, const float* inp, int N) override { cpu::relu_forward<float>(out, inp, N); }
+    void relu_backward(float* dinp, const float* dout, const float* out, int N) override {
+        cpu::relu_backward<float>(dinp, dout, out, N);
+    }
+    void dropout_forward(float* out, float* mask, const float* inp, int N, float p, uint64_t seed) override {
+        cpu::dropout_forward<float>(out, mask, inp, N, p, seed);
+    }
+    void dropout_backward(float* dinp, const float* dout, const float* mask, int N) override {
+        cpu::dropout_backward<float>(dinp, dout, mask, N);
+    }
+    void log_softmax_forward(float* out, const float* inp, int R, int V) override {
+        cpu::log_softmax_forward<float>(out, inp, R, V);
+    }
+    void log_softmax_backward(float* dinp, const float* dout, const float* out, int R, int V) override {
+        cpu::log_softmax_backward<float>(dinp, dout, out, R, V);
+    }
+    void cross_entropy_forward(float* losses, const float* log_probs, const int32_t* targets, int R, int V,
+                               float smoothing, int pad_id) override {
+        cpu::cross_entropy_forward<float>(losses, log_probs, targets, R, V, smoothing, pad_id);
+    }
+    void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
+                                float smoothing, int pad_id) override {
+        cpu::cross_entropy_backward<float>(dlog_probs, dlosses, targets, R, V, smoothing, pad_id);
+    }
+    void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr, float beta1,
+                     float beta2, float eps, int64_t t) override {
+        cpu::adam_update<float>(params, m, v, grads, n, lr, beta1, beta2, eps, t);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace tx

@@ -1,1 +1,32 @@
-// (being written)
+// Adam (Kingma & Ba 2015, Algorithm 1) with bias correction, as torch.optim.Adam without weight
+// decay: one loop over the flat parameter, gradient and moment buffers (n values each).
+// CUDA twin: gpu/ (same name and argument order, namespace tx::cuda).
+#include "ops.h"
+
+#include <cmath>
+
+namespace tx::cpu {
+
+template <typename Real>
+void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, Real lr, Real beta1,
+                 Real beta2, Real eps, int64_t t) {
+    // The moments start at 0 and are biased towards it; dividing by 1 - beta^t undoes that.
+    // beta^t in double: for float, 1 - 0.999^t loses digits quickly at small t.
+    const Real bc1 = static_cast<Real>(1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(t)));
+    const Real bc2 = static_cast<Real>(1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(t)));
+    for (int64_t i = 0; i < n; ++i) {
+        const Real g = grads[i];
+        m[i] = beta1 * m[i] + (Real(1) - beta1) * g;
+        v[i] = beta2 * v[i] + (Real(1) - beta2) * g * g;
+        const Real m_hat = m[i] / bc1;
+        const Real v_hat = v[i] / bc2;
+        params[i] -= lr * m_hat / (std::sqrt(v_hat) + eps);
+    }
+}
+
+template void adam_update<float>(float*, float*, float*, const float*, int64_t, float, float, float, float,
+                                 int64_t);
+template void adam_update<double>(double*, double*, double*, const double*, int64_t, double, double, double,
+                                  double, int64_t);
+
+}  // namespace tx::cpu

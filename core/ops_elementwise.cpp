@@ -1,1 +1,85 @@
-// (being written)
+// Elementwise CPU ops of ops.h over flat buffers of N values: residual add, ReLU, and inverted
+// dropout (paper §5.4) with a counter-based mask that the CUDA twin reproduces bit for bit.
+// CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
+#include "ops.h"
+
+namespace tx::cpu {
+
+namespace {
+
+// The dropout draw for element i, shared with the CUDA kernel (copy it exactly there):
+//   z = seed ^ (i * 0x9E3779B97F4A7C15)                      (uint64 arithmetic, wraps)
+//   z = splitmix64(z)                                        (Steele et al. 2014, below)
+//   u = (z >> 40) * 2^-24   in [0,1), exact in float: a 24-bit integer times a power of two
+//   keep = u >= p
+// A pure function of (seed, i): no generator state, any thread can draw any element.
+uint64_t splitmix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+template <typename Real>
+Real dropout_uniform(uint64_t seed, uint64_t i) {
+    const uint64_t z = splitmix64(seed ^ (i * 0x9E3779B97F4A7C15ull));
+    return static_cast<Real>(z >> 40) * static_cast<Real>(1.0 / 16777216.0);
+}
+
+}  // namespace
+
+template <typename Real>
+void residual_forward(Real* out, const Real* a, const Real* b, int N) {
+    for (int64_t i = 0; i < N; ++i) out[i] = a[i] + b[i];
+}
+
+template <typename Real>
+void residual_backward(Real* da, Real* db, const Real* dout, int N) {
+    // da += dout, db += dout; either may be null
+    if (da) for (int64_t i = 0; i < N; ++i) da[i] += dout[i];
+    if (db) for (int64_t i = 0; i < N; ++i) db[i] += dout[i];
+}
+
+template <typename Real>
+void relu_forward(Real* out, const Real* inp, int N) {
+    for (int64_t i = 0; i < N; ++i) out[i] = inp[i] > Real(0) ? inp[i] : Real(0);
+}
+
+template <typename Real>
+void relu_backward(Real* dinp, const Real* dout, const Real* out, int N) {
+    // reads relu's output, not its input, so the FFN can run relu in place
+    for (int64_t i = 0; i < N; ++i)
+        if (out[i] > Real(0)) dinp[i] += dout[i];
+}
+
+template <typename Real>
+void dropout_forward(Real* out, Real* mask, const Real* inp, int N, Real p, uint64_t seed) {
+    // out, mask, inp (N). Kept values are scaled by 1/(1-p) so the expectation is unchanged and
+    // evaluation needs no rescaling. p = 0 keeps everything (u >= 0 always) with mask 1.
+    const Real scale = Real(1) / (Real(1) - p);
+    for (int64_t i = 0; i < N; ++i) {
+        const bool keep = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p;
+        mask[i] = keep ? scale : Real(0);
+        out[i] = inp[i] * mask[i];
+    }
+}
+
+template <typename Real>
+void dropout_backward(Real* dinp, const Real* dout, const Real* mask, int N) {
+    for (int64_t i = 0; i < N; ++i) dinp[i] += dout[i] * mask[i];
+}
+
+template void residual_forward<float>(float*, const float*, const float*, int);
+template void residual_forward<double>(double*, const double*, const double*, int);
+template void residual_backward<float>(float*, float*, const float*, int);
+template void residual_backward<double>(double*, double*, const double*, int);
+template void relu_forward<float>(float*, const float*, int);
+template void relu_forward<double>(double*, const double*, int);
+template void relu_backward<float>(float*, const float*, const float*, int);
+template void relu_backward<double>(double*, const double*, const double*, int);
+template void dropout_forward<float>(float*, float*, const float*, int, float, uint64_t);
+template void dropout_forward<double>(double*, double*, const double*, int, double, uint64_t);
+template void dropout_backward<float>(float*, const float*, const float*, int);
+template void dropout_backward<double>(double*, const double*, const double*, int);
+
+}  // namespace tx::cpu

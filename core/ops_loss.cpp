@@ -1,1 +1,99 @@
-// (being written)
+// The training loss, CPU ops of ops.h: log_softmax over the vocabulary, then label-smoothed
+// cross-entropy (paper §5.4) written as the KL divergence of the Annotated Transformer's
+// LabelSmoothing. log_probs (R,V), targets and losses (R). CUDA twins: gpu/ (namespace tx::cuda).
+#include "ops.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tx::cpu {
+
+template <typename Real>
+void log_softmax_forward(Real* out, const Real* inp, int R, int V) {
+    // out (R,V) = x - max - log Σ exp(x - max): the max shift keeps exp() from overflowing
+    for (int64_t r = 0; r < R; ++r) {
+        const Real* x = inp + r * V;
+        Real* o = out + r * V;
+        Real maxval = -std::numeric_limits<Real>::infinity();
+        for (int v = 0; v < V; ++v) maxval = x[v] > maxval ? x[v] : maxval;
+        Real sum = 0;
+        for (int v = 0; v < V; ++v) sum += std::exp(x[v] - maxval);
+        const Real lse = maxval + std::log(sum);
+        for (int v = 0; v < V; ++v) o[v] = x[v] - lse;
+    }
+}
+
+template <typename Real>
+void log_softmax_backward(Real* dinp, const Real* dout, const Real* out, int R, int V) {
+    // dinp (R,V) += dout - exp(out) * Σ_v dout
+    for (int64_t r = 0; r < R; ++r) {
+        const Real* g = dout + r * V;
+        const Real* o = out + r * V;
+        Real* dx = dinp + r * V;
+        Real gsum = 0;
+        for (int v = 0; v < V; ++v) gsum += g[v];
+        for (int v = 0; v < V; ++v) dx[v] += g[v] - std::exp(o[v]) * gsum;
+    }
+}
+
+namespace {
+
+// The smoothed target of one row: 1 - smoothing on the target, 0 on pad, smoothing/(V-2) on the
+// V-2 others (the Annotated Transformer's LabelSmoothing). V = 2 leaves no "others".
+template <typename Real>
+struct SmoothedTarget {
+    Real on, off;
+    int target, pad;
+    Real operator()(int v) const { return v == target ? on : (v == pad ? Real(0) : off); }
+};
+
+template <typename Real>
+SmoothedTarget<Real> smoothed_target(int target, int V, Real smoothing, int pad_id) {
+    return {Real(1) - smoothing, V > 2 ? smoothing / Real(V - 2) : Real(0), target, pad_id};
+}
+
+}  // namespace
+
+template <typename Real>
+void cross_entropy_forward(Real* losses, const Real* log_probs, const int32_t* targets, int R, int V,
+                           Real smoothing, int pad_id) {
+    // losses (R) = Σ_v t_v (log t_v - log_probs_v). Terms with t_v = 0 are skipped, not computed:
+    // 0·log 0 = 0 by definition, and 0·(-inf) for a log-probability of -inf would give NaN.
+    for (int64_t r = 0; r < R; ++r) {
+        if (targets[r] == pad_id) {
+            losses[r] = Real(0);
+            continue;
+        }
+        const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
+        const Real* lp = log_probs + r * V;
+        Real loss = 0;
+        for (int v = 0; v < V; ++v) {
+            const Real tv = t(v);
+            if (tv > Real(0)) loss += tv * (std::log(tv) - lp[v]);
+        }
+        losses[r] = loss;
+    }
+}
+
+template <typename Real>
+void cross_entropy_backward(Real* dlog_probs, const Real* dlosses, const int32_t* targets, int R, int V,
+                            Real smoothing, int pad_id) {
+    // dlog_probs (R,V) += -t_v * dlosses[r]; pad rows have no loss, hence no gradient
+    for (int64_t r = 0; r < R; ++r) {
+        if (targets[r] == pad_id) continue;
+        const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
+        Real* d = dlog_probs + r * V;
+        for (int v = 0; v < V; ++v) d[v] -= t(v) * dlosses[r];
+    }
+}
+
+template void log_softmax_forward<float>(float*, const float*, int, int);
+template void log_softmax_forward<double>(double*, const double*, int, int);
+template void log_softmax_backward<float>(float*, const float*, const float*, int, int);
+template void log_softmax_backward<double>(double*, const double*, const double*, int, int);
+template void cross_entropy_forward<float>(float*, const float*, const int32_t*, int, int, float, int);
+template void cross_entropy_forward<double>(double*, const double*, const int32_t*, int, int, double, int);
+template void cross_entropy_backward<float>(float*, const float*, const int32_t*, int, int, float, int);
+template void cross_entropy_backward<double>(double*, const double*, const int32_t*, int, int, double, int);
+
+}  // namespace tx::cpu

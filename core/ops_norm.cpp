@@ -1,1 +1,70 @@
-// (being written)
+// Layer normalisation (Ba et al. 2016) over the last axis, as torch.nn.LayerNorm: biased
+// variance, eps inside the square root. inp, out (N,C); weight, bias (C); mean, rstd (N) cached.
+// CUDA twin: gpu/ (same name and argument order, namespace tx::cuda).
+#include "ops.h"
+
+#include <cmath>
+
+namespace tx::cpu {
+
+template <typename Real>
+void layernorm_forward(Real* out, Real* mean, Real* rstd, const Real* inp, const Real* weight,
+                       const Real* bias, int N, int C, Real eps) {
+    for (int64_t n = 0; n < N; ++n) {
+        const Real* x = inp + n * C;
+        Real* o = out + n * C;
+        Real m = 0;
+        for (int c = 0; c < C; ++c) m += x[c];
+        m /= C;
+        // two passes (mean, then squared deviations): no cancellation as in E[x²] - E[x]²
+        Real var = 0;
+        for (int c = 0; c < C; ++c) var += (x[c] - m) * (x[c] - m);
+        var /= C;
+        const Real s = Real(1) / std::sqrt(var + eps);
+        for (int c = 0; c < C; ++c) o[c] = (x[c] - m) * s * weight[c] + bias[c];
+        mean[n] = m;
+        rstd[n] = s;
+    }
+}
+
+template <typename Real>
+void layernorm_backward(Real* dinp, Real* dweight, Real* dbias, const Real* dout, const Real* inp,
+                        const Real* weight, const Real* mean, const Real* rstd, int N, int C) {
+    // dinp (N,C), dweight, dbias (C) +=. With xhat = (x - mean)*rstd and dxhat = dout*weight:
+    // dx = rstd * (dxhat - mean_c(dxhat) - xhat * mean_c(dxhat * xhat))   (llm.c layernorm_backward)
+    for (int64_t n = 0; n < N; ++n) {
+        const Real* x = inp + n * C;
+        const Real* g = dout + n * C;
+        Real* dx = dinp + n * C;
+        const Real m = mean[n];
+        const Real s = rstd[n];
+        Real dxhat_mean = 0;
+        Real dxhat_xhat_mean = 0;
+        for (int c = 0; c < C; ++c) {
+            const Real xhat = (x[c] - m) * s;
+            const Real dxhat = g[c] * weight[c];
+            dxhat_mean += dxhat;
+            dxhat_xhat_mean += dxhat * xhat;
+        }
+        dxhat_mean /= C;
+        dxhat_xhat_mean /= C;
+        for (int c = 0; c < C; ++c) {
+            const Real xhat = (x[c] - m) * s;
+            const Real dxhat = g[c] * weight[c];
+            dbias[c] += g[c];
+            dweight[c] += xhat * g[c];
+            dx[c] += s * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
+        }
+    }
+}
+
+template void layernorm_forward<float>(float*, float*, float*, const float*, const float*, const float*,
+                                       int, int, float);
+template void layernorm_forward<double>(double*, double*, double*, const double*, const double*,
+                                        const double*, int, int, double);
+template void layernorm_backward<float>(float*, float*, float*, const float*, const float*, const float*,
+                                        const float*, const float*, int, int);
+template void layernorm_backward<double>(double*, double*, double*, const double*, const double*,
+                                         const double*, const double*, const double*, int, int);
+
+}  // namespace tx::cpu
