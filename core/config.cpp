@@ -6,6 +6,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace tx {
@@ -17,6 +19,17 @@ std::string describe(const char* field, double value, const char* rule) {
                          ? std::to_string(static_cast<long long>(value))
                          : std::to_string(value);
     return std::string(field) + " (" + v + ") " + rule;
+}
+
+// A float as the shortest decimal that reads back to the same float ("0.1", not
+// "0.10000000149011612"), so saved configs stay readable.
+double tidy(float value) {
+    char text[32];
+    for (int digits = 6; digits <= 9; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
+        if (std::strtof(text, nullptr) == value) break;
+    }
+    return std::strtod(text, nullptr);
 }
 
 }  // namespace
@@ -67,8 +80,8 @@ std::string to_json(const ModelConfig& c) {
     j["encoder_layers"] = c.encoder_layers;
     j["decoder_layers"] = c.decoder_layers;
     j["max_len"] = c.max_len;
-    j["dropout"] = c.dropout;
-    j["ln_eps"] = c.ln_eps;
+    j["dropout"] = tidy(c.dropout);
+    j["ln_eps"] = tidy(c.ln_eps);
     j["norm"] = to_string(c.norm);
     j["scale_attention"] = c.scale_attention;
     j["seed"] = c.seed;

@@ -1,0 +1,28 @@
+// libFuzzer target: arbitrary bytes as a checkpoint file. parse_safetensors and
+// checkpoint_from_safetensors may only refuse with SafetensorsError; any other exception,
+// crash, sanitizer report or allocation beyond libFuzzer's -rss_limit_mb is a bug.
+// Seeds (corpus_checkpoint/): checkpoints saved by save_checkpoint for 5-token vocabularies
+// with d_model 2 (Post-LN 1+1 layers, Pre-LN 0+1 layers) and a hand-made two-tensor file.
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+
+#include "checkpoint.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    try {
+        const tx::SafetensorsFile file = tx::parse_safetensors(data, size, "fuzz input");
+        for (const tx::NamedTensor& t : file.tensors) {
+            int64_t numel = 1;
+            for (int64_t d : t.shape) numel *= d;
+            if (numel != static_cast<int64_t>(t.data.size())) {
+                std::fprintf(stderr, "tensor '%s': shape and data disagree\n", t.name.c_str());
+                std::abort();
+            }
+        }
+        const tx::Checkpoint checkpoint = tx::checkpoint_from_safetensors(file, "fuzz input");
+        if (static_cast<int64_t>(checkpoint.vocabulary.size()) != checkpoint.config.src_vocab) std::abort();
+    } catch (const tx::SafetensorsError&) {
+    }
+    return 0;
+}
