@@ -81,13 +81,9 @@ void softmax_forward(Real* probs, const Real* inp, int R, int C) {
             for (int c = 0; c < C; ++c) p[c] = Real(0);
             continue;
         }
-        Real sum = 0;
-        for (int c = 0; c < C; ++c) {
-            p[c] = std::exp(x[c] - maxval);
-            sum += p[c];
-        }
-        const Real inv = Real(1) / sum;
-        for (int c = 0; c < C; ++c) p[c] *= inv;
+        Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>> ps(p, C);
+        ps = (Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>>(x, C) - maxval).exp();
+        ps *= Real(1) / ps.sum();
     }
 }
 

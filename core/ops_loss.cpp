@@ -3,6 +3,7 @@
 // LabelSmoothing. log_probs (R,V), targets and losses (R). CUDA twins: gpu/ (namespace tx::cuda).
 #include "ops.h"
 
+#include <Eigen/Core>
 #include <cmath>
 #include <limits>
 
@@ -14,12 +15,10 @@ void log_softmax_forward(Real* out, const Real* inp, int R, int V) {
     for (int64_t r = 0; r < R; ++r) {
         const Real* x = inp + r * V;
         Real* o = out + r * V;
-        Real maxval = -std::numeric_limits<Real>::infinity();
-        for (int v = 0; v < V; ++v) maxval = x[v] > maxval ? x[v] : maxval;
-        Real sum = 0;
-        for (int v = 0; v < V; ++v) sum += std::exp(x[v] - maxval);
-        const Real lse = maxval + std::log(sum);
-        for (int v = 0; v < V; ++v) o[v] = x[v] - lse;
+        Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>> xs(x, V);
+        const Real maxval = xs.maxCoeff();
+        const Real lse = maxval + std::log((xs - maxval).exp().sum());
+        Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>>(o, V) = xs - lse;
     }
 }
 

@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+# Forward-pass benchmark: ours (`txcli bench --json`) against PyTorch 1.13 side by side, one
+# thread, batch 1, float32, eval, in alternating rounds (shared/PERF.md: a fair peer).
+# The peer does the same work as our forward: embeddings × √D + sinusoidal PE, nn.Transformer
+# (batch_first, causal target mask) and the generator's linear + log-softmax over the same
+# vocabulary; the time of nn.Transformer alone is reported too (PERF.md's figures are that).
+# The peer runs in two long-lived worker processes: "as installed" (the environment as it is)
+# and "tuned" (OPENBLAS_CORETYPE unset, the OpenMP OpenBLAS when installed, glibc malloc kept
+# from returning and re-faulting PyTorch's temporaries).
+# Usage: bench_forward.py --txcli PATH --tiny CKPT --base CKPT [--rounds 5] [--repeats 30]
+import argparse
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+CONFIGS = [("tiny", 32), ("base", 32), ("base", 128)]
+TARGETS = {("tiny", 32): 2.0, ("base", 32): 1.5, ("base", 128): 1.5}
+TUNED_MALLOC = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296"
+OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+
+
+# ---------------------------------------------------------------------------------------------
+# The PyTorch peer (worker side)
+
+def worker():
+    import ctypes
+    import math
+
+    import torch
+
+    torch.set_num_threads(1)
+    # torch.set_num_threads does not reach OpenBLAS's own pool (PERF.md)
+    for lib in ("libopenblas.so.0", "libblas.so.3"):
+        try:
+            ctypes.CDLL(lib).openblas_set_num_threads(1)
+            break
+        except (OSError, AttributeError):
+            continue
+    models = {}
+
+    def model_for(req):
+        key = (req["d_model"], req["heads"], req["d_ff"], req["layers"], req["vocab"])
+        if key not in models:
+            torch.manual_seed(0)
+            D, V = req["d_model"], req["vocab"]
+            m = torch.nn.ModuleDict({
+                "src_embed": torch.nn.Embedding(V, D),
+                "tgt_embed": torch.nn.Embedding(V, D),
+                "transformer": torch.nn.Transformer(D, req["heads"], req["layers"], req["layers"], req["d_ff"],
+                                                    batch_first=True),
+                "generator": torch.nn.Linear(D, V),
+            }).eval()
+            pe = torch.zeros(4096, D)
+            pos = torch.arange(4096, dtype=torch.float32)[:, None]
+            div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
+            pe[:, 0::2] = torch.sin(pos * div)
+            pe[:, 1::2] = torch.cos(pos * div[: D // 2])
+            models[key] = (m, pe, math.sqrt(D))
+        return models[key]
+
+    for line in sys.stdin:
+        req = json.loads(line)
+        m, pe, scale = model_for(req)
+        S, T, V = req["src_len"], req["tgt_len"], req["vocab"]
+        g = torch.Generator().manual_seed(1)
+        src = torch.randint(4, V, (1, S), generator=g)
+        tgt = torch.randint(4, V, (1, T), generator=g)
+        tgt_mask = torch.nn.Transformer.generate_square_subsequent_mask(T)
+        tr = m["transformer"]
+
+        def full():
+            x = m["src_embed"](src) * scale + pe[:S]
+            y = m["tgt_embed"](tgt) * scale + pe[:T]
+            h = tr(x, y, tgt_mask=tgt_mask)
+            return torch.log_softmax(m["generator"](h), -1)
+
+        x0 = m["src_embed"](src) * scale + pe[:S]
+        y0 = m["tgt_embed"](tgt) * scale + pe[:T]
+
+        def core():
+            return tr(x0, y0, tgt_mask=tgt_mask)
+
+        result = {}
+        with torch.inference_mode():
+            x0, y0 = x0.detach(), y0.detach()
+            for name, f in (("forward_ms", full), ("transformer_ms", core)):
+                for _ in range(req["warmup"]):
+                    f()
+                ms = []
+                for _ in range(req["repeats"]):
+                    start = time.perf_counter()
+                    f()
+                    ms.append((time.perf_counter() - start) * 1e3)
+                result[name] = {"median": statistics.median(ms), "min": min(ms), "max": max(ms)}
+        result["torch"] = torch.__version__
+        print(json.dumps(result), flush=True)
+
+
+class Peer:
+    def __init__(self, label, env):
+        self.label = label
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, req):
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.label} PyTorch worker died")
+        return json.loads(line)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def peer_envs():
+    base = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    tuned = dict(base, GLIBC_TUNABLES=TUNED_MALLOC)
+    tuned.pop("OPENBLAS_CORETYPE", None)
+    notes = ["OPENBLAS_CORETYPE unset", "GLIBC_TUNABLES=" + TUNED_MALLOC]
+    if os.path.isdir(OPENBLAS_OPENMP):
+        tuned["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + ":" + tuned.get("LD_LIBRARY_PATH", "")
+        notes.append("LD_LIBRARY_PATH=" + OPENBLAS_OPENMP)
+    else:
+        notes.append("(no OpenMP OpenBLAS installed: pthread build)")
+    return base, tuned, notes
+
+
+# ---------------------------------------------------------------------------------------------
+# Ours
+
+def checkpoint_config(path):
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+    return json.loads(header["__metadata__"]["config"])
+
+
+def run_ours(txcli, ckpt, L, repeats, warmup):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([txcli, "bench", "--checkpoint", ckpt, "--src-len", str(L), "--tgt-len", str(L),
+                          "--threads", "1", "--repeats", str(repeats), "--warmup", str(warmup), "--json"],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("{"):
+            obj = json.loads(line)
+            if obj.get("backend") == "cpu":
+                return obj
+    raise RuntimeError("txcli bench printed no cpu line:\n" + out)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def summary(values):
+    return statistics.median(values), min(values), max(values)
+
+
+def fmt(values):
+    med, lo, hi = summary(values)
+    return f"{med:.3f} [{lo:.3f}–{hi:.3f}]"
+
+
+def step_role(name):
+    """encoder.layers.1.self_attn.scores -> encoder self_attn.scores (summed over layers)."""
+    parts = name.split(".")
+    if len(parts) > 2 and parts[1] == "layers":
+        return parts[0] + " " + ".".join(parts[3:])
+    return name
+
+
+def main():
+    if "--worker" in sys.argv:
+        worker()
+        return
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--txcli", required=True)
+    ap.add_argument("--tiny", required=True, help="checkpoint of the tiny model (64/4/256, 2+2)")
+    ap.add_argument("--base", required=True, help="checkpoint of the base model (512/8/2048, 2+2)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--json", help="also write all raw results here")
+    args = ap.parse_args()
+
+    base_env, tuned_env, notes = peer_envs()
+    peers = [Peer("as installed", base_env), Peer("tuned", tuned_env)]
+    ckpts = {"tiny": args.tiny, "base": args.base}
+    results = {}
+    try:
+        for round_ in range(args.rounds):
+            for name, L in CONFIGS:
+                c = checkpoint_config(ckpts[name])
+                req = {"d_model": c["d_model"], "heads": c["heads"], "d_ff": c["d_ff"], "layers": c["encoder_layers"],
+                       "vocab": c["tgt_vocab"], "src_len": L, "tgt_len": L, "repeats": args.repeats,
+                       "warmup": args.warmup}
+                r = results.setdefault((name, L), {"ours": [], "installed": [], "tuned": [], "installed_core": [],
+                                                   "tuned_core": [], "steps": [], "config": c})
+                # alternate who goes first, so that neither side always runs on a warmer machine
+                order = ["ours", "installed", "tuned"] if round_ % 2 == 0 else ["tuned", "installed", "ours"]
+                for who in order:
+                    if who == "ours":
+                        o = run_ours(args.txcli, ckpts[name], L, args.repeats, args.warmup)
+                        r["ours"].append(o["forward_ms"]["median"])
+                        r["steps"].append({s["name"]: s["ms"] for s in o["steps"]})
+                    else:
+                        p = peers[0 if who == "installed" else 1].run(req)
+                        r[who].append(p["forward_ms"]["median"])
+                        r[who + "_core"].append(p["transformer_ms"]["median"])
+                print(f"round {round_ + 1}/{args.rounds} {name} L={L}: ours {r['ours'][-1]:.3f} ms, "
+                      f"torch installed {r['installed'][-1]:.3f}, tuned {r['tuned'][-1]:.3f}", file=sys.stderr)
+    finally:
+        for p in peers:
+            p.close()
+
+    print(f"\nForward pass, batch 1, 1 thread, float32, eval; {args.rounds} alternating rounds × "
+          f"{args.repeats} timed runs (median of each round's median [min–max over rounds], ms).")
+    print("PyTorch does the same work (embeddings + PE + nn.Transformer + generator + log-softmax); "
+          "speed-up = PyTorch median / ours median per round.")
+    print(f"Tuned peer: {', '.join(notes)}.\n")
+    print("| model | L | ours ms | PyTorch as installed ms | speed-up | PyTorch tuned ms | speed-up | target |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (name, L), r in results.items():
+        c = r["config"]
+        label = f"{name} ({c['d_model']}/{c['heads']}/{c['d_ff']}, {c['encoder_layers']}+{c['decoder_layers']}, V {c['tgt_vocab']})"
+        up_i = [p / o for p, o in zip(r["installed"], r["ours"])]
+        up_t = [p / o for p, o in zip(r["tuned"], r["ours"])]
+        target = TARGETS[(name, L)]
+        met = "met" if summary(up_t)[0] >= target and summary(up_i)[0] >= target else (
+            "met (installed only)" if summary(up_i)[0] >= target else "MISSED")
+        print(f"| {label} | {L} | {fmt(r['ours'])} | {fmt(r['installed'])} | {fmt(up_i)}× | {fmt(r['tuned'])} | "
+              f"{fmt(up_t)}× | ≥{target}× {met} |")
+    print("\nnn.Transformer alone (no embeddings, PE or generator), PyTorch median ms: " + "; ".join(
+        f"{n} L={L}: installed {summary(r['installed_core'])[0]:.3f}, tuned {summary(r['tuned_core'])[0]:.3f}"
+        for (n, L), r in results.items()))
+    print("\nOurs, where the time goes (median per step over rounds, summed over layers):")
+    for (name, L), r in results.items():
+        roles = {}
+        for steps in r["steps"]:
+            for step, ms in steps.items():
+                roles.setdefault(step_role(step), []).append(ms)
+        per_role = {k: statistics.median(v) * (len(v) / len(r["steps"])) for k, v in roles.items()}
+        total = sum(per_role.values())
+        top = sorted(per_role.items(), key=lambda kv: -kv[1])[:8]
+        print(f"  {name} L={L} (sum of steps {total:.3f} ms): " +
+              ", ".join(f"{k} {v:.3f} ({100 * v / total:.0f}%)" for k, v in top))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({f"{n}/{L}": r for (n, L), r in results.items()}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
