@@ -1,0 +1,147 @@
+// ExplorerApp: owns the Session, the Trainer, the panels, the menu bar, the status line and the
+// settings. main.cpp calls draw() once per frame and after_render() once the frame is drawn.
+// Panels send Commands; the app applies them between frames and refreshes the SessionView.
+#pragma once
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "options.h"
+#include "panel.h"
+
+namespace tx {
+class Session;
+class Trainer;
+}
+
+namespace tx::app {
+
+class SelfTest;
+
+class ExplorerApp final : public Commands {
+public:
+    explicit ExplorerApp(AppOptions options);
+    ~ExplorerApp() override;
+
+    void draw();                                   // one frame of UI
+    void after_render(int framebuffer_w, int framebuffer_h);
+    bool should_quit() const { return m_quit; }
+    int exit_code() const { return m_exit_code; }
+    bool idle() const;                             // nothing animating: the loop may wait for input
+    void shutdown();                               // frees GL textures; before the context goes
+
+    // Commands (queued; applied after the frame's panels are drawn).
+    void set_input(std::vector<std::string> sentences, std::optional<std::string> target) override;
+    void step_forward() override;
+    void step_back() override;
+    void next_layer() override;
+    void previous_layer() override;
+    void run_to_end() override;
+    void restart() override;
+    void run_to(size_t step) override;
+    void set_causal_mask(bool on) override;
+    void set_padding_mask(bool on) override;
+    void set_head_enabled(const std::string& prefix, int head, bool on) override;
+    void enable_all_heads() override;
+    void rebuild_model(const ModelConfig& config) override;
+    void load_checkpoint(const std::string& path) override;
+    void save_checkpoint(const std::string& path) override;
+    void set_backend(const std::string& name) override;
+    void trainer_configure(Preset preset, const TrainingConfig& training) override;
+    void trainer_start() override;
+    void trainer_pause() override;
+    void trainer_step() override;
+    void trainer_reset() override;
+    void trainer_save(const std::string& path) override;
+    void use_trained_model() override;
+    void report_error(const std::string& message) override;
+    void report_status(const std::string& message) override;
+    std::string export_path(const std::string& base_name, const char* extension) override;
+    void export_region_png(ImVec2 min, ImVec2 max, const std::string& path) override;
+    void show_panel(const std::string& key) override;
+
+    // Read access for the self-test.
+    const SessionView& view() const { return m_view; }
+    const TrainingSnapshot& training() const { return m_training; }
+    Selection& selection() { return m_selection; }
+    int error_count() const { return m_error_count; }
+    const std::vector<std::unique_ptr<Panel>>& panels() const { return m_panels; }
+    const std::string& config_dir() const { return m_config_dir; }
+    void finish(int exit_code) { m_exit_code = exit_code; m_quit = true; }
+
+    // Settings persisted in the .ini (see settings.cpp).
+    struct Settings {
+        std::string layout = "default";
+        std::string export_dir;
+        std::vector<std::string> sentences;
+        std::vector<std::pair<std::string, bool>> panels_open;
+        bool loaded = false;
+    };
+    Settings& settings() { return m_settings; }
+
+private:
+    void load_fonts();
+    void create_initial_session();
+    void make_panels();
+    void apply_commands();
+    void refresh(bool full);
+    void do_set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target);
+    void replace_session(std::unique_ptr<Session> session, const std::string& source,
+                         std::vector<std::string> sentences = {});
+    void draw_menu_bar();
+    void draw_status_bar();
+    void draw_log_window();
+    void draw_panels();
+    void handle_keys();
+    void queue(std::function<void()> command);
+    std::string resolve_asset(const std::string& relative) const;
+
+    AppOptions m_options;
+    std::string m_assets_dir;
+    std::string m_config_dir;
+    std::string m_ini_path;
+    Settings m_settings;
+
+    std::unique_ptr<Session> m_session;
+    std::string m_model_source;
+    SessionView m_view;
+
+    std::unique_ptr<Trainer> m_trainer;
+    TrainerInfo m_trainer_info;
+    TrainingSnapshot m_training;
+
+    std::vector<std::unique_ptr<Panel>> m_panels;
+    Selection m_selection;
+    std::vector<std::function<void()>> m_commands;
+
+    struct Message {
+        std::string text;
+        bool error = false;
+        double time = 0.0;
+    };
+    std::deque<Message> m_log;
+    std::string m_status;
+    bool m_status_error = false;
+    int m_error_count = 0;
+    bool m_show_log = false;
+    bool m_show_about = false;
+
+    struct RegionExport {
+        ImVec2 min, max;
+        std::string path;
+    };
+    std::vector<RegionExport> m_region_exports;
+    int m_frame = 0;
+    bool m_quit = false;
+    int m_exit_code = 0;
+    ImWchar* m_glyph_ranges = nullptr;
+    ImVector<ImWchar> m_ranges;
+    std::unique_ptr<SelfTest> m_self_test;
+    std::string m_focus_panel;
+    float m_frame_ms = 0.0f;
+};
+
+}  // namespace tx::app

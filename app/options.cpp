@@ -1,0 +1,104 @@
+// Command-line parsing for transformer-explorer (see options.h).
+#include "options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tx::app {
+
+const std::vector<std::string>& panel_keys() {
+    static const std::vector<std::string> keys = {"input",  "steps", "attention", "masks",   "positional",
+                                                  "shapes", "model", "backend",   "training"};
+    return keys;
+}
+
+namespace {
+
+const char* USAGE =
+    "usage: transformer-explorer [options]\n"
+    "  Learn the Transformer by watching one compute, step by step, on your own sentences.\n"
+    "\n"
+    "  --checkpoint FILE     open this model (.safetensors) instead of assets/models/default.safetensors\n"
+    "  --sentence TEXT       the input sentence; repeat for a padded batch (at most 4)\n"
+    "  --step NAME|N         put the step cursor after step N (0-based) or the step named NAME\n"
+    "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
+    "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
+    "                        model backend training\n"
+    "  --screenshot FILE     render, write the window to FILE (PNG) and exit 0\n"
+    "  --frames N            frames to render before the screenshot (default 6)\n"
+    "  --size WxH            window size (default 1600x1000)\n"
+    "  --assets DIR          where fonts, vocabularies and the default model are\n"
+    "  --self-test           drive every panel, toggle and step, train 20 steps; exit 0 if no error\n"
+    "  --help                this text\n";
+
+int bad(const std::string& reason) {
+    std::fprintf(stderr, "transformer-explorer: %s (see --help)\n", reason.c_str());
+    return 2;
+}
+
+bool is_panel(const std::string& key) {
+    const auto& keys = panel_keys();
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+}  // namespace
+
+std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](std::string& out) -> bool {
+            if (i + 1 >= argc) return false;
+            out = argv[++i];
+            return true;
+        };
+        std::string v;
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(USAGE, stdout);
+            return 0;
+        } else if (arg == "--self-test") {
+            options.self_test = true;
+        } else if (arg == "--screenshot") {
+            if (!value(options.screenshot) || options.screenshot.empty()) return bad("--screenshot needs a file name");
+        } else if (arg == "--layout") {
+            if (!value(v)) return bad("--layout needs a name");
+            if (v != "default" && v != "windows" && !is_panel(v))
+                return bad("unknown layout '" + v + "': use default, windows or a panel key");
+            options.layout = v;
+        } else if (arg == "--panel") {
+            if (!value(v)) return bad("--panel needs a name");
+            if (!is_panel(v))
+                return bad("unknown panel '" + v +
+                           "': use input, steps, attention, masks, positional, shapes, model, backend or training");
+            options.panel = v;
+        } else if (arg == "--sentence") {
+            if (!value(v)) return bad("--sentence needs a text");
+            if (options.sentences.size() >= 4) return bad("at most 4 --sentence (a batch holds 4)");
+            options.sentences.push_back(v);
+        } else if (arg == "--step") {
+            if (!value(options.step) || options.step.empty()) return bad("--step needs a step name or index");
+        } else if (arg == "--frames") {
+            if (!value(v)) return bad("--frames needs a number");
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (*end || n < 1 || n > 100000) return bad("--frames must be a whole number from 1 to 100000, got '" + v + "'");
+            options.frames = static_cast<int>(n);
+        } else if (arg == "--size") {
+            if (!value(v)) return bad("--size needs WxH");
+            int w = 0, h = 0;
+            if (std::sscanf(v.c_str(), "%dx%d", &w, &h) != 2 || w < 640 || h < 480 || w > 8192 || h > 8192)
+                return bad("--size must be WxH between 640x480 and 8192x8192, got '" + v + "'");
+            options.window_width = w;
+            options.window_height = h;
+        } else if (arg == "--checkpoint") {
+            if (!value(options.checkpoint) || options.checkpoint.empty()) return bad("--checkpoint needs a file");
+        } else if (arg == "--assets") {
+            if (!value(options.assets) || options.assets.empty()) return bad("--assets needs a folder");
+        } else {
+            return bad("unknown argument '" + arg + "'");
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace tx::app

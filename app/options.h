@@ -1,0 +1,33 @@
+// Command-line options of transformer-explorer: what the window shows first, the headless
+// screenshot mode (--screenshot) and the self-test (--self-test) used by tests/app/.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tx::app {
+
+struct AppOptions {
+    std::string screenshot;                 // write the window to this PNG after `frames` frames, then exit
+    std::string layout;                     // "default", "windows", or a panel's key
+    std::string panel;                      // show only this panel, filling the window
+    std::vector<std::string> sentences;     // --sentence, repeatable (a padded batch)
+    std::string step;                       // --step NAME|N: put the cursor after this step
+    int frames = 6;                         // frames rendered before the screenshot
+    std::string checkpoint;                 // --checkpoint FILE instead of the default model
+    std::string assets;                     // --assets DIR
+    bool self_test = false;
+    int window_width = 1600;
+    int window_height = 1000;
+
+    bool headless() const { return !screenshot.empty() || self_test; }
+};
+
+// The panel keys accepted by --panel and --layout.
+const std::vector<std::string>& panel_keys();
+
+// Parses argv. Returns an exit code when the program should stop now: 0 after --help, 2 with a
+// one-line reason on stderr for a bad argument.
+std::optional<int> parse_options(int argc, char** argv, AppOptions& options);
+
+}  // namespace tx::app

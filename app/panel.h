@@ -1,0 +1,134 @@
+// Panel: the base of every view (ImHex's View). It owns ImGui::Begin/End (or the tab item) and
+// calls draw_content(); panels read the SessionView and TrainingSnapshot and send Commands to
+// the app, which applies them after the frame. One panel per file in panels/.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "imgui.h"
+#include "session_view.h"
+#include "trainer.h"
+#include "training_config.h"
+
+namespace tx::app {
+
+// What panels ask of the app. Queued and applied between frames, so a frame reads one snapshot.
+class Commands {
+public:
+    virtual ~Commands() = default;
+    virtual void set_input(std::vector<std::string> sentences, std::optional<std::string> target) = 0;
+    virtual void step_forward() = 0;
+    virtual void step_back() = 0;
+    virtual void next_layer() = 0;
+    virtual void previous_layer() = 0;
+    virtual void run_to_end() = 0;
+    virtual void restart() = 0;
+    virtual void run_to(size_t step) = 0;                      // cursor just after `step`
+    virtual void set_causal_mask(bool on) = 0;
+    virtual void set_padding_mask(bool on) = 0;
+    virtual void set_head_enabled(const std::string& prefix, int head, bool on) = 0;
+    virtual void enable_all_heads() = 0;
+    virtual void rebuild_model(const ModelConfig& config) = 0;  // fresh weights
+    virtual void load_checkpoint(const std::string& path) = 0;
+    virtual void save_checkpoint(const std::string& path) = 0;
+    virtual void set_backend(const std::string& name) = 0;
+    // Training (the trainer runs on its own thread; these never wait on it).
+    virtual void trainer_configure(Preset preset, const TrainingConfig& training) = 0;
+    virtual void trainer_start() = 0;
+    virtual void trainer_pause() = 0;
+    virtual void trainer_step() = 0;
+    virtual void trainer_reset() = 0;
+    virtual void trainer_save(const std::string& path) = 0;
+    virtual void use_trained_model() = 0;
+    // Messages for the status line and log.
+    virtual void report_error(const std::string& message) = 0;
+    virtual void report_status(const std::string& message) = 0;
+    // Where PNG and CSV exports go.
+    virtual std::string export_path(const std::string& base_name, const char* extension) = 0;
+    // Reads the rectangle (screen coordinates) from the back buffer after this frame renders.
+    virtual void export_region_png(ImVec2 min, ImVec2 max, const std::string& path) = 0;
+    virtual void show_panel(const std::string& key) = 0;        // open and raise another panel
+};
+
+// Selections shared by panels (which batch row, which attention block and head is looked at).
+struct Selection {
+    int batch_row = 0;
+    int attention_block = 0;     // index into SessionView::attention
+    int head = 0;
+    bool show_scores = false;    // raw scaled scores instead of probabilities
+};
+
+struct TrainerInfo {
+    bool exists = false;
+    Preset preset = Preset::Tiny;
+    TrainingConfig training;
+    ModelConfig model;
+    std::string error;           // why it could not be created
+};
+
+struct PanelContext {
+    const SessionView& view;
+    const TrainingSnapshot& training;
+    const TrainerInfo& trainer;
+    Commands& commands;
+    Selection& selection;
+    bool self_test = false;      // deterministic, no confirmations
+};
+
+class Panel {
+public:
+    Panel(std::string title, std::string key, std::string explanation)
+        : m_title(std::move(title)), m_key(std::move(key)), m_explanation(std::move(explanation)) {}
+    virtual ~Panel() = default;
+    Panel(const Panel&) = delete;
+    Panel& operator=(const Panel&) = delete;
+
+    const std::string& title() const { return m_title; }
+    const std::string& key() const { return m_key; }          // for --panel and the settings
+    const std::string& explanation() const { return m_explanation; }
+    bool& open() { return m_open; }
+    void request_focus() { m_focus = true; }
+
+    // As a window of its own (Begin/End).
+    void draw_window(PanelContext& ctx, ImGuiWindowFlags flags = 0) {
+        if (m_focus) ImGui::SetNextWindowFocus();
+        m_focus = false;
+        if (ImGui::Begin(m_title.c_str(), &m_open, flags)) draw_body(ctx);
+        ImGui::End();
+    }
+    // As a tab of the main area's tab bar (BeginTabItem/EndTabItem).
+    void draw_tab(PanelContext& ctx) {
+        const ImGuiTabItemFlags flags = m_focus ? ImGuiTabItemFlags_SetSelected : 0;
+        m_focus = false;
+        if (ImGui::BeginTabItem(m_title.c_str(), &m_open, flags)) {
+            ImGui::BeginChild(("##tab_" + m_key).c_str(), ImVec2(0, 0), false);
+            draw_body(ctx);
+            ImGui::EndChild();
+            ImGui::EndTabItem();
+        }
+    }
+
+protected:
+    virtual void draw_content(PanelContext& ctx) = 0;
+
+private:
+    void draw_body(PanelContext& ctx) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", m_explanation.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::Separator();
+        if (!ctx.view.valid) {
+            ImGui::TextUnformatted("No model loaded.");
+            return;
+        }
+        draw_content(ctx);
+    }
+
+    std::string m_title, m_key, m_explanation;
+    bool m_open = true;
+    bool m_focus = false;
+};
+
+}  // namespace tx::app

@@ -1,0 +1,285 @@
+// Attention panel (see attention_panel.h). Rows are queries (the positions that look), columns
+// are keys (the positions looked at); each row of probabilities sums to 1 (eval mode, no dropout).
+#include "panels/attention_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "widgets/heatmap.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+namespace {
+
+const char* kind_title(AttentionKind k) {
+    switch (k) {
+        case AttentionKind::EncoderSelf: return "encoder self-attention";
+        case AttentionKind::DecoderSelf: return "decoder masked self-attention";
+        case AttentionKind::Cross: return "cross-attention (decoder \xE2\x86\x92 encoder)";
+    }
+    return "";
+}
+
+const char* kind_short(AttentionKind k) {
+    switch (k) {
+        case AttentionKind::EncoderSelf: return "enc self";
+        case AttentionKind::DecoderSelf: return "dec self";
+        case AttentionKind::Cross: return "cross";
+    }
+    return "";
+}
+
+struct Axes {
+    std::vector<std::string> rows, cols;
+    std::string row_axis, col_axis;
+};
+
+Axes axes_of(const SessionView& v, const AttentionBlock& a, int row) {
+    Axes x;
+    const bool dec_rows = a.kind != AttentionKind::EncoderSelf;
+    const bool dec_cols = a.kind == AttentionKind::DecoderSelf;
+    x.rows = dec_rows ? v.tgt_labels(row) : v.src_labels(row);
+    x.cols = dec_cols ? v.tgt_labels(row) : v.src_labels(row);
+    x.row_axis = dec_rows ? "query (decoder position)" : "query (source token)";
+    x.col_axis = dec_cols ? "key (decoder position)" : "key (source token)";
+    return x;
+}
+
+}  // namespace
+
+AttentionPanel::AttentionPanel()
+    : Panel("Attention", "attention",
+            "Each head turns its queries and keys into weights: row i shows how much query position i takes from "
+            "every key position (rows sum to 1). Encoder self-attention relates source tokens, the decoder's masked "
+            "self-attention only looks back, and cross-attention lets each output position read the source.") {}
+
+void AttentionPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    if (v.attention.empty()) {
+        ImGui::TextDisabled("This model has no attention blocks.");
+        return;
+    }
+    Selection& sel = ctx.selection;
+    sel.attention_block = std::clamp(sel.attention_block, 0, static_cast<int>(v.attention.size()) - 1);
+    const AttentionBlock& cur = v.attention[static_cast<size_t>(sel.attention_block)];
+
+    // Kind and layer.
+    const AttentionKind kinds[3] = {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross};
+    for (AttentionKind k : kinds) {
+        if (ImGui::RadioButton(kind_title(k), cur.kind == k)) {
+            for (size_t i = 0; i < v.attention.size(); ++i)
+                if (v.attention[i].kind == k && (v.attention[i].layer == cur.layer || v.attention[i].layer == 0)) {
+                    sel.attention_block = static_cast<int>(i);
+                    if (v.attention[i].layer == cur.layer) break;
+                }
+        }
+        ImGui::SameLine();
+    }
+    ImGui::NewLine();
+    int layers = 0;
+    for (const auto& a : v.attention)
+        if (a.kind == cur.kind) layers = std::max(layers, a.layer + 1);
+    int layer = cur.layer;
+    ImGui::SetNextItemWidth(160);
+    if (layers > 1 && ImGui::SliderInt("layer", &layer, 0, layers - 1)) {
+        for (size_t i = 0; i < v.attention.size(); ++i)
+            if (v.attention[i].kind == cur.kind && v.attention[i].layer == layer) sel.attention_block = static_cast<int>(i);
+    }
+    if (layers > 1) ImGui::SameLine();
+    ImGui::TextUnformatted("show:");
+    ImGui::SameLine();
+    ImGui::RadioButton("probabilities", &m_values, 0);
+    item_tooltip("P = softmax(masked scores): what the head actually uses (eval mode, before dropout).");
+    ImGui::SameLine();
+    ImGui::RadioButton("raw scores", &m_values, 1);
+    item_tooltip("Q\xC2\xB7K\xE1\xB5\x80 / \xE2\x88\x9A" "d_k before masking: any real number. Softmax turns each row into weights.");
+    ImGui::SameLine();
+    ImGui::RadioButton("masked scores", &m_values, 2);
+    item_tooltip("Scores after the mask: forbidden keys are \xE2\x88\x92\xE2\x88\x9E (grey) and get weight exactly 0.");
+    ImGui::SameLine();
+    ImGui::Checkbox("selected head only", &m_single);
+    sel.show_scores = m_values != 0;
+    if (v.B > 1) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(100);
+        ImGui::SliderInt("batch row", &sel.batch_row, 0, v.B - 1);
+    }
+
+    const float left_w = std::min(330.0f, ImGui::GetContentRegionAvail().x * 0.32f);
+    ImGui::BeginChild("##overview", ImVec2(left_w, 0), true);
+    draw_overview(ctx);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##heads", ImVec2(0, 0), false);
+    draw_heads(ctx);
+    ImGui::EndChild();
+}
+
+void AttentionPanel::draw_overview(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    Selection& sel = ctx.selection;
+    const int H = v.config.heads;
+    ImGui::TextUnformatted("All layers \xC3\x97 heads");
+    help_marker("Every attention block of the model (rows) and its heads (columns), as small probability maps. "
+                "Click one to open it on the right.");
+    const float label_w = 78.0f;
+    const float thumb = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / static_cast<float>(H) - 4.0f, 18.0f, 64.0f);
+    ImGui::Dummy(ImVec2(label_w, 0));
+    for (int h = 0; h < H; ++h) {
+        ImGui::SameLine(label_w + 8 + static_cast<float>(h) * (thumb + 4));
+        ImGui::TextDisabled("h%d", h);
+    }
+    for (size_t i = 0; i < v.attention.size(); ++i) {
+        const AttentionBlock& a = v.attention[i];
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::BeginGroup();
+        ImGui::Dummy(ImVec2(0, thumb * 0.5f - ImGui::GetFontSize() * 0.6f));
+        ImGui::Text("%s %d", kind_short(a.kind), a.layer);
+        ImGui::EndGroup();
+        const std::vector<float>* probs = v.output(a.probs);
+        const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
+        const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
+        const int row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
+        for (int h = 0; h < H; ++h) {
+            ImGui::SameLine(label_w + 8 + static_cast<float>(h) * (thumb + 4));
+            ImGui::PushID(h);
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            if (probs && static_cast<int>(probs->size()) >= v.B * H * R * C) {
+                HeatmapSpec spec;
+                spec.id = "thumb";
+                spec.values = probs->data() + ((static_cast<size_t>(row) * H + h) * R) * C;
+                spec.rows = R;
+                spec.cols = C;
+                spec.compact = true;
+                spec.vmin = 0.0f;
+                spec.vmax = 1.0f;
+                spec.size = ImVec2(thumb, thumb);
+                spec.max_cell = thumb;
+                const Axes ax = axes_of(v, a, row);
+                spec.row_labels = &ax.rows;
+                spec.col_labels = &ax.cols;
+                spec.row_axis = "query";
+                spec.col_axis = "key";
+                ImGui::BeginGroup();
+                const HeatmapResult r = draw_heatmap(spec, nullptr);
+                ImGui::EndGroup();
+                if (r.clicked) {
+                    sel.attention_block = static_cast<int>(i);
+                    sel.head = h;
+                }
+            } else {
+                ImGui::Button("?", ImVec2(thumb, thumb));
+                item_tooltip("Not computed yet: step further (or run to end).");
+            }
+            const bool off = !v.options.disabled_heads.empty() && v.options.disabled_heads.count(a.prefix) &&
+                             std::count(v.options.disabled_heads.at(a.prefix).begin(), v.options.disabled_heads.at(a.prefix).end(), h);
+            ImDrawList* dl = ImGui::GetWindowDrawList();
+            if (off) dl->AddLine(p, ImVec2(p.x + thumb, p.y + thumb), IM_COL32(255, 80, 80, 255), 2.0f);
+            if (static_cast<int>(i) == sel.attention_block && h == sel.head)
+                dl->AddRect(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + thumb + 2, p.y + thumb + 2), IM_COL32(255, 200, 60, 255), 0, 0, 2.0f);
+            ImGui::PopID();
+        }
+        ImGui::PopID();
+    }
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Head ablation");
+    help_marker("Switch a head off: its context is replaced by zeros before the output projection, as if the head "
+                "did not exist. The greedy decode reruns, so you can see what the head contributes.");
+    const AttentionBlock& cur = v.attention[static_cast<size_t>(sel.attention_block)];
+    ImGui::TextDisabled("%s", cur.prefix.c_str());
+    for (int h = 0; h < H; ++h) {
+        bool on = true;
+        if (auto it = v.options.disabled_heads.find(cur.prefix); it != v.options.disabled_heads.end())
+            on = std::find(it->second.begin(), it->second.end(), h) == it->second.end();
+        ImGui::PushID(h);
+        if (ImGui::Checkbox(("head " + std::to_string(h)).c_str(), &on)) ctx.commands.set_head_enabled(cur.prefix, h, on);
+        ImGui::PopID();
+        if (h % 2 == 0 && h + 1 < H) ImGui::SameLine(150);
+    }
+    if (!v.options.disabled_heads.empty()) {
+        int n = 0;
+        for (const auto& [prefix, heads] : v.options.disabled_heads) n += static_cast<int>(heads.size());
+        ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.4f, 1.0f), "%d head(s) switched off", n);
+        if (ImGui::SmallButton("switch every head back on")) ctx.commands.enable_all_heads();
+    }
+    ImGui::Separator();
+    ImGui::TextUnformatted("Greedy decode now:");
+    for (size_t b = 0; b < v.decoded_text.size(); ++b) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%zu: %s", b + 1,
+                           fit_text(v.decoded_text[b].empty() ? "(empty)" : v.decoded_text[b], 900.0f).c_str());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void AttentionPanel::draw_heads(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    Selection& sel = ctx.selection;
+    const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
+    const int H = v.config.heads;
+    const size_t step = m_values == 0 ? a.probs : m_values == 1 ? a.scores : a.masked_scores;
+    ImGui::Text("%s, layer %d", kind_title(a.kind), a.layer);
+    ImGui::SameLine();
+    ImGui::TextDisabled("\xC2\xB7 %s \xC2\xB7 %s", v.steps[step].name.c_str(), v.steps[step].shape.str().c_str());
+    const std::vector<float>* data = v.output(step);
+    const int row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
+    const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
+    const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
+    if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
+        ImGui::TextWrapped("Not computed yet: the step cursor is before %s.", v.steps[step].name.c_str());
+        if (ImGui::Button("Run to end")) ctx.commands.run_to_end();
+        return;
+    }
+    const Axes ax = axes_of(v, a, row);
+    const int first = m_single ? sel.head : 0, last = m_single ? sel.head + 1 : H;
+    const int per_line = m_single ? 1 : (ImGui::GetContentRegionAvail().x > 900 ? 2 : 1);
+    const float w = ImGui::GetContentRegionAvail().x / static_cast<float>(per_line) - 10;
+    for (int h = first; h < last; ++h) {
+        ImGui::PushID(h);
+        ImGui::BeginGroup();
+        HeatmapSpec spec;
+        spec.id = "head";
+        spec.values = data->data() + ((static_cast<size_t>(row) * H + h) * R) * C;
+        spec.rows = R;
+        spec.cols = C;
+        spec.row_labels = &ax.rows;
+        spec.col_labels = &ax.cols;
+        spec.row_axis = ax.row_axis;
+        spec.col_axis = ax.col_axis;
+        char title[160];
+        std::snprintf(title, sizeof title, "%s head %d %s", a.prefix.c_str(), h,
+                      m_values == 0 ? "probabilities" : m_values == 1 ? "scores" : "masked scores");
+        spec.title = title;
+        spec.show_title = true;
+        spec.size = ImVec2(w, 0);
+        spec.max_cell = m_single ? 48.0f : 34.0f;
+        if (m_values == 0) {
+            spec.vmin = 0.0f;
+            spec.vmax = 1.0f;
+        } else {
+            spec.map = Colormap::Diverging;
+            spec.symmetric = true;
+        }
+        const std::string what = m_values == 0 ? "weight" : "score";
+        spec.tooltip = [&](int r, int c, float value) {
+            std::string s = "query \"" + ax.rows[static_cast<size_t>(r)] + "\" (" + std::to_string(r) + ") \xE2\x86\x92 key \"" +
+                            ax.cols[static_cast<size_t>(c)] + "\" (" + std::to_string(c) + ") = " + format_value(value) + " " + what;
+            if (std::isinf(value)) s += " (masked)";
+            return s;
+        };
+        const HeatmapResult r = draw_heatmap(spec, &ctx.commands);
+        if (r.clicked) sel.head = h;
+        ImGui::EndGroup();
+        if (h == sel.head && !m_single) {
+            const ImVec2 mn = ImGui::GetItemRectMin(), mx = ImGui::GetItemRectMax();
+            ImGui::GetWindowDrawList()->AddRect(ImVec2(mn.x - 3, mn.y - 3), ImVec2(mx.x + 3, mx.y + 3), IM_COL32(255, 200, 60, 160), 4.0f);
+        }
+        ImGui::PopID();
+        if ((h - first) % per_line != per_line - 1 && h + 1 < last) ImGui::SameLine();
+    }
+}
+
+}  // namespace tx::app

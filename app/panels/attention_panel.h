@@ -1,0 +1,23 @@
+// Attention panel: per-head heatmaps (query rows × key columns) for a chosen layer and kind
+// (encoder self, decoder masked self, cross), an overview of all layers × heads, head ablation
+// (switch a head off and see the decode change), and raw scores vs probabilities.
+#pragma once
+#include "panel.h"
+
+namespace tx::app {
+
+class AttentionPanel final : public Panel {
+public:
+    AttentionPanel();
+
+protected:
+    void draw_content(PanelContext& ctx) override;
+
+private:
+    void draw_overview(PanelContext& ctx);
+    void draw_heads(PanelContext& ctx);
+    int m_values = 0;            // 0 probabilities, 1 scores, 2 masked scores
+    bool m_single = false;       // only the selected head, large
+};
+
+}  // namespace tx::app

@@ -1,0 +1,146 @@
+// Input panel (see input_panel.h). Edits are applied a moment after the last keystroke (or on
+// Enter), so typing stays smooth while greedy decoding reruns the model.
+#include "panels/input_panel.h"
+
+#include "imgui_stdlib.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+namespace {
+constexpr double APPLY_DELAY_S = 0.35;
+}
+
+InputPanel::InputPanel()
+    : Panel("Input", "input",
+            "Type up to four sentences; several form a padded batch. Each becomes token ids (the encoder input is "
+            "tokens + EOS); the decoder starts from BOS and greedily appends the most probable next token.") {}
+
+void InputPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    const SpecialTokens& sp = v.config.special;
+    if (m_synced_version != v.version && !m_pending) {
+        m_edit = v.sentences;
+        if (m_edit.empty()) m_edit.push_back("");
+        m_use_target = v.target_text.has_value();
+        if (v.target_text) m_target = *v.target_text;
+        m_synced_version = v.version;
+    }
+
+    bool changed = false, enter = false;
+    int remove = -1;
+    for (size_t i = 0; i < m_edit.size(); ++i) {
+        ImGui::PushID(static_cast<int>(i));
+        const bool can_remove = m_edit.size() > 1;
+        ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - (can_remove ? 34.0f : 0.0f));
+        if (ImGui::InputTextWithHint("##sentence", "type a sentence", &m_edit[i], ImGuiInputTextFlags_EnterReturnsTrue)) enter = true;
+        if (ImGui::IsItemEdited()) changed = true;
+        if (can_remove) {
+            ImGui::SameLine();
+            if (ImGui::Button("\xE2\x88\x92", ImVec2(26, 0))) remove = static_cast<int>(i);
+            item_tooltip("Remove this sentence from the batch");
+        }
+        ImGui::PopID();
+    }
+    if (remove >= 0) {
+        m_edit.erase(m_edit.begin() + remove);
+        enter = true;
+    }
+    if (m_edit.size() < 4) {
+        if (ImGui::SmallButton("+ add a sentence (batch)")) {
+            m_edit.push_back("The cat sat.");
+            enter = true;
+        }
+        item_tooltip("Sentences of different lengths are padded with PAD to the longest; the padding mask keeps "
+                     "attention away from PAD keys.");
+        ImGui::SameLine();
+    }
+    if (ImGui::Checkbox("teacher-forced target", &m_use_target)) enter = true;
+    item_tooltip("Instead of greedy decoding, feed BOS + this text to the decoder (as in training), and see the "
+                 "prediction at every position.");
+    if (m_use_target) {
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::InputTextWithHint("##target", "target text for the decoder", &m_target, ImGuiInputTextFlags_EnterReturnsTrue)) enter = true;
+        if (ImGui::IsItemEdited()) changed = true;
+    }
+    if (changed) {
+        m_pending = true;
+        m_edit_time = ImGui::GetTime();
+    }
+    if (enter || (m_pending && ImGui::GetTime() - m_edit_time > APPLY_DELAY_S)) {
+        std::vector<std::string> sentences;
+        for (const auto& s : m_edit) sentences.push_back(s);
+        ctx.commands.set_input(sentences, m_use_target ? std::optional<std::string>(m_target) : std::nullopt);
+        m_pending = false;
+    }
+
+    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - 30.0f);
+    ImGui::TextDisabled("%s tokenizer \xC2\xB7 vocabulary %d \xC2\xB7 PAD %d  BOS %d  EOS %d  UNK %d",
+                        v.config.tokenizer == TokenizerKind::Word ? "word-level" : "character-level", v.vocab_size, sp.pad,
+                        sp.bos, sp.eos, sp.unk);
+    ImGui::PopTextWrapPos();
+    help_marker("Word-level: words and punctuation marks are tokens. Character-level: every character is a token "
+                "(a space shows as \xE2\x90\xA3). Words outside the vocabulary become UNK (red) and stay visible; "
+                "PAD (grey) fills shorter rows of a batch.");
+    ImGui::Separator();
+
+    for (int b = 0; b < v.B; ++b) {
+        ImGui::PushID(b);
+        if (v.B > 1) {
+            if (ImGui::RadioButton("##row", ctx.selection.batch_row == b)) ctx.selection.batch_row = b;
+            item_tooltip("Show this batch row in the other panels");
+            ImGui::SameLine();
+        }
+        ImGui::Text("Sentence %d \xE2\x80\x94 encoder input (tokens + EOS), S = %d", b + 1, v.S);
+        const auto& toks = b < static_cast<int>(v.source_tokens.size()) ? v.source_tokens[static_cast<size_t>(b)] : std::vector<Token>{};
+        for (int s = 0; s < v.S; ++s) {
+            ImGui::PushID(s);
+            const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
+            if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) {
+                const std::string tip = "\"" + toks[static_cast<size_t>(s)].text + "\" is not in the vocabulary: it became UNK (id " +
+                                        std::to_string(sp.unk) + ")";
+                token_chip(toks[static_cast<size_t>(s)].text, id, ChipKind::Unknown, tip.c_str());
+            } else if (id == sp.pad) {
+                token_chip("PAD", id, ChipKind::Pad, "padding: fills this row to the batch's longest source");
+            } else if (id == sp.eos) {
+                token_chip("EOS", id, ChipKind::Special, "end of sequence: appended to every source");
+            } else {
+                token_chip(v.token_text(id), id, ChipKind::Normal);
+            }
+            ImGui::PopID();
+        }
+        ImGui::NewLine();
+        ImGui::Text("Decoder input (BOS + output), T = %d", v.T);
+        constexpr int MAX_CHIPS = 40;
+        for (int t = 0; t < v.T; ++t) {
+            if (t == MAX_CHIPS && v.T > MAX_CHIPS + 4) {
+                ImGui::TextDisabled("\xE2\x80\xA6 and %d more", v.T - MAX_CHIPS);
+                break;
+            }
+            ImGui::PushID(1000 + t);
+            const int id = v.tgt_ids[static_cast<size_t>(b * v.T + t)];
+            if (id == sp.bos) token_chip("BOS", id, ChipKind::Special, "begin of sequence: the decoder's first input");
+            else if (id == sp.pad) token_chip("PAD", id, ChipKind::Pad, "padding");
+            else if (id == sp.unk) token_chip("UNK", id, ChipKind::Unknown, "the unknown token");
+            else if (id == sp.eos) token_chip("EOS", id, ChipKind::Special);
+            else token_chip(v.token_text(id), id, ChipKind::Normal);
+            ImGui::PopID();
+        }
+        ImGui::NewLine();
+        const std::string out = b < static_cast<int>(v.decoded_text.size()) ? v.decoded_text[static_cast<size_t>(b)] : "";
+        ImGui::TextUnformatted("Greedy decode:");
+        ImGui::SameLine();
+        ImGui::PushTextWrapPos(0.0f);
+        if (out.empty()) ImGui::TextDisabled("(empty: EOS was the first prediction)");
+        else ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%s", out.c_str());
+        ImGui::PopTextWrapPos();
+        if (b < static_cast<int>(v.decoded_ids.size()) &&
+            static_cast<int>(v.decoded_ids[static_cast<size_t>(b)].size()) >= v.config.max_len - 1)
+            ImGui::TextDisabled("stopped at max_len without EOS (an untrained model rarely predicts EOS)");
+        ImGui::Separator();
+        ImGui::PopID();
+    }
+    if (v.target_text) ImGui::TextDisabled("Teacher forcing: the decoder input above is BOS + the target text.");
+}
+
+}  // namespace tx::app

@@ -1,0 +1,148 @@
+// Masks panel (see masks_panel.h). 1 = the query may attend to the key, 0 = masked (its score
+// becomes −∞ and its probability exactly 0).
+#include "panels/masks_panel.h"
+
+#include <algorithm>
+
+#include "widgets/heatmap.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+MasksPanel::MasksPanel()
+    : Panel("Masks", "masks",
+            "Masks decide which keys a query may look at: the padding mask hides PAD tokens of a batch, the causal "
+            "(look-ahead) mask hides later decoder positions. A masked score becomes \xE2\x88\x92\xE2\x88\x9E, so "
+            "softmax gives it weight exactly 0.") {}
+
+void MasksPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    const int row = std::clamp(ctx.selection.batch_row, 0, std::max(v.B - 1, 0));
+    bool causal = v.options.causal_mask, padding = v.options.padding_mask;
+    if (ImGui::Checkbox("causal mask (decoder self-attention)", &causal)) ctx.commands.set_causal_mask(causal);
+    item_tooltip("Without it, decoder position t sees positions after t. In training the answer is then visible: "
+                 "the model learns to copy the next input instead of predicting it, and at generation time those "
+                 "future tokens do not exist yet, so what it learned does not apply.");
+    ImGui::SameLine();
+    if (ImGui::Checkbox("padding mask", &padding)) ctx.commands.set_padding_mask(padding);
+    item_tooltip("Without it, real tokens also attend to PAD positions: a sentence's result then depends on how "
+                 "long the other sentences in its batch are. Add a longer second sentence in the Input panel to see it.");
+    if (v.B > 1) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(100);
+        ImGui::SliderInt("batch row", &ctx.selection.batch_row, 0, v.B - 1);
+    }
+    if (!causal || !padding) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "%s%s",
+                           !causal ? "Causal mask OFF: every decoder position now sees the whole decoder input, including "
+                                     "positions it should still be predicting. The decode below changes because the "
+                                     "model was trained with the mask. " : "",
+                           !padding ? "Padding mask OFF: PAD keys now receive attention weight, so padded sentences "
+                                      "mix in meaningless PAD vectors." : "");
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::Separator();
+
+    const auto src = v.src_labels(row), tgt = v.tgt_labels(row);
+    const int S = v.S, T = v.T;
+    // Source padding mask as S×S for encoder self-attention (the same row for every query).
+    std::vector<float> enc(static_cast<size_t>(S) * S), causal_m(static_cast<size_t>(T) * T), tgt_pad(static_cast<size_t>(T) * T),
+        combined(static_cast<size_t>(T) * T), cross(static_cast<size_t>(T) * S);
+    for (int i = 0; i < S; ++i)
+        for (int j = 0; j < S; ++j) enc[static_cast<size_t>(i * S + j)] = v.src_mask[static_cast<size_t>(row * S + j)];
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) {
+            causal_m[static_cast<size_t>(i * T + j)] = j <= i ? 1.0f : 0.0f;
+            tgt_pad[static_cast<size_t>(i * T + j)] = v.tgt_ids[static_cast<size_t>(row * T + j)] != v.config.special.pad ? 1.0f : 0.0f;
+            combined[static_cast<size_t>(i * T + j)] = v.tgt_mask[static_cast<size_t>((row * T + i) * T + j)];
+        }
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < S; ++j) cross[static_cast<size_t>(i * S + j)] = v.src_mask[static_cast<size_t>(row * S + j)];
+
+    auto show = [&](const char* id, const char* title, const std::vector<float>& m, int R, int C, const std::vector<std::string>& rl,
+                    const std::vector<std::string>& cl, const char* ra, const char* ca, float width) {
+        ImGui::BeginGroup();
+        HeatmapSpec spec;
+        spec.id = id;
+        spec.title = title;
+        spec.show_title = true;
+        spec.values = m.data();
+        spec.rows = R;
+        spec.cols = C;
+        spec.row_labels = &rl;
+        spec.col_labels = &cl;
+        spec.row_axis = ra;
+        spec.col_axis = ca;
+        spec.vmin = 0.0f;
+        spec.vmax = 1.0f;
+        spec.colorbar = false;
+        spec.size = ImVec2(width, 0);
+        spec.max_cell = 26.0f;
+        spec.tooltip = [&](int r, int c, float value) {
+            return std::string("query \"") + rl[static_cast<size_t>(r)] + "\" \xE2\x86\x92 key \"" + cl[static_cast<size_t>(c)] +
+                   "\": " + (value > 0.5f ? "may attend (1)" : "masked (0)");
+        };
+        draw_heatmap(spec, &ctx.commands);
+        ImGui::EndGroup();
+    };
+    const float w = ImGui::GetContentRegionAvail().x / 3.0f - 10.0f;
+    show("enc", "encoder: source padding mask", enc, S, S, src, src, "query", "key", w);
+    ImGui::SameLine();
+    show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked");
+    ImGui::EndGroup();
+    show("causal", "decoder: causal (look-ahead)", causal_m, T, T, tgt, tgt, "query", "key", w);
+    ImGui::SameLine();
+    show("tpad", "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query", "key", w);
+    ImGui::SameLine();
+    show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
+    ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding, each only when switched on.");
+
+    // Effect on the first decoder self-attention: masked scores and probabilities, head 0.
+    ImGui::Separator();
+    for (const auto& a : v.attention) {
+        if (a.kind != AttentionKind::DecoderSelf) continue;
+        ImGui::Text("Effect in %s (head 0): masked scores and probabilities", a.prefix.c_str());
+        const std::vector<float>* ms = v.output(a.masked_scores);
+        const std::vector<float>* pr = v.output(a.probs);
+        if (!ms || !pr) {
+            ImGui::TextDisabled("Not computed yet: step further or run to end.");
+            break;
+        }
+        const int H = v.config.heads;
+        const float hw = ImGui::GetContentRegionAvail().x / 2.0f - 10.0f;
+        for (int k = 0; k < 2; ++k) {
+            const std::vector<float>& d = k == 0 ? *ms : *pr;
+            HeatmapSpec spec;
+            spec.id = k == 0 ? "ms" : "pr";
+            spec.title = a.prefix + (k == 0 ? " masked scores head 0" : " probabilities head 0");
+            spec.show_title = true;
+            spec.values = d.data() + (static_cast<size_t>(row) * H) * T * T;
+            spec.rows = T;
+            spec.cols = T;
+            spec.row_labels = &tgt;
+            spec.col_labels = &tgt;
+            spec.row_axis = "query";
+            spec.col_axis = "key";
+            spec.size = ImVec2(hw, 0);
+            spec.max_cell = 26.0f;
+            if (k == 0) {
+                spec.map = Colormap::Diverging;
+                spec.symmetric = true;
+            } else {
+                spec.vmin = 0.0f;
+                spec.vmax = 1.0f;
+            }
+            ImGui::BeginGroup();
+            draw_heatmap(spec, &ctx.commands);
+            ImGui::EndGroup();
+            if (k == 0) ImGui::SameLine();
+        }
+        break;
+    }
+}
+
+}  // namespace tx::app

@@ -1,0 +1,124 @@
+// Model panel (see model_panel.h).
+#include "panels/model_panel.h"
+
+#include <cstdlib>
+
+#include "imgui_stdlib.h"
+#include "parameters.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+ModelPanel::ModelPanel()
+    : Panel("Model", "model",
+            "The hyperparameters of the encoder-decoder. Changing one builds a new model with fresh random weights "
+            "(Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
+
+void ModelPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    if (m_synced_version != v.version && !m_edited) {
+        m_edit = v.config;
+        m_synced_version = v.version;
+    }
+    if (m_path.empty()) {
+        const char* home = std::getenv("HOME");
+        m_path = std::string(home ? home : "/tmp") + "/transformer-explorer-model.safetensors";
+    }
+    ImGui::Text("Weights: %s", v.model_source.c_str());
+    ImGui::Separator();
+
+    bool changed = false;
+    ImGui::PushItemWidth(160);
+    changed |= ImGui::InputInt("d_model", &m_edit.d_model);
+    help_marker("Width of every token vector (D). The embeddings are multiplied by \xE2\x88\x9A" "d_model.");
+    changed |= ImGui::InputInt("heads", &m_edit.heads);
+    help_marker("H parallel attention heads, each of width dk = d_model / H.");
+    changed |= ImGui::InputInt("d_ff", &m_edit.d_ff);
+    help_marker("Hidden width F of the position-wise feed-forward network: ReLU(x\xC2\xB7W\xE2\x82\x81\xE1\xB5\x80 + b\xE2\x82\x81)\xC2\xB7W\xE2\x82\x82\xE1\xB5\x80 + b\xE2\x82\x82.");
+    changed |= ImGui::InputInt("encoder layers", &m_edit.encoder_layers);
+    changed |= ImGui::InputInt("decoder layers", &m_edit.decoder_layers);
+    changed |= ImGui::InputInt("max length", &m_edit.max_len);
+    help_marker("Longest sequence, BOS/EOS included; also the length of the positional-encoding table.");
+    changed |= ImGui::InputFloat("dropout", &m_edit.dropout, 0.05f, 0.1f, "%.2f");
+    help_marker("Used in training only: the explorer runs in eval mode, so what you see has no dropout.");
+    int seed = static_cast<int>(m_edit.seed);
+    if (ImGui::InputInt("seed", &seed)) {
+        m_edit.seed = static_cast<uint64_t>(std::max(seed, 0));
+        changed = true;
+    }
+    int norm = m_edit.norm == NormPlacement::Post ? 0 : 1;
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::Combo("norm placement", &norm, "Post-LN: LN(x + f(x)) (paper)\0Pre-LN: x + f(LN(x))\0")) {
+        m_edit.norm = norm == 0 ? NormPlacement::Post : NormPlacement::Pre;
+        changed = true;
+    }
+    help_marker("Post-LN normalises after the residual sum, as the paper. Pre-LN normalises each sublayer's input and "
+                "adds a final LayerNorm; it trains more stably in deep stacks.");
+    changed |= ImGui::Checkbox("scale scores by 1/\xE2\x88\x9A" "dk", &m_edit.scale_attention);
+    help_marker("Dot products of dk-wide vectors grow like \xE2\x88\x9A" "dk; without the scaling, softmax saturates "
+                "(one weight near 1, the rest near 0) and its gradients vanish. Switch it off and look at the attention.");
+    ImGui::PopItemWidth();
+    ImGui::TextDisabled("tokenizer: %s (fixed by the vocabulary)", v.config.tokenizer == TokenizerKind::Word ? "word" : "char");
+    if (changed) m_edited = true;
+
+    const auto why = validate(m_edit);
+    if (why) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: %s", why->c_str());
+        ImGui::PopTextWrapPos();
+    } else {
+        int64_t params = 0;
+        try {
+            ModelConfig c = m_edit;
+            c.src_vocab = c.tgt_vocab = v.vocab_size;
+            params = ParameterTable(c).total();
+        } catch (const std::exception&) {
+        }
+        ImGui::TextDisabled("dk = %d \xC2\xB7 %lld parameters (%s)", m_edit.d_k(), static_cast<long long>(params),
+                            format_bytes(static_cast<double>(params) * 4.0).c_str());
+    }
+    const bool trained = v.model_source.rfind("untrained", 0) != 0;
+    ImGui::BeginDisabled(why.has_value() || !m_edited);
+    if (ImGui::Button("Rebuild the model")) {
+        if (trained && !ctx.self_test) {
+            ImGui::OpenPopup("Discard trained weights?");
+        } else {
+            ctx.commands.rebuild_model(m_edit);
+            m_edited = false;
+        }
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!m_edited);
+    if (ImGui::Button("Revert")) {
+        m_edit = v.config;
+        m_edited = false;
+    }
+    ImGui::EndDisabled();
+    if (ImGui::BeginPopupModal("Discard trained weights?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::Text("The current weights come from %s.", v.model_source.c_str());
+        ImGui::TextUnformatted("Rebuilding starts from fresh random weights; save a checkpoint first to keep them.");
+        if (ImGui::Button("Rebuild anyway")) {
+            ctx.commands.rebuild_model(m_edit);
+            m_edited = false;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Checkpoint (.safetensors)");
+    help_marker("One safetensors file with every parameter under its PyTorch-style name and the config in its "
+                "metadata; it loads in Python's safetensors and PyTorch as is.");
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputText("##path", &m_path);
+    if (ImGui::Button("Load")) ctx.commands.load_checkpoint(m_path);
+    ImGui::SameLine();
+    if (ImGui::Button("Save")) ctx.commands.save_checkpoint(m_path);
+    ImGui::SameLine();
+    ImGui::TextDisabled("errors appear in the status line at the bottom");
+}
+
+}  // namespace tx::app

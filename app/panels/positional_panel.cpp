@@ -1,0 +1,139 @@
+// Positional encoding panel (see positional_panel.h). PE comes from the core's
+// tx::cpu::positional_encoding_table, the same table the model adds to its embeddings.
+#include "panels/positional_panel.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ops.h"
+#include "widgets/heatmap.h"
+#include "widgets/plot.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+PositionalPanel::PositionalPanel()
+    : Panel("Positional encoding", "positional",
+            "Attention itself ignores order, so each position p gets a fixed vector added to its embedding: "
+            "PE[p,2i] = sin(p/10000^(2i/d_model)), PE[p,2i+1] = cos(\xE2\x80\xA6). Low dimensions oscillate fast, high "
+            "ones slowly, and PE(p+k) is a rotation of PE(p), so relative offsets are easy to read.") {}
+
+void PositionalPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    const int D = v.config.d_model;
+    const int follow = std::max({v.S, v.T, 2});
+    ImGui::SetNextItemWidth(220);
+    int shown = m_length > 0 ? m_length : follow;
+    if (ImGui::SliderInt("positions", &shown, 2, std::max(2, v.config.max_len))) m_length = shown;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("follow the input")) m_length = 0;
+    ImGui::SameLine();
+    ImGui::TextDisabled("d_model = %d, length = %d (source S = %d, decoder T = %d)", D, shown, v.S, v.T);
+    const int L = shown;
+    if (m_cached_l != L || m_cached_d != D) {
+        m_pe.assign(static_cast<size_t>(L) * D, 0.0f);
+        tx::cpu::positional_encoding_table<float>(m_pe.data(), L, D);
+        m_sim.assign(static_cast<size_t>(L) * L, 0.0f);
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < L; ++j) {
+                double dot = 0;
+                for (int d = 0; d < D; ++d) dot += static_cast<double>(m_pe[static_cast<size_t>(i * D + d)]) * m_pe[static_cast<size_t>(j * D + d)];
+                m_sim[static_cast<size_t>(i * L + j)] = static_cast<float>(dot);
+            }
+        m_cached_l = L;
+        m_cached_d = D;
+    }
+
+    // Curves.
+    ImGui::TextUnformatted("dimensions:");
+    for (int k = 0; k < 4; ++k) {
+        ImGui::SameLine();
+        ImGui::PushID(k);
+        ImGui::SetNextItemWidth(90);
+        ImGui::InputInt("##dim", &m_dims[k]);
+        m_dims[k] = std::clamp(m_dims[k], 0, D - 1);
+        ImGui::PopID();
+    }
+    help_marker("Even dimensions are sines, odd ones cosines; dimension pair i has wavelength 2\xCF\x80\xC2\xB7" "10000^(2i/d_model).");
+    const ImU32 colours[4] = {IM_COL32(90, 170, 255, 255), IM_COL32(255, 150, 60, 255), IM_COL32(110, 210, 110, 255),
+                              IM_COL32(230, 90, 200, 255)};
+    std::vector<PlotSeries> series;
+    for (int k = 0; k < 4; ++k) {
+        PlotSeries s;
+        const int d = m_dims[k];
+        char name[48];
+        std::snprintf(name, sizeof name, "dim %d (%s)", d, d % 2 == 0 ? "sin" : "cos");
+        s.name = name;
+        s.colour = colours[k];
+        for (int p = 0; p < L; ++p) {
+            s.x.push_back(p);
+            s.y.push_back(m_pe[static_cast<size_t>(p * D + d)]);
+        }
+        series.push_back(std::move(s));
+    }
+    PlotSpec plot;
+    plot.id = "curves";
+    plot.title = "PE[position, dimension] over positions";
+    plot.x_label = "position p";
+    plot.y_label = "PE value";
+    plot.y_min = -1.1;
+    plot.y_max = 1.1;
+    plot.size = ImVec2(0, 230);
+    plot.markers = L <= 40;
+    plot.integer_x = true;
+    draw_plot(plot, series, &ctx.commands);
+
+    std::vector<std::string> pos, dims;
+    for (int p = 0; p < L; ++p) pos.push_back(std::to_string(p));
+    for (int d = 0; d < D; ++d) dims.push_back(std::to_string(d));
+    const float w = ImGui::GetContentRegionAvail().x * 0.5f - 10;
+    ImGui::BeginGroup();
+    HeatmapSpec pe;
+    pe.id = "pe";
+    pe.title = "PE matrix (positions \xC3\x97 dimensions)";
+    pe.show_title = true;
+    pe.values = m_pe.data();
+    pe.rows = L;
+    pe.cols = D;
+    pe.row_labels = &pos;
+    pe.col_labels = &dims;
+    pe.row_axis = "position";
+    pe.col_axis = "dimension";
+    pe.map = Colormap::Diverging;
+    pe.vmin = -1.0f;
+    pe.vmax = 1.0f;
+    pe.size = ImVec2(w, 0);
+    pe.max_cell = 20.0f;
+    pe.values_in_cells = false;
+    draw_heatmap(pe, &ctx.commands);
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    HeatmapSpec sim;
+    sim.id = "sim";
+    sim.title = "similarity PE(i)\xC2\xB7PE(j)";
+    sim.show_title = true;
+    sim.values = m_sim.data();
+    sim.rows = L;
+    sim.cols = L;
+    sim.row_labels = &pos;
+    sim.col_labels = &pos;
+    sim.row_axis = "position i";
+    sim.col_axis = "position j";
+    sim.size = ImVec2(w, 0);
+    sim.max_cell = 20.0f;
+    sim.values_in_cells = false;
+    sim.tooltip = [&](int r, int c, float value) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "PE(%d)\xC2\xB7PE(%d) = %.3f (|i\xE2\x88\x92j| = %d)", r, c, static_cast<double>(value), std::abs(r - c));
+        return std::string(buf);
+    };
+    draw_heatmap(sim, &ctx.commands);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+    ImGui::TextDisabled("The dot product depends only on the distance |i\xE2\x88\x92j|: the bright diagonal is each position "
+                        "with itself (= d_model/2), and it falls off with distance.");
+    ImGui::PopTextWrapPos();
+    ImGui::EndGroup();
+}
+
+}  // namespace tx::app

@@ -1,0 +1,78 @@
+// Shapes panel (see shapes_panel.h). Sizes are float32: 4 bytes per value.
+#include "panels/shapes_panel.h"
+
+#include <utility>
+
+#include "parameters.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+namespace {
+
+// "decoder.layers.1.cross_attn.q" -> "dec.1.cross_attn.q": fits the narrow left column.
+std::string short_name(const std::string& name) {
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"encoder.layers.", "enc."}, {"decoder.layers.", "dec."}})
+        if (name.rfind(from, 0) == 0) return to + name.substr(from.size());
+    return name;
+}
+
+}  // namespace
+
+ShapesPanel::ShapesPanel()
+    : Panel("Shapes", "shapes",
+            "Every tensor of the pass with its shape: B batch, S source length, T decoder length, D = d_model, "
+            "H heads, dk = D/H per head, F = d_ff, V vocabulary. Attention tensors grow with S\xC2\xB7T per head; "
+            "the rest with length \xC3\x97 width. enc./dec. abbreviate encoder.layers./decoder.layers.") {}
+
+void ShapesPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    const ModelConfig& c = v.config;
+    double total = 0;
+    for (const auto& s : v.steps) total += static_cast<double>(s.shape.numel()) * 4.0;
+    int64_t params = 0;
+    try {
+        params = ParameterTable(c).total();
+    } catch (const std::exception&) {
+    }
+    ImGui::Text("B=%d  S=%d  T=%d  D=%d  H=%d  dk=%d  F=%d  V=%d", v.B, v.S, v.T, c.d_model, c.heads, c.d_k(), c.d_ff, v.vocab_size);
+    ImGui::TextWrapped("activations of all %zu steps: %s \xC2\xB7 parameters: %lld (%s)", v.steps.size(), format_bytes(total).c_str(),
+                static_cast<long long>(params), format_bytes(static_cast<double>(params) * 4.0).c_str());
+    const size_t current = v.cursor == 0 ? static_cast<size_t>(-1) : v.cursor - 1;
+    const float table_h = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() - 4;
+    if (ImGui::BeginTable("##shapes", 3,
+                          ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                              ImGuiTableFlags_SizingStretchProp,
+                          ImVec2(0, std::max(table_h, 120.0f)))) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch, 2.6f);
+        ImGui::TableSetupColumn("shape", ImGuiTableColumnFlags_WidthStretch, 2.4f);
+        ImGui::TableSetupColumn("size", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableHeadersRow();
+        for (size_t i = 0; i < v.steps.size(); ++i) {
+            const StepInfo& s = v.steps[i];
+            ImGui::TableNextRow();
+            if (i == current) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(120, 95, 25, 200));
+            ImGui::TableNextColumn();
+            if (!v.finished(i)) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::PushID(static_cast<int>(i));
+            if (ImGui::Selectable(short_name(s.name).c_str(), i == current, ImGuiSelectableFlags_SpanAllColumns)) ctx.commands.run_to(i);
+            ImGui::PopID();
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%s\n%s\n%lld values", s.name.c_str(), s.formula.c_str(), static_cast<long long>(s.shape.numel()));
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(s.shape.str().c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(format_bytes(static_cast<double>(s.shape.numel()) * 4.0).c_str());
+            if (!v.finished(i)) ImGui::PopStyleColor();
+            if (i == current && m_scrolled_to != current) {
+                ImGui::SetScrollHereY(0.5f);
+                m_scrolled_to = current;
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Highlighted: the step just computed. Click a row to move the cursor there.");
+}
+
+}  // namespace tx::app

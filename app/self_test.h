@@ -1,0 +1,34 @@
+// --self-test: drives the app frame by frame through every panel, every step, every toggle, an
+// export, a rebuild, a checkpoint round trip and 20 training steps on the tiny preset; exits 0
+// only when no check failed and no error was reported. Used by tests/app/run_app_tests.sh.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tx::app {
+
+class ExplorerApp;
+
+class SelfTest {
+public:
+    SelfTest();
+    void frame(ExplorerApp& app);                 // after each frame's commands are applied
+    bool wants_screenshot() const { return m_screenshot; }
+
+private:
+    // An action returns true when done; it runs again on the next frame otherwise.
+    using Action = std::function<bool(ExplorerApp&)>;
+    void build();
+    void check(bool ok, const std::string& what);
+    std::vector<std::pair<std::string, Action>> m_actions;
+    size_t m_next = 0;
+    int m_frames_in_action = 0;
+    std::vector<std::string> m_failures;
+    bool m_screenshot = false;
+    std::string m_tmp;
+    double m_started = 0.0;
+    int m_baseline_errors = 0;
+};
+
+}  // namespace tx::app

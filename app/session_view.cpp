@@ -1,0 +1,78 @@
+// Builds the SessionView snapshot from a Session (see session_view.h).
+#include "session_view.h"
+
+#include "session.h"
+
+namespace tx::app {
+
+std::string SessionView::token_text(int id) const {
+    if (id >= 0 && id < static_cast<int>(vocabulary.size())) {
+        if (config.tokenizer == TokenizerKind::Char && vocabulary[static_cast<size_t>(id)] == " ") return "\xE2\x90\xA3";
+        return vocabulary[static_cast<size_t>(id)];
+    }
+    return "<id " + std::to_string(id) + ">";
+}
+
+std::vector<std::string> SessionView::src_labels(int row) const {
+    std::vector<std::string> labels;
+    if (row < 0 || row >= B) return labels;
+    for (int s = 0; s < S; ++s) labels.push_back(token_text(src_ids[static_cast<size_t>(row * S + s)]));
+    return labels;
+}
+
+std::vector<std::string> SessionView::tgt_labels(int row) const {
+    std::vector<std::string> labels;
+    if (row < 0 || row >= B) return labels;
+    for (int t = 0; t < T; ++t) labels.push_back(token_text(tgt_ids[static_cast<size_t>(row * T + t)]));
+    return labels;
+}
+
+int SessionView::attention_block_of(size_t step) const {
+    for (size_t i = 0; i < attention.size(); ++i) {
+        const AttentionBlock& a = attention[i];
+        if (step >= a.q && step <= a.out) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+void refresh_view(SessionView& view, const Session& session, const std::string& model_source, bool full) {
+    const Transformer& model = session.model();
+    ++view.version;
+    view.valid = true;
+    if (full) {
+        view.model_source = model_source;
+        view.config = session.config();
+        view.vocabulary = session.tokenizer().vocabulary().tokens();
+        view.vocab_size = static_cast<int>(view.vocabulary.size());
+        view.sentences = session.sentences();
+        view.target_text = session.target_text();
+        view.source_tokens = session.source_tokens();
+        view.decoded_ids = session.decoded_ids();
+        view.decoded_text = session.decoded_text();
+        view.B = model.batch_size();
+        view.S = model.src_len();
+        view.T = model.tgt_len();
+        view.src_ids = model.src_ids();
+        view.tgt_ids = model.tgt_ids();
+        view.src_mask = model.src_mask();
+        view.tgt_mask = model.tgt_mask();
+        view.options = session.options();
+        view.attention = model.attention_blocks();
+        view.first_decoder_step = model.first_decoder_step();
+        view.forward_ms = session.last_forward_ms();
+    }
+    // Step infos carry the times of the last run; outputs follow the cursor.
+    view.steps = model.steps();
+    const size_t n = model.step_count();
+    view.cursor = session.cursor();
+    view.outputs.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        if (i < view.cursor) {
+            if (full || view.outputs[i].empty()) view.outputs[i] = model.step_output(i);
+        } else {
+            view.outputs[i].clear();
+        }
+    }
+}
+
+}  // namespace tx::app

@@ -1,0 +1,66 @@
+// SessionView: the snapshot of the Session that panels read (config, tokens, masks, steps,
+// finished step outputs as host copies). The app rebuilds it when the session changes; panels
+// never hold the Session, a backend or Eigen. Shapes as transformer.h: B, S, T, D, H, dk, V.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "tokenizer.h"
+#include "transformer.h"
+
+namespace tx {
+class Session;
+}
+
+namespace tx::app {
+
+struct SessionView {
+    uint64_t version = 0;                    // grows on every change; widgets key caches on it
+    bool valid = false;                      // false until a model is loaded
+    std::string model_source;                // where the weights came from (file, "untrained", "trainer")
+    ModelConfig config;
+    int vocab_size = 0;
+    std::vector<std::string> vocabulary;     // index = id
+    std::string backend;                     // "cpu", "cuda"
+
+    std::vector<std::string> sentences;
+    std::optional<std::string> target_text;
+    std::vector<std::vector<Token>> source_tokens;   // per sentence, without EOS
+    std::vector<std::vector<int>> decoded_ids;
+    std::vector<std::string> decoded_text;
+
+    int B = 0, S = 0, T = 0;
+    std::vector<int32_t> src_ids;            // [B,S] encoder input: tokens + EOS, PAD-padded
+    std::vector<int32_t> tgt_ids;            // [B,T] decoder input: BOS + output, PAD-padded
+    std::vector<float> src_mask;             // [B,1,1,S] 1 = key may be attended
+    std::vector<float> tgt_mask;             // [B,1,T,T] causal and padding combined
+    RunOptions options;
+
+    std::vector<StepInfo> steps;
+    std::vector<AttentionBlock> attention;
+    size_t cursor = 0;                       // finished steps
+    size_t first_decoder_step = 0;
+    double forward_ms = 0.0;
+    std::vector<std::vector<float>> outputs; // per step; empty when the step is not finished
+
+    // Display text of an id ("<pad>", "animal").
+    std::string token_text(int id) const;
+    // Token labels of one batch row of the encoder input [S] / decoder input [T].
+    std::vector<std::string> src_labels(int row) const;
+    std::vector<std::string> tgt_labels(int row) const;
+    const std::vector<float>* output(size_t step) const {
+        return step < outputs.size() && !outputs[step].empty() ? &outputs[step] : nullptr;
+    }
+    bool finished(size_t step) const { return step < cursor; }
+    // The attention block index whose steps include `step`, or -1.
+    int attention_block_of(size_t step) const;
+    int d_k() const { return config.d_k(); }
+};
+
+// Refreshes `view` from the session: everything when `full`, else only cursor and outputs.
+void refresh_view(SessionView& view, const Session& session, const std::string& model_source, bool full);
+
+}  // namespace tx::app

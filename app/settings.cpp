@@ -1,0 +1,64 @@
+// Settings handler (see settings.h). Values are one per line, key=value; sentences repeat.
+#include "settings.h"
+
+#include <cstring>
+#include <string>
+
+#include "explorer_app.h"
+#include "imgui_internal.h"
+
+namespace tx::app {
+
+namespace {
+
+void* read_open(ImGuiContext*, ImGuiSettingsHandler* handler, const char* name) {
+    auto* app = static_cast<ExplorerApp*>(handler->UserData);
+    if (std::strcmp(name, "Settings") != 0) return nullptr;
+    app->settings().sentences.clear();
+    return app;
+}
+
+void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* line) {
+    auto* app = static_cast<ExplorerApp*>(entry);
+    const std::string l = line;
+    const size_t eq = l.find('=');
+    if (eq == std::string::npos) return;
+    const std::string key = l.substr(0, eq), value = l.substr(eq + 1);
+    auto& s = app->settings();
+    s.loaded = true;
+    if (key == "layout" && (value == "default" || value == "windows")) s.layout = value;
+    else if (key == "export_dir" && !value.empty()) s.export_dir = value;
+    else if (key == "sentence" && !value.empty() && s.sentences.size() < 4) s.sentences.push_back(value);
+    else if (key.rfind("panel.", 0) == 0) s.panels_open.emplace_back(key.substr(6), value == "1");
+}
+
+void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* out) {
+    auto* app = static_cast<ExplorerApp*>(handler->UserData);
+    const auto& s = app->settings();
+    out->appendf("[%s][Settings]\n", handler->TypeName);
+    out->appendf("layout=%s\n", s.layout.c_str());
+    out->appendf("export_dir=%s\n", s.export_dir.c_str());
+    for (const auto& sentence : s.sentences) {
+        std::string one_line = sentence;
+        for (char& c : one_line)
+            if (c == '\n' || c == '\r') c = ' ';
+        out->appendf("sentence=%s\n", one_line.c_str());
+    }
+    for (const auto& p : app->panels()) out->appendf("panel.%s=%d\n", p->key().c_str(), p->open() ? 1 : 0);
+    out->append("\n");
+}
+
+}  // namespace
+
+void register_settings_handler(ExplorerApp& app) {
+    ImGuiSettingsHandler handler;
+    handler.TypeName = "TransformerExplorer";
+    handler.TypeHash = ImHashStr("TransformerExplorer");
+    handler.ReadOpenFn = read_open;
+    handler.ReadLineFn = read_line;
+    handler.WriteAllFn = write_all;
+    handler.UserData = &app;
+    ImGui::GetCurrentContext()->SettingsHandlers.push_back(handler);
+}
+
+}  // namespace tx::app

@@ -1,0 +1,10 @@
+// The app's own lines in imgui.ini ([TransformerExplorer][Settings]): layout, open panels,
+// export folder and the last sentences, through ImGui's settings-handler mechanism.
+#pragma once
+
+namespace tx::app {
+
+class ExplorerApp;
+void register_settings_handler(ExplorerApp& app);
+
+}  // namespace tx::app
