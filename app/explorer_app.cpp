@@ -27,6 +27,7 @@
 #include "self_test.h"
 #include "session.h"
 #include "settings.h"
+#include "threads.h"
 #include "trainer.h"
 #include "widgets/export.h"
 #include "widgets/heatmap.h"
@@ -60,6 +61,9 @@ double now_s() { return ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0; }
 }  // namespace
 
 ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
+    // One matrix-product thread: the UI and the trainer thread each run on a core of their own;
+    // an OpenMP pool per thread would spin against the other (shared/PERF.md).
+    tx::set_cpu_threads(1);
     // Assets: --assets, next to the executable (installed), or the source tree.
     std::vector<std::string> candidates;
     if (!m_options.assets.empty()) candidates.push_back(m_options.assets);
