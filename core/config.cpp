@@ -21,9 +21,9 @@ std::string describe(const char* field, double value, const char* rule) {
     return std::string(field) + " (" + v + ") " + rule;
 }
 
-// A float as the shortest decimal that reads back to the same float ("0.1", not
-// "0.10000000149011612"), so saved configs stay readable.
-double tidy(float value) {
+}  // namespace
+
+double json_float(float value) {
     char text[32];
     for (int digits = 6; digits <= 9; ++digits) {
         std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
@@ -31,8 +31,6 @@ double tidy(float value) {
     }
     return std::strtod(text, nullptr);
 }
-
-}  // namespace
 
 std::optional<std::string> validate(const ModelConfig& c) {
     // Upper bounds keep a typo (d_model 51200) from allocating gigabytes in an explorer.
@@ -80,8 +78,8 @@ std::string to_json(const ModelConfig& c) {
     j["encoder_layers"] = c.encoder_layers;
     j["decoder_layers"] = c.decoder_layers;
     j["max_len"] = c.max_len;
-    j["dropout"] = tidy(c.dropout);
-    j["ln_eps"] = tidy(c.ln_eps);
+    j["dropout"] = json_float(c.dropout);
+    j["ln_eps"] = json_float(c.ln_eps);
     j["norm"] = to_string(c.norm);
     j["scale_attention"] = c.scale_attention;
     j["seed"] = c.seed;

@@ -50,6 +50,9 @@ struct ConfigError : std::runtime_error {
 };
 
 std::string to_json(const ModelConfig& config);
+// A float as the shortest decimal that reads back to the same float ("0.1", not
+// "0.10000000149011612"), so saved configs stay readable.
+double json_float(float value);
 // Parses and validates; throws ConfigError naming the bad or missing field.
 ModelConfig config_from_json(const std::string& json);
 

@@ -48,7 +48,62 @@ struct TrainingSnapshot {
     std::vector<std::string> probe_target;   // T labels (decoder input: BOS + output)
     int probe_heads = 0;
     std::vector<float> probe_cross_attention;
-    double elapsed_s = 0.0;
+    double elapsed_s = 0.0;              // seconds spent in training steps (evaluation excluded)
+    int64_t tokens = 0;                  // target tokens trained on so far
+};
+
+class Task;
+class Transformer;
+class Backend;
+class Optimizer;
+struct EvalResult;
+
+// The training loop without a thread: what Trainer runs on its thread, and what txcli, tests
+// and benchmarks may drive directly. Owns its CPU backend, model, optimizer and task; the loop
+// exists once, here. Same seeds, same losses, bit for bit.
+class TrainingRun {
+public:
+    TrainingRun(ModelConfig model, TrainingConfig training);   // throws ConfigError
+    ~TrainingRun();
+    TrainingRun(const TrainingRun&) = delete;
+    TrainingRun& operator=(const TrainingRun&) = delete;
+
+    struct StepResult {
+        double loss = 0.0;        // label-smoothed, per target token
+        double grad_norm = 0.0;   // before clipping
+        double lr = 0.0;
+        int tokens = 0;           // target tokens of the batch
+        double seconds = 0.0;     // wall time of the step
+        bool diverged = false;    // non-finite loss or gradient norm: the update was not applied
+        std::string message;
+    };
+    // One batch: forward (training mode, dropout seed = mix_seed(seed, step)), loss, backward,
+    // clipping, Adam with the Noam learning rate.
+    StepResult train_step();
+    EvalResult evaluate(bool decode = true);
+    std::vector<SampleDecode> samples(const EvalResult& result, int count) const;
+    // Greedy-decodes held-out example 0 (eval mode) and fills the snapshot's probe fields with
+    // the last decoder layer's cross-attention of that decode.
+    void probe(TrainingSnapshot& snapshot);
+    void reset();   // fresh weights and moments, training stream from its start, step 0
+
+    int64_t step() const { return m_step; }
+    int64_t total_steps() const { return m_training.total_steps(); }
+    const ModelConfig& model_config() const { return m_model_config; }
+    const TrainingConfig& training_config() const { return m_training; }
+    const Task& task() const { return *m_task; }
+    Transformer& model() { return *m_model; }
+    std::vector<float> parameters() const;
+    Checkpoint checkpoint() const;   // current weights + config, vocabulary, training JSON
+
+private:
+    ModelConfig m_model_config;
+    TrainingConfig m_training;
+    std::unique_ptr<Task> m_task;
+    std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<Transformer> m_model;
+    std::unique_ptr<Optimizer> m_optimizer;
+    int64_t m_step = 0;
 };
 
 class Trainer {

@@ -261,6 +261,8 @@ double Transformer::loss(const std::vector<int32_t>& targets, float smoothing, i
     // Mean over target tokens: d(loss)/d(loss_r) = 1/count for every row (PAD rows give 0 anyway).
     const std::vector<float> dlosses(static_cast<size_t>(rows), 1.0f / static_cast<float>(count));
     m_backend.upload(m_dlosses.data(), dlosses.data(), dlosses.size() * sizeof(float));
+    // The gradient of log_probs is this loss's alone (set, not accumulated across loss calls).
+    m_backend.fill_zero(dout(log_probs), static_cast<size_t>(rows) * V * sizeof(float));
     m_backend.cross_entropy_backward(dout(log_probs), m_dlosses.data(), m_targets.data(), rows, V, smoothing,
                                      m_config.special.pad);
     return sum / count;
@@ -273,6 +275,11 @@ void Transformer::zero_gradients() {
 }
 
 void Transformer::backward() {
+    // Activation gradients start from zero on every backward (only d(log_probs), set by loss(),
+    // is kept); parameter gradients accumulate (+=). So forward/loss/backward over several
+    // batches sums their gradients, and backward twice gives twice the gradient.
+    for (size_t i = 0; i + 1 < m_steps.size(); ++i)
+        m_backend.fill_zero(m_steps[i].grad.data(), static_cast<size_t>(m_info[i].shape.numel()) * sizeof(float));
     for (size_t i = m_steps.size(); i-- > 0;) m_steps[i].backward();
 }
 

@@ -1,0 +1,202 @@
+// txcli train: trains a model on a task with core's Trainer (the one training loop) and
+// polls its snapshots: a progress line with ETA on a terminal, plain lines otherwise, one CSV
+// row per snapshot (--log), and the last good weights saved on finish or Ctrl-C (--save).
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "args.h"
+#include "commands.h"
+#include "model_source.h"
+#include "tasks.h"
+#include "threads.h"
+#include "trainer.h"
+
+namespace tx::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_sigint(int) { g_interrupted = 1; }
+
+constexpr const char* TRAIN_HELP =
+    "usage: txcli train --task copy|copy-text|reverse|sort [--preset tiny|annotated]\n"
+    "                   [--steps N | --until-exact R] [--seed N] [--save FILE] [--log FILE.csv]\n"
+    "                   [--backend cpu] [--threads N] [overrides]\n"
+    "\n"
+    "Trains on a generated task and evaluates on a fixed held-out set (greedy exact match).\n"
+    "Ctrl-C stops after the current step and saves (--save) the last good weights.\n"
+    "\n"
+    "  --task NAME          copy, copy-text (sentences + random word sequences), reverse, sort\n"
+    "  --preset NAME        tiny (64/4/256, 2+2 layers; default) or annotated (512/8/2048, 2+2,\n"
+    "                       dropout 0.1, batch 80, 20 x 20 batches, lr 0.5, warmup 400)\n"
+    "  --steps N            train N steps (default: epochs x batches of the preset)\n"
+    "  --until-exact R      stop once held-out exact match >= R (0..1), at most --steps steps\n"
+    "  --seed N             model initialisation and data stream (default 1)\n"
+    "  --save FILE          write the checkpoint (.safetensors) at the end or on Ctrl-C\n"
+    "  --log FILE.csv       step,loss,eval_loss,lr,token_accuracy,exact_match,tokens_per_s\n"
+    "  --threads N          CPU threads for the matrix products (default 1)\n"
+    "  --json               print the final summary as one JSON object\n"
+    "model:    --d-model N --heads N --d-ff N --layers N --dropout P --max-len N --norm post|pre\n"
+    "          --tokenizer word|char (copy-text)\n"
+    "training: --batch N --epochs N --batches N (per epoch) --lr BASE --warmup N --smoothing E\n"
+    "          --clip NORM --eval-every N --log-every N --eval-sequences N\n"
+    "task:     --symbols N --length N --variant ascending|descending|unique (sort)\n"
+    "          --vocab FILE --sentences FILE --random-fraction F (copy-text)\n";
+
+std::string fmt_duration(double s) {
+    if (!(s >= 0) || s > 1e7) return "--:--";
+    const long t = static_cast<long>(s + 0.5);
+    char buf[32];
+    if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+    return buf;
+}
+
+std::string asset_or(const std::string& path) {
+    if (std::filesystem::exists(path)) return path;
+    const std::filesystem::path in_assets = std::filesystem::path(assets_dir()).parent_path() / path;
+    if (std::filesystem::exists(in_assets)) return in_assets.string();
+    return find_asset(path);
+}
+
+}  // namespace
+
+int cmd_train(const Argv& argv) {
+    if (wants_help(argv)) {
+        std::fputs(TRAIN_HELP, stdout);
+        return 0;
+    }
+    const Args args(argv,
+                    {"task", "preset", "steps", "until-exact", "seed", "save", "log", "backend", "threads", "d-model",
+                     "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
+                     "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
+                     "length", "variant", "vocab", "sentences", "random-fraction"},
+                    {"json", "quiet"});
+    const auto task = task_from_string(args.get("task"));
+    if (!task) throw CliError("--task must be copy, copy-text, reverse or sort (got '" + args.get("task") + "')");
+    const auto preset = preset_from_string(args.get_or("preset", "tiny"));
+    if (!preset) throw CliError("--preset must be tiny or annotated (got '" + args.get("preset") + "')");
+    if (args.get_or("backend", "cpu") != "cpu")
+        throw CliError("--backend: training runs on the CPU backend only (got '" + args.get("backend") + "')");
+
+    ModelConfig m = preset_model(*preset);
+    TrainingConfig t = preset_training(*preset, *task);
+    m.d_model = static_cast<int>(args.integer("d-model", m.d_model, 1, 4096));
+    m.heads = static_cast<int>(args.integer("heads", m.heads, 1, 64));
+    m.d_ff = static_cast<int>(args.integer("d-ff", m.d_ff, 1, 16384));
+    m.encoder_layers = m.decoder_layers = static_cast<int>(args.integer("layers", m.encoder_layers, 1, 24));
+    m.dropout = static_cast<float>(args.real("dropout", m.dropout, 0.0, 0.99));
+    m.max_len = static_cast<int>(args.integer("max-len", m.max_len, 2, 4096));
+    const std::string norm = args.get_or("norm", "post");
+    if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre");
+    m.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+    const std::string tokenizer = args.get_or("tokenizer", "word");
+    if (tokenizer != "word" && tokenizer != "char") throw CliError("--tokenizer must be word or char");
+    m.tokenizer = tokenizer == "char" ? TokenizerKind::Char : TokenizerKind::Word;
+    t.seed = static_cast<uint64_t>(args.integer("seed", 1, 0, (1LL << 62)));
+    m.seed = t.seed;
+    t.batch = static_cast<int>(args.integer("batch", t.batch, 1, 4096));
+    t.epochs = static_cast<int>(args.integer("epochs", t.epochs, 1, 1000000));
+    t.batches_per_epoch = static_cast<int>(args.integer("batches", t.batches_per_epoch, 1, 1000000));
+    t.max_steps = args.integer("steps", 0, 1, 1LL << 40);
+    t.target_exact = args.real("until-exact", 0.0, 0.0, 1.0);
+    t.base_lr = static_cast<float>(args.real("lr", t.base_lr, 1e-9, 1e3));
+    t.warmup = static_cast<int>(args.integer("warmup", t.warmup, 1, 100000000));
+    t.label_smoothing = static_cast<float>(args.real("smoothing", t.label_smoothing, 0.0, 0.99));
+    t.clip_norm = static_cast<float>(args.real("clip", t.clip_norm, 0.0, 1e9));
+    t.snapshot_every = static_cast<int>(args.integer("log-every", t.snapshot_every, 1, 1000000));
+    t.eval_every = static_cast<int>(args.integer("eval-every", t.eval_every, 0, 1000000));
+    t.eval_sequences = static_cast<int>(args.integer("eval-sequences", t.eval_sequences, 1, 100000));
+    t.symbols = static_cast<int>(args.integer("symbols", t.symbols, 1, 100000));
+    t.length = static_cast<int>(args.integer("length", t.length, 1, 1000));
+    t.variant = args.get_or("variant", t.variant);
+    t.vocab_path = asset_or(args.get_or("vocab", t.vocab_path));
+    t.sentences_path = asset_or(args.get_or("sentences", t.sentences_path));
+    t.random_fraction = static_cast<float>(args.real("random-fraction", t.random_fraction, 0.0, 1.0));
+    if (auto error = validate(t)) throw CliError(*error);
+    set_cpu_threads(static_cast<int>(args.integer("threads", 1, 1, 1024)));
+
+    const auto wall_start = std::chrono::steady_clock::now();
+    Trainer trainer(m, t);
+    const ModelConfig& mc = trainer.model_config();
+    const bool quiet = args.flag("quiet"), json = args.flag("json");
+    const bool tty = isatty(fileno(stderr)) && !quiet;
+    std::fprintf(stderr, "training %s: d_model %d, heads %d, d_ff %d, layers %d+%d, vocab %d, batch %d, %lld steps%s\n",
+                 to_string(t.task), mc.d_model, mc.heads, mc.d_ff, mc.encoder_layers, mc.decoder_layers, mc.tgt_vocab,
+                 t.batch, static_cast<long long>(t.total_steps()),
+                 t.target_exact > 0 ? (" (or until " + std::to_string(t.target_exact) + " exact match)").c_str() : "");
+
+    std::ofstream log;
+    if (args.has("log")) {
+        log.open(args.get("log"));
+        if (!log) throw CliError("--log: cannot write '" + args.get("log") + "'");
+        log << "step,loss,eval_loss,lr,token_accuracy,exact_match,tokens_per_s\n";
+    }
+    g_interrupted = 0;
+    auto* previous = std::signal(SIGINT, on_sigint);
+    trainer.start();
+
+    size_t logged = 0;
+    double last_line = -1e9;
+    bool stop_sent = false;
+    TrainingSnapshot snap;
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        snap = trainer.snapshot();
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        for (; logged < snap.history.size(); ++logged) {
+            const TrainingPoint& p = snap.history[logged];
+            if (log)
+                log << p.step << ',' << p.loss << ',' << p.eval_loss << ',' << p.lr << ',' << p.token_accuracy << ','
+                    << p.exact_match << ',' << p.tokens_per_s << '\n';
+        }
+        const bool done = snap.state == TrainerState::Finished || snap.state == TrainerState::Diverged;
+        if (!quiet && snap.step > 0 && (tty ? wall - last_line >= 0.2 : wall - last_line >= 5.0 || done)) {
+            last_line = wall;
+            const TrainingPoint& p = snap.latest;
+            const double eta = snap.step > 0 ? wall / snap.step * (snap.total_steps - snap.step) : -1;
+            std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  eval %.4f  acc %5.1f%%  exact %5.1f%%  lr %.2e  %.0f tok/s  "
+                         "%s elapsed, ETA %s%s",
+                         tty ? "\r" : "", static_cast<long long>(snap.step), static_cast<long long>(snap.total_steps),
+                         p.loss, p.eval_loss, 100 * p.token_accuracy, 100 * p.exact_match, p.lr, p.tokens_per_s,
+                         fmt_duration(wall).c_str(), fmt_duration(eta).c_str(), tty ? "\x1b[K" : "\n");
+        }
+        if (done) break;
+        if (g_interrupted && !stop_sent) {
+            trainer.stop();
+            stop_sent = true;
+        }
+    }
+    if (tty) std::fputc('\n', stderr);
+    std::signal(SIGINT, previous);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (log) log.close();
+    if (args.has("save")) {
+        save_checkpoint(args.get("save"), trainer.checkpoint());
+        std::fprintf(stderr, "saved %s\n", args.get("save").c_str());
+    }
+    const double tokens_per_s = snap.elapsed_s > 0 ? static_cast<double>(snap.tokens) / snap.elapsed_s : 0.0;
+    const TrainingPoint& p = snap.latest;
+    if (json) {
+        std::printf("{\"task\": \"%s\", \"steps\": %lld, \"loss\": %.6g, \"eval_loss\": %.6g, \"token_accuracy\": %.6g, "
+                    "\"exact_match\": %.6g, \"tokens_per_s\": %.1f, \"train_s\": %.3f, \"wall_s\": %.3f, "
+                    "\"state\": \"%s\", \"message\": \"%s\"}\n",
+                    to_string(t.task), static_cast<long long>(snap.step), p.loss, p.eval_loss, p.token_accuracy,
+                    p.exact_match, tokens_per_s, snap.elapsed_s, wall, to_string(snap.state), snap.message.c_str());
+    } else {
+        std::printf("%s. loss %.4f, held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%, "
+                    "%.0f target tokens/s, %.1f s training, %.1f s wall\n",
+                    snap.message.c_str(), p.loss, p.eval_loss,
+                    100 * p.token_accuracy, 100 * p.exact_match, tokens_per_s, snap.elapsed_s, wall);
+    }
+    if (snap.state == TrainerState::Diverged) return 1;
+    return 0;   // Ctrl-C included: stopped and saved cleanly
+}
+
+}  // namespace tx::cli

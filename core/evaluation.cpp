@@ -1,0 +1,55 @@
+// Held-out evaluation: one teacher-forced forward per batch for loss and token accuracy, then
+// batched greedy decoding for exact match.
+#include "evaluation.h"
+
+#include <algorithm>
+
+#include "decoding.h"
+
+namespace tx {
+
+EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bool decode, int batch) {
+    EvalResult r;
+    const bool training = model.options().training;
+    model.options().training = false;
+    const SpecialTokens& special = model.config().special;
+    const int V = model.config().tgt_vocab;
+    double loss_sum = 0.0;
+    int correct_tokens = 0, exact = 0;
+    batch = std::max(batch, 1);
+    for (size_t begin = 0; begin < examples.size(); begin += static_cast<size_t>(batch)) {
+        const size_t end = std::min(examples.size(), begin + static_cast<size_t>(batch));
+        const std::vector<Example> part(examples.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        examples.begin() + static_cast<std::ptrdiff_t>(end));
+        const Batch b = make_batch(part, special);
+        model.set_batch(b.src, b.tgt);
+        model.forward();
+        int tokens = 0;
+        loss_sum += model.loss(b.targets, 0.0f, &tokens) * tokens;
+        r.tokens += tokens;
+        const std::vector<float> lp = model.step_output(model.step_count() - 1);   // [B, T, V]
+        for (size_t i = 0; i < b.targets.size(); ++i) {
+            if (b.targets[i] == special.pad) continue;
+            const float* row = lp.data() + i * static_cast<size_t>(V);
+            correct_tokens += static_cast<int>(std::max_element(row, row + V) - row) == b.targets[i];
+        }
+        if (decode) {
+            int longest = 0;
+            for (const Example& e : part) longest = std::max(longest, static_cast<int>(e.output.size()));
+            // One more than the longest output: a model that does not stop fails exact match.
+            std::vector<std::vector<int>> out = greedy_decode(model, b.src, longest + 1);
+            for (size_t i = 0; i < part.size(); ++i) exact += out[i] == part[i].output;
+            for (auto& o : out) r.decoded.push_back(std::move(o));
+        }
+    }
+    model.options().training = training;
+    r.sequences = static_cast<int>(examples.size());
+    if (r.tokens > 0) {
+        r.loss = loss_sum / r.tokens;
+        r.token_accuracy = static_cast<double>(correct_tokens) / r.tokens;
+    }
+    if (decode && r.sequences > 0) r.exact_match = static_cast<double>(exact) / r.sequences;
+    return r;
+}
+
+}  // namespace tx

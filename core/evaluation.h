@@ -1,0 +1,25 @@
+// Held-out metrics of a model on a task's evaluation set, batched: loss per target token
+// (teacher forced, plain cross-entropy), token accuracy (argmax == target over non-PAD
+// targets) and exact match of greedy decoding (the whole output reproduced, then EOS).
+#pragma once
+#include <vector>
+
+#include "tasks.h"
+#include "transformer.h"
+
+namespace tx {
+
+struct EvalResult {
+    double loss = 0.0;             // per target token
+    double token_accuracy = 0.0;   // in [0, 1]
+    double exact_match = 0.0;      // in [0, 1]; 0 when decoding was skipped
+    int sequences = 0;
+    int tokens = 0;
+    std::vector<std::vector<int>> decoded;   // greedy output per example (empty when skipped)
+};
+
+// Runs in eval mode (no dropout; the model's training flag is restored afterwards) in batches of
+// at most `batch` examples. Leaves the model's batch set to the last evaluation batch.
+EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bool decode = true, int batch = 200);
+
+}  // namespace tx

@@ -1,0 +1,223 @@
+// Task generators. Synthetic tasks (copy, reverse, sort) draw `length` symbols (ids 4 ..
+// 4+symbols-1, shown as "1" .. "symbols"); copy-text copies real sentences and random word
+// sequences over the whole vocabulary, so the model learns to copy any word. The held-out set
+// comes from a stream of its own (fixed, independent of the training seed, so runs with
+// different seeds are measured on the same sequences) and the training stream rejects its inputs.
+#include "tasks.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace tx {
+
+uint64_t Rng::next() {
+    uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t Rng::uniform(uint64_t n) {
+    // Lemire's multiply-shift: bias below 2^-64 · n, irrelevant here, and no division.
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+}
+
+double Rng::uniform01() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+
+uint64_t mix_seed(uint64_t a, uint64_t b) {
+    Rng rng(a * 0xD1B54A32D192ED03ull ^ (b + 0x8CB92BA72F3D8DD7ull));
+    rng.next();
+    return rng.next();
+}
+
+Batch make_batch(const std::vector<Example>& examples, const SpecialTokens& special) {
+    Batch batch;
+    size_t T = 0;
+    for (const Example& e : examples) {
+        std::vector<int> src = e.input;
+        src.push_back(special.eos);
+        std::vector<int> tgt{special.bos};
+        tgt.insert(tgt.end(), e.output.begin(), e.output.end());
+        T = std::max(T, tgt.size());
+        batch.src.push_back(std::move(src));
+        batch.tgt.push_back(std::move(tgt));
+    }
+    batch.targets.assign(examples.size() * T, special.pad);
+    for (size_t b = 0; b < examples.size(); ++b) {
+        const std::vector<int>& out = examples[b].output;
+        std::copy(out.begin(), out.end(), batch.targets.begin() + static_cast<std::ptrdiff_t>(b * T));
+        batch.targets[b * T + out.size()] = special.eos;
+        batch.tokens += static_cast<int>(out.size()) + 1;
+    }
+    return batch;
+}
+
+std::string find_asset(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
+    fs::path dir = fs::current_path(ec);
+    for (int up = 0; up < 5 && !ec && !dir.empty(); ++up) {
+        if (fs::exists(dir / path, ec)) return (dir / path).string();
+        if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+        dir = dir.parent_path();
+    }
+    return path;
+}
+
+namespace {
+
+constexpr uint64_t HELD_OUT_STREAM = 0x48454C444F5554ull;   // "HELDOUT"
+constexpr uint64_t TRAIN_STREAM = 0x545241494Eull;          // "TRAIN"
+
+std::vector<std::string> read_lines(const std::string& path, const char* what) {
+    const std::string found = find_asset(path);
+    std::ifstream in(found);
+    if (!in) throw ConfigError(std::string("copy-text: cannot open the ") + what + " file '" + path + "'");
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty()) lines.push_back(line);
+    }
+    return lines;
+}
+
+// UTF-8 code points of a string (invalid bytes are passed on one by one; the tokenizer makes them UNK).
+std::vector<std::string> code_points(const std::string& s) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+        if (i + n > s.size()) n = 1;
+        out.push_back(s.substr(i, n));
+        i += n;
+    }
+    return out;
+}
+
+const char* SPECIAL_NAMES[4] = {"<pad>", "<bos>", "<eos>", "<unk>"};
+
+Vocabulary task_vocabulary(const TrainingConfig& c, TokenizerKind kind) {
+    std::vector<std::string> tokens(SPECIAL_NAMES, SPECIAL_NAMES + 4);
+    if (c.task != TaskKind::CopyText) {
+        for (int s = 1; s <= c.symbols; ++s) tokens.push_back(std::to_string(s));
+        return Vocabulary(tokens);
+    }
+    if (kind == TokenizerKind::Word) {
+        try {
+            return load_vocabulary(find_asset(c.vocab_path));
+        } catch (const std::exception& e) {
+            throw ConfigError(std::string("copy-text: ") + e.what());
+        }
+    }
+    // Characters: every code point of the word list and the sentences, and the space.
+    std::set<std::string> chars{" "};
+    for (const std::string& line : read_lines(c.vocab_path, "vocabulary"))
+        if (std::find(SPECIAL_NAMES, SPECIAL_NAMES + 4, line) == SPECIAL_NAMES + 4)
+            for (std::string& cp : code_points(line)) chars.insert(cp);
+    for (const std::string& line : read_lines(c.sentences_path, "sentences"))
+        for (std::string& cp : code_points(line)) chars.insert(cp);
+    for (const char* s : SPECIAL_NAMES) chars.erase(s);
+    tokens.insert(tokens.end(), chars.begin(), chars.end());
+    return Vocabulary(tokens);
+}
+
+}  // namespace
+
+Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, SpecialTokens special)
+    : m_config(config), m_special(special),
+      m_tokenizer(config.task == TaskKind::CopyText ? tokenizer : TokenizerKind::Word, task_vocabulary(config, tokenizer),
+                  special),
+      m_train(0) {
+    if (auto error = validate(config)) throw ConfigError(*error);
+    const int fit = max_len - 1;   // room for EOS (source) or BOS (decoder input)
+    if (config.task == TaskKind::CopyText) {
+        for (const std::string& line : read_lines(config.sentences_path, "sentences")) {
+            std::vector<int> ids = m_tokenizer.encode(line);
+            if (!ids.empty() && static_cast<int>(ids.size()) <= fit) m_sentences.push_back(std::move(ids));
+        }
+        m_max_tokens = std::min(config.length, fit);
+        for (const auto& s : m_sentences) m_max_tokens = std::max(m_max_tokens, static_cast<int>(s.size()));
+        if (vocab_size() <= 4) throw ConfigError("copy-text: the vocabulary has no words");
+    } else {
+        m_max_tokens = config.length;
+        if (config.length > fit)
+            throw ConfigError("length (" + std::to_string(config.length) + ") must fit the model's max_len (" +
+                              std::to_string(max_len) + ") with EOS/BOS");
+        // A disjoint held-out set needs a sequence space well beyond its size.
+        double space = 1.0;
+        for (int i = 0; i < config.length && space < 1e18; ++i) space *= config.symbols;
+        if (space < 4.0 * config.eval_sequences)
+            throw ConfigError("symbols^length (" + std::to_string(static_cast<long long>(space)) +
+                              " sequences) is too small for " + std::to_string(config.eval_sequences) +
+                              " held-out sequences and a disjoint training stream; raise symbols or length");
+    }
+    Rng held(mix_seed(HELD_OUT_STREAM, static_cast<uint64_t>(config.task) * 1000003u + config.symbols * 1009u +
+                                           config.length));
+    // Held-out copy-text sequences are random word sequences: the sentences are for training
+    // (the default model must copy them); the held-out set measures copying of unseen sequences.
+    int attempts = 0;
+    while (static_cast<int>(m_held_out.size()) < config.eval_sequences && attempts++ < 100 * config.eval_sequences) {
+        Example e = config.task == TaskKind::CopyText ? draw_random_text(held) : draw(held);
+        if (e.input.empty() || !m_held_out_inputs.insert(e.input).second) continue;
+        m_held_out.push_back(std::move(e));
+    }
+    restart();
+}
+
+void Task::restart() { m_train = Rng(mix_seed(TRAIN_STREAM, m_config.seed)); }
+
+Example Task::from_input(std::vector<int> input) const {
+    Example e;
+    e.output = input;
+    switch (m_config.task) {
+        case TaskKind::Copy:
+        case TaskKind::CopyText: break;
+        case TaskKind::Reverse: std::reverse(e.output.begin(), e.output.end()); break;
+        case TaskKind::Sort:
+            if (m_config.variant == "descending") std::sort(e.output.begin(), e.output.end(), std::greater<int>());
+            else std::sort(e.output.begin(), e.output.end());
+            if (m_config.variant == "unique") e.output.erase(std::unique(e.output.begin(), e.output.end()), e.output.end());
+            break;
+    }
+    e.input = std::move(input);
+    return e;
+}
+
+Example Task::draw_random_text(Rng& rng) const {
+    // 1 .. max_tokens tokens drawn uniformly from the whole vocabulary (words, or characters
+    // with the space among them for the char tokenizer), specials excluded.
+    const int words = vocab_size() - 4;
+    const int n = 1 + static_cast<int>(rng.uniform(static_cast<uint64_t>(m_max_tokens)));
+    std::vector<int> input;
+    for (int i = 0; i < n; ++i) input.push_back(4 + static_cast<int>(rng.uniform(static_cast<uint64_t>(words))));
+    return from_input(std::move(input));
+}
+
+Example Task::draw(Rng& rng) {
+    if (m_config.task == TaskKind::CopyText) {
+        if (m_sentences.empty() || rng.uniform01() < m_config.random_fraction) return draw_random_text(rng);
+        return from_input(m_sentences[rng.uniform(m_sentences.size())]);
+    }
+    std::vector<int> input(static_cast<size_t>(m_config.length));
+    for (int& id : input) id = 4 + static_cast<int>(rng.uniform(static_cast<uint64_t>(m_config.symbols)));
+    return from_input(std::move(input));
+}
+
+Example Task::next_example() {
+    for (;;) {
+        Example e = draw(m_train);
+        if (!e.input.empty() && !in_held_out(e.input)) return e;
+    }
+}
+
+Batch Task::next_batch(int rows) {
+    std::vector<Example> examples;
+    examples.reserve(static_cast<size_t>(rows));
+    for (int i = 0; i < rows; ++i) examples.push_back(next_example());
+    return make_batch(examples, m_special);
+}
+
+}  // namespace tx

@@ -1,0 +1,86 @@
+// Training tasks: seeded generators of examples and batches, with a fixed held-out evaluation
+// set that the training stream never repeats. One convention (config.h SpecialTokens): the
+// encoder input is tokens + EOS, the decoder input BOS + tokens, the targets tokens + EOS,
+// rows padded with PAD; decoding always starts from BOS.
+#pragma once
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "tokenizer.h"
+#include "training_config.h"
+
+namespace tx {
+
+// A fixed 64-bit generator (splitmix64): same seed, same stream on every machine and compiler
+// (std::uniform_int_distribution is implementation-defined).
+class Rng {
+public:
+    explicit Rng(uint64_t seed) : m_state(seed) {}
+    uint64_t next();
+    uint64_t uniform(uint64_t n);   // in [0, n), n >= 1
+    double uniform01();             // in [0, 1)
+
+private:
+    uint64_t m_state;
+};
+
+uint64_t mix_seed(uint64_t a, uint64_t b);   // a hash of two values, for derived streams
+
+struct Example {
+    std::vector<int> input;    // content ids, no specials
+    std::vector<int> output;   // content ids, no specials
+};
+
+struct Batch {
+    std::vector<std::vector<int>> src;   // B rows: input + EOS
+    std::vector<std::vector<int>> tgt;   // B rows: BOS + output (decoder input)
+    std::vector<int32_t> targets;        // [B, T]: output + EOS, PAD after; T = longest tgt row
+    int tokens = 0;                      // non-PAD targets
+};
+Batch make_batch(const std::vector<Example>& examples, const SpecialTokens& special);
+
+class Task {
+public:
+    // max_len: the model's longest sequence (BOS/EOS included); sentences that do not fit are
+    // skipped. Throws ConfigError when the task cannot be built (missing file, too small a
+    // sequence space for a disjoint held-out set).
+    Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer = TokenizerKind::Word,
+         SpecialTokens special = {});
+
+    TaskKind kind() const { return m_config.task; }
+    const Tokenizer& tokenizer() const { return m_tokenizer; }
+    const std::vector<std::string>& vocabulary() const { return m_tokenizer.vocabulary().tokens(); }
+    int vocab_size() const { return m_tokenizer.vocabulary().size(); }
+    int max_tokens() const { return m_max_tokens; }        // longest input or output, specials excluded
+    const std::vector<Example>& held_out() const { return m_held_out; }
+    bool in_held_out(const std::vector<int>& input) const { return m_held_out_inputs.count(input) > 0; }
+    const std::vector<std::vector<int>>& sentences() const { return m_sentences; }   // copy-text only
+
+    Example next_example();          // the training stream: never an input of the held-out set
+    Batch next_batch(int rows);
+    void restart();                  // the training stream from its first example again
+    std::string text(const std::vector<int>& ids) const { return m_tokenizer.decode(ids); }
+
+private:
+    Example draw(Rng& rng);
+    Example draw_random_text(Rng& rng) const;
+    Example from_input(std::vector<int> input) const;
+
+    TrainingConfig m_config;
+    SpecialTokens m_special;
+    Tokenizer m_tokenizer;
+    int m_max_tokens = 0;
+    std::vector<std::vector<int>> m_sentences;   // copy-text: tokenized sentences that fit
+    Rng m_train;
+    std::vector<Example> m_held_out;
+    std::set<std::vector<int>> m_held_out_inputs;
+};
+
+// A relative asset path tried against the working directory and its parents (so txcli and the
+// tests find assets/ from a build folder); returned unchanged when nothing matches.
+std::string find_asset(const std::string& path);
+
+}  // namespace tx

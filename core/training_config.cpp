@@ -1,0 +1,228 @@
+// TrainingConfig: validation, JSON form (stored next to the model config in a checkpoint) and
+// the presets. The annotated preset is The Annotated Transformer's copy-task example (batch 80,
+// 20 batches × 20 epochs, Adam lr 0.5 × Noam warmup 400, β 0.9/0.98, ε 1e-9, d_model 512, N=2).
+#include "training_config.h"
+
+#include <climits>
+#include <limits>
+#include <type_traits>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace tx {
+
+const char* to_string(TaskKind kind) {
+    switch (kind) {
+        case TaskKind::Copy: return "copy";
+        case TaskKind::CopyText: return "copy-text";
+        case TaskKind::Reverse: return "reverse";
+        case TaskKind::Sort: return "sort";
+    }
+    return "?";
+}
+
+std::optional<TaskKind> task_from_string(const std::string& name) {
+    if (name == "copy") return TaskKind::Copy;
+    if (name == "copy-text" || name == "copy_text") return TaskKind::CopyText;
+    if (name == "reverse") return TaskKind::Reverse;
+    if (name == "sort") return TaskKind::Sort;
+    return std::nullopt;
+}
+
+namespace {
+
+std::string rule(const char* field, double value, const char* text) {
+    std::string v = (value == std::floor(value) && std::fabs(value) < 1e15) ? std::to_string(static_cast<long long>(value))
+                                                                            : std::to_string(value);
+    return std::string(field) + " (" + v + ") " + text;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const TrainingConfig& c) {
+    if (c.symbols < 1 || c.symbols > 100000) return rule("symbols", c.symbols, "must be between 1 and 100000");
+    if (c.length < 1 || c.length > 1000) return rule("length", c.length, "must be between 1 and 1000");
+    if (c.batch < 1 || c.batch > 4096) return rule("batch", c.batch, "must be between 1 and 4096");
+    if (c.batches_per_epoch < 1) return rule("batches_per_epoch", c.batches_per_epoch, "must be at least 1");
+    if (c.epochs < 1) return rule("epochs", c.epochs, "must be at least 1");
+    if (!(c.base_lr > 0.0f && std::isfinite(c.base_lr))) return rule("base_lr", c.base_lr, "must be a positive number");
+    if (c.warmup < 1) return rule("warmup", c.warmup, "must be at least 1 step");
+    if (!(c.beta1 >= 0.0f && c.beta1 < 1.0f)) return rule("beta1", c.beta1, "must be in [0, 1)");
+    if (!(c.beta2 >= 0.0f && c.beta2 < 1.0f)) return rule("beta2", c.beta2, "must be in [0, 1)");
+    if (!(c.adam_eps > 0.0f && std::isfinite(c.adam_eps))) return rule("adam_eps", c.adam_eps, "must be positive");
+    if (!(c.clip_norm >= 0.0f && std::isfinite(c.clip_norm))) return rule("clip_norm", c.clip_norm, "must be >= 0 (0: off)");
+    if (!(c.label_smoothing >= 0.0f && c.label_smoothing < 1.0f))
+        return rule("label_smoothing", c.label_smoothing, "must be in [0, 1)");
+    if (c.eval_sequences < 1 || c.eval_sequences > 100000)
+        return rule("eval_sequences", c.eval_sequences, "must be between 1 and 100000");
+    if (c.snapshot_every < 1) return rule("snapshot_every", c.snapshot_every, "must be at least 1 step");
+    if (c.max_steps < 0) return rule("max_steps", static_cast<double>(c.max_steps), "must be >= 0 (0: epochs · batches)");
+    if (c.eval_every < 0) return rule("eval_every", c.eval_every, "must be >= 0 (0: at every snapshot)");
+    if (!(c.target_exact >= 0.0 && c.target_exact <= 1.0))
+        return rule("target_exact", c.target_exact, "must be in [0, 1] (0: off)");
+    if (!(c.random_fraction >= 0.0f && c.random_fraction <= 1.0f))
+        return rule("random_fraction", c.random_fraction, "must be in [0, 1]");
+    if (c.task == TaskKind::Sort && !c.variant.empty() && c.variant != "ascending" && c.variant != "descending" &&
+        c.variant != "unique")
+        return "variant ('" + c.variant + "') of the sort task must be \"ascending\", \"descending\" or \"unique\"";
+    return std::nullopt;
+}
+
+std::string to_json(const TrainingConfig& c) {
+    nlohmann::json j;
+    j["task"] = to_string(c.task);
+    j["symbols"] = c.symbols;
+    j["length"] = c.length;
+    j["batch"] = c.batch;
+    j["batches_per_epoch"] = c.batches_per_epoch;
+    j["epochs"] = c.epochs;
+    j["base_lr"] = json_float(c.base_lr);
+    j["warmup"] = c.warmup;
+    j["beta1"] = json_float(c.beta1);
+    j["beta2"] = json_float(c.beta2);
+    j["adam_eps"] = json_float(c.adam_eps);
+    j["clip_norm"] = json_float(c.clip_norm);
+    j["label_smoothing"] = json_float(c.label_smoothing);
+    j["eval_sequences"] = c.eval_sequences;
+    j["seed"] = c.seed;
+    j["snapshot_every"] = c.snapshot_every;
+    j["max_steps"] = c.max_steps;
+    j["eval_every"] = c.eval_every;
+    j["target_exact"] = c.target_exact;
+    j["variant"] = c.variant;
+    j["vocab_path"] = c.vocab_path;
+    j["sentences_path"] = c.sentences_path;
+    j["random_fraction"] = json_float(c.random_fraction);
+    return j.dump();
+}
+
+namespace {
+
+// Optional fields keep their defaults when absent (older checkpoints); present ones must have
+// the right type.
+template <typename T>
+void read(const nlohmann::json& j, const char* name, T& out) {
+    if (!j.contains(name)) return;
+    const auto& v = j.at(name);
+    if constexpr (std::is_integral_v<T>) {
+        if (!v.is_number_integer()) throw ConfigError(std::string("training config: field '") + name + "' must be a whole number");
+        const long long x = v.get<long long>();
+        if (x < static_cast<long long>(std::numeric_limits<T>::min()) ||
+            (std::is_signed_v<T> && x > static_cast<long long>(std::numeric_limits<T>::max())))
+            throw ConfigError(std::string("training config: field '") + name + "' is out of range");
+        out = v.get<T>();
+    } else {
+        try {
+            out = v.get<T>();
+        } catch (const nlohmann::json::exception&) {
+            throw ConfigError(std::string("training config: field '") + name + "' has the wrong type");
+        }
+    }
+}
+
+}  // namespace
+
+TrainingConfig training_config_from_json(const std::string& text) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw ConfigError(std::string("training config: not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object()) throw ConfigError("training config: must be a JSON object");
+    TrainingConfig c;
+    std::string task = to_string(c.task);
+    read(j, "task", task);
+    const auto kind = task_from_string(task);
+    if (!kind) throw ConfigError("training config: task ('" + task + "') must be copy, copy-text, reverse or sort");
+    c.task = *kind;
+    read(j, "symbols", c.symbols);
+    read(j, "length", c.length);
+    read(j, "batch", c.batch);
+    read(j, "batches_per_epoch", c.batches_per_epoch);
+    read(j, "epochs", c.epochs);
+    read(j, "base_lr", c.base_lr);
+    read(j, "warmup", c.warmup);
+    read(j, "beta1", c.beta1);
+    read(j, "beta2", c.beta2);
+    read(j, "adam_eps", c.adam_eps);
+    read(j, "clip_norm", c.clip_norm);
+    read(j, "label_smoothing", c.label_smoothing);
+    read(j, "eval_sequences", c.eval_sequences);
+    read(j, "seed", c.seed);
+    read(j, "snapshot_every", c.snapshot_every);
+    read(j, "max_steps", c.max_steps);
+    read(j, "eval_every", c.eval_every);
+    read(j, "target_exact", c.target_exact);
+    read(j, "variant", c.variant);
+    read(j, "vocab_path", c.vocab_path);
+    read(j, "sentences_path", c.sentences_path);
+    read(j, "random_fraction", c.random_fraction);
+    if (auto error = validate(c)) throw ConfigError("training config: " + *error);
+    return c;
+}
+
+std::optional<Preset> preset_from_string(const std::string& name) {
+    if (name == "tiny") return Preset::Tiny;
+    if (name == "annotated") return Preset::Annotated;
+    return std::nullopt;
+}
+
+ModelConfig preset_model(Preset preset) {
+    ModelConfig m;
+    m.encoder_layers = m.decoder_layers = 2;
+    if (preset == Preset::Tiny) {
+        m.d_model = 64;
+        m.heads = 4;
+        m.d_ff = 256;
+        m.dropout = 0.0f;
+    } else {
+        m.d_model = 512;
+        m.heads = 8;
+        m.d_ff = 2048;
+        m.dropout = 0.1f;
+    }
+    m.max_len = 64;
+    return m;
+}
+
+TrainingConfig preset_training(Preset preset, TaskKind task) {
+    TrainingConfig t;
+    t.task = task;
+    if (preset == Preset::Annotated) {
+        // The Annotated Transformer's example_simple_model: LabelSmoothing(smoothing=0.0).
+        t.batch = 80;
+        t.batches_per_epoch = 20;
+        t.epochs = 20;
+        t.base_lr = 0.5f;
+        t.warmup = 400;
+        t.snapshot_every = 10;
+        t.eval_every = 100;
+    } else {
+        // Tuned so the copy task (10 symbols, length 9) reaches 100% exact match on the 200
+        // held-out sequences well inside 20 s on one core (see tests/bench/run_train_bench.sh).
+        // Measured (seeds 1-3, one core): 100% at 500-750 steps, 4-6 s. Smaller batches with a
+        // short warmup beat the annotated schedule here (a 64-wide model needs more steps, not
+        // bigger ones); batch 64 or lr 2 took 5-16 s.
+        t.batch = 32;
+        t.batches_per_epoch = 50;
+        t.epochs = 40;
+        t.base_lr = 1.0f;
+        t.warmup = 100;
+        t.snapshot_every = 25;
+        t.eval_every = 50;
+    }
+    if (task == TaskKind::CopyText) {
+        // 2008 words: each word is seen rarely, and lr 1 / warmup 100 never found the copy
+        // alignment in 1500 steps (held-out loss stayed at ~ln V); the annotated schedule with
+        // batch 64 reached 98% held-out exact match at 1500 steps.
+        t.length = 16;       // longest random word sequence mixed in with the sentences
+        t.batch = 64;
+        t.base_lr = 0.5f;
+        t.warmup = 400;
+        t.epochs = 60;
+    }
+    return t;
+}
+
+}  // namespace tx

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Training throughput, ours vs PyTorch, side by side in one run on one thread (shared/PERF.md):
+# the annotated copy task (512/8/2048, 2+2, batch 80, 20 × 20 batches, dropout 0.1) — target
+# tokens/s of the training steps and held-out greedy exact match on 200 sequences — then the
+# tiny preset's time to 100% exact match. Ours and the peer alternate; ROUNDS rounds (default 2).
+# The peer runs as installed and tuned (OPENBLAS_CORETYPE unset, GLIBC_TUNABLES; the OpenMP
+# OpenBLAS when installed). Run on a quiet machine.
+#   usage: tests/bench/run_train_bench.sh [TXCLI] [ROUNDS] [STEPS]
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+TXCLI=${1:-$ROOT/build/app/txcli}
+ROUNDS=${2:-2}
+STEPS=${3:-400}
+PY=/usr/bin/python3
+OUT=${OUT:-$(mktemp -d)}
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+TUNED_LIB=""
+[ -d /usr/lib/x86_64-linux-gnu/openblas-openmp ] && TUNED_LIB=/usr/lib/x86_64-linux-gnu/openblas-openmp
+TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
+
+ours() {
+    "$TXCLI" train --preset annotated --task copy --steps "$STEPS" --eval-every "$STEPS" --threads 1 --seed "$1" --json --quiet 2>/dev/null \
+        | sed 's/^{/{"impl": "ours", /'
+}
+peer_installed() { "$PY" "$HERE/bench_train.py" --steps "$STEPS" --threads 1 --seed "$1" --label pytorch-installed; }
+peer_tuned() {
+    env -u OPENBLAS_CORETYPE GLIBC_TUNABLES=$TUNABLES ${TUNED_LIB:+LD_LIBRARY_PATH=$TUNED_LIB} \
+        "$PY" "$HERE/bench_train.py" --steps "$STEPS" --threads 1 --seed "$1" --label pytorch-tuned
+}
+
+echo "# annotated copy task, $STEPS steps, 1 thread, $ROUNDS rounds (results also in $OUT/annotated.jsonl)"
+: > "$OUT/annotated.jsonl"
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+    for run in ours peer_installed peer_tuned; do
+        $run "$r" | tee -a "$OUT/annotated.jsonl"
+    done
+    r=$((r + 1))
+done
+
+echo "# tiny preset (64/4/256, 2+2), copy task: time to 100% exact match on 200 held-out sequences"
+: > "$OUT/tiny.jsonl"
+for seed in 1 2 3; do
+    "$TXCLI" train --preset tiny --task copy --until-exact 1.0 --threads 1 --seed "$seed" --json --quiet 2>/dev/null \
+        | sed 's/^{/{"impl": "ours-tiny", /' | tee -a "$OUT/tiny.jsonl"
+done
+
+"$PY" - "$OUT/annotated.jsonl" <<'EOF'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+by = {}
+for r in rows:
+    by.setdefault(r["impl"], []).append(r)
+ours = [r["tokens_per_s"] for r in by.get("ours", [])]
+for impl, rs in by.items():
+    t = [r["tokens_per_s"] for r in rs]
+    print("%-18s tokens/s median %8.1f (min %.1f, max %.1f)  exact match %s" %
+          (impl, statistics.median(t), min(t), max(t), [r["exact_match"] for r in rs]))
+for impl in ("pytorch-installed", "pytorch-tuned"):
+    peers = [r["tokens_per_s"] for r in by.get(impl, [])]
+    if ours and peers:
+        ratios = [o / p for o, p in zip(ours, peers)]
+        print("ours / %-17s median %.2fx (min %.2f, max %.2f)" % (impl, statistics.median(ratios), min(ratios), max(ratios)))
+EOF
