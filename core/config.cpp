@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "json_object.h"
+
 namespace tx {
 
 namespace {
@@ -111,13 +113,7 @@ int int_field(const nlohmann::json& j, const char* name) {
 }  // namespace
 
 ModelConfig config_from_json(const std::string& text) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw ConfigError(std::string("config: not valid JSON (") + e.what() + ")");
-    }
-    if (!j.is_object()) throw ConfigError("config: must be a JSON object");
+    const nlohmann::json j = parse_json_object(text, "config");
     ModelConfig c;
     c.src_vocab = int_field(j, "src_vocab");
     c.tgt_vocab = int_field(j, "tgt_vocab");

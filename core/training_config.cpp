@@ -9,6 +9,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "json_object.h"
+
 namespace tx {
 
 const char* to_string(TaskKind kind) {
@@ -123,13 +125,7 @@ void read(const nlohmann::json& j, const char* name, T& out) {
 }  // namespace
 
 TrainingConfig training_config_from_json(const std::string& text) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw ConfigError(std::string("training config: not valid JSON (") + e.what() + ")");
-    }
-    if (!j.is_object()) throw ConfigError("training config: must be a JSON object");
+    const nlohmann::json j = parse_json_object(text, "training config");
     TrainingConfig c;
     std::string task = to_string(c.task);
     read(j, "task", task);

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_layout  # noqa: E402
 import safetensors_py  # noqa: E402
 
 VOCAB = ["<pad>", "<bos>", "<eos>", "<unk>", "the", "cat", "sat", "on", "a", "mat", "dog", "ran", "."]
@@ -52,43 +53,7 @@ def config_json(norm):
 
 def parameter_table(pre):
     """(name, shape) in core/parameters.cpp order."""
-    t = []
-
-    def attention(p):
-        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-            t.append((f"{p}.{proj}.weight", [D, D]))
-            t.append((f"{p}.{proj}.bias", [D]))
-
-    def norm(p):
-        t.append((f"{p}.weight", [D]))
-        t.append((f"{p}.bias", [D]))
-
-    def ffn(p):
-        t.extend([(f"{p}.linear1.weight", [FF, D]), (f"{p}.linear1.bias", [FF]),
-                  (f"{p}.linear2.weight", [D, FF]), (f"{p}.linear2.bias", [D])])
-
-    t.append(("src_embed.weight", [V, D]))
-    t.append(("tgt_embed.weight", [V, D]))
-    for i in range(LAYERS):
-        p = f"encoder.layers.{i}"
-        attention(p + ".self_attn")
-        norm(p + ".norm1")
-        norm(p + ".norm2")
-        ffn(p + ".ffn")
-    for i in range(LAYERS):
-        p = f"decoder.layers.{i}"
-        attention(p + ".self_attn")
-        attention(p + ".cross_attn")
-        norm(p + ".norm1")
-        norm(p + ".norm2")
-        norm(p + ".norm3")
-        ffn(p + ".ffn")
-    if pre:
-        norm("encoder.norm")
-        norm("decoder.norm")
-    t.append(("generator.weight", [V, D]))
-    t.append(("generator.bias", [V]))
-    return t
+    return model_layout.parameter_table(V, D, FF, LAYERS, pre)
 
 
 def make_parameters(pre, seed):

@@ -17,8 +17,12 @@ import json
 import math
 import os
 import struct
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_layout  # noqa: E402
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 V, D, H, F, LAYERS, MAX_LEN = 11, 16, 2, 32, 2, 16
@@ -41,32 +45,8 @@ TARGETS = pad([o + [EOS] for o in OUTPUTS])
 
 
 def parameter_table(pre_ln):
-    t = [("src_embed.weight", [V, D]), ("tgt_embed.weight", [V, D])]
-
-    def attn(p):
-        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-            t.append((f"{p}.{proj}.weight", [D, D]))
-            t.append((f"{p}.{proj}.bias", [D]))
-
-    def norm(p):
-        t.append((f"{p}.weight", [D]))
-        t.append((f"{p}.bias", [D]))
-
-    def ffn(p):
-        t.extend([(f"{p}.linear1.weight", [F, D]), (f"{p}.linear1.bias", [F]),
-                  (f"{p}.linear2.weight", [D, F]), (f"{p}.linear2.bias", [D])])
-
-    for i in range(LAYERS):
-        p = f"encoder.layers.{i}"
-        attn(p + ".self_attn"); norm(p + ".norm1"); norm(p + ".norm2"); ffn(p + ".ffn")
-    for i in range(LAYERS):
-        p = f"decoder.layers.{i}"
-        attn(p + ".self_attn"); attn(p + ".cross_attn")
-        norm(p + ".norm1"); norm(p + ".norm2"); norm(p + ".norm3"); ffn(p + ".ffn")
-    if pre_ln:
-        norm("encoder.norm"); norm("decoder.norm")
-    t.extend([("generator.weight", [V, D]), ("generator.bias", [V])])
-    return t
+    """(name, shape) in core/parameters.cpp order."""
+    return model_layout.parameter_table(V, D, F, LAYERS, pre_ln)
 
 
 def init(table, seed):
