@@ -68,8 +68,9 @@ void attention_mask_backward(Real* dscores, const Real* dout, const Real* mask, 
 
 template <typename Real>
 void softmax_forward(Real* probs, const Real* inp, int R, int C) {
-    // probs, inp (R,C). Subtracting the row max keeps exp() <= 1 (no overflow); exp(-inf) is
-    // exactly 0, so masked entries get exactly 0 without a special case.
+    // probs, inp (R,C). Subtracting the row max keeps exp() <= 1 (no overflow). Masked (-inf)
+    // entries are set to exactly 0 after the vectorised exp: Eigen's SSE2 exp returns a
+    // denormal (~1e-39) for -inf, and a masked key must get exactly nothing.
     const Real neg_inf = -std::numeric_limits<Real>::infinity();
     for (int64_t r = 0; r < R; ++r) {
         const Real* x = inp + r * C;
@@ -83,6 +84,8 @@ void softmax_forward(Real* probs, const Real* inp, int R, int C) {
         }
         Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>> ps(p, C);
         ps = (Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>>(x, C) - maxval).exp();
+        for (int c = 0; c < C; ++c)
+            if (x[c] == neg_inf) p[c] = Real(0);
         ps *= Real(1) / ps.sum();
     }
 }

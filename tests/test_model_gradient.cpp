@@ -2,8 +2,9 @@
 // d_ff 16, vocabulary 9) on a padded batch of 2, Post-LN and Pre-LN, label smoothing on.
 // backward()'s gradients against central finite differences of loss() on a sample of every
 // tensor's elements; a deliberately wrong gradient must fail the same comparison. The model is
-// float, so the differences use h = 1e-3 and the loss accumulated in double (h = 1e-2 steps
-// over ReLU kinks of the FFN and misses by up to 20%).
+// float, so the differences use h = 3e-3 and the loss accumulated in double: h = 1e-2 steps
+// over ReLU kinks of the FFN and misses by up to 20%, while at h = 1e-3 float rounding of the
+// loss reached 12% on small gradients in the portable (SSE2, no FMA) build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,7 +81,7 @@ struct Sample {
 std::vector<Sample> finite_differences(Fixture& f, const std::vector<float>& grads, int k) {
     std::vector<Sample> out;
     std::mt19937 rng(3);
-    const double h = 1e-3;
+    const double h = 3e-3;
     for (const ParameterInfo& e : f.model.table().entries()) {
         std::vector<int64_t> idx(static_cast<size_t>(e.numel()));
         std::iota(idx.begin(), idx.end(), e.offset);
@@ -101,9 +102,8 @@ std::vector<Sample> finite_differences(Fixture& f, const std::vector<float>& gra
 }
 
 // |a - n| <= ATOL + RTOL·max(|a|, |n|). Float FD noise: the loss (~2) carries a few 1e-7 of
-// rounding, over 2h = 2e-3 that is up to ~5e-5 (measured: a zero gradient reads as 5e-5 at most).
-// With h = 1e-3 every sampled element agrees within 2% (measured on all elements of this
-// model); RTOL 2% still fails a gradient that is 10% off (checked below).
+// rounding, over 2h = 6e-3 that is a few 1e-5. RTOL 2% still fails a gradient that is 10% off
+// (checked below).
 constexpr double ATOL = 1e-4, RTOL = 2e-2;
 bool close(double a, double n) { return std::fabs(a - n) <= ATOL + RTOL * std::max(std::fabs(a), std::fabs(n)); }
 
