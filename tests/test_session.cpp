@@ -106,7 +106,7 @@ TEST(Session, BadInputIsRefusedAndThePreviousInputStays) {
 
 TEST(Session, EdgeInputsRun) {
     Session s = make_session();
-    for (const std::string text : {std::string(""), std::string("   \t "), std::string("naïve café — 東京"),
+    for (const std::string& text : {std::string(""), std::string("   \t "), std::string("naïve café — 東京"),
                                    std::string("ctrl\x01\x02 chars\x7f"), std::string("\xff\xfe broken utf8")}) {
         s.set_input({text});
         EXPECT_EQ(s.cursor(), s.step_count()) << text;

@@ -115,7 +115,10 @@ TEST(Trainer, CommandsUnderConcurrentReaders) {
 
     trainer.step_once();
     trainer.step_once();
-    ASSERT_TRUE(wait_for(trainer, [&](const auto& s) { return s.step == paused_at + 2; }));
+    // A single step shows Running while it trains, then Paused: wait for the pair, not the step.
+    ASSERT_TRUE(wait_for(trainer, [&](const auto& s) { return s.step == paused_at + 2 && s.state == TrainerState::Paused; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(trainer.snapshot().step, paused_at + 2) << "step_once must train exactly one step";
     EXPECT_EQ(trainer.snapshot().state, TrainerState::Paused);
 
     trainer.start();   // resume
