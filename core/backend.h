@@ -2,12 +2,21 @@
 // it, with the same names and argument order (float only). The model is written once against
 // this interface. Every *_backward accumulates (+=) into its gradient outputs; callers zero.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace tx {
+
+// A backend that cannot run an op (a CUDA device out of memory, a failed launch): the message
+// names the op and the device's reason. Callers report it and carry on (on the CPU).
+class DeviceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 class Backend {
 public:
@@ -23,6 +32,17 @@ public:
     virtual void fill_zero(void* dst, size_t bytes) = 0;
     // Waits until every queued op has finished (for timing); the CPU runs synchronously.
     virtual void synchronize() {}
+    // Times queued work (one step): timer_start() marks the start on the backend's queue and
+    // timer_stop() waits for the work and returns milliseconds. The CPU reads a host clock; CUDA
+    // records events on its stream (a host clock there would time only the launches).
+    virtual void timer_start() {
+        synchronize();
+        m_timer_start = std::chrono::steady_clock::now();
+    }
+    virtual double timer_stop() {
+        synchronize();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_timer_start).count();
+    }
 
     virtual void embedding_forward(float* out, const int32_t* ids, const float* weight, int N, int D, float scale) = 0;
     virtual void embedding_backward(float* dweight, const float* dout, const int32_t* ids, int N, int D, float scale) = 0;
@@ -45,6 +65,10 @@ public:
     virtual void context_forward(float* out, const float* probs, const float* v, int B, int H, int T, int S, int dk) = 0;
     virtual void context_backward(float* dprobs, float* dv, const float* dout, const float* probs, const float* v,
                                   int B, int H, int T, int S, int dk) = 0;
+    // scores -> mask -> softmax -> context in one pass over key tiles (online softmax), without
+    // the (T,S) matrices; forward only (the model uses it in evaluation mode).
+    virtual void fused_attention_forward(float* out, const float* q, const float* k, const float* v,
+                                         const float* mask, int B, int H, int T, int S, int dk, float scale) = 0;
     virtual void residual_forward(float* out, const float* a, const float* b, int N) = 0;
     virtual void residual_backward(float* da, float* db, const float* dout, int N) = 0;
     virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
@@ -61,8 +85,16 @@ public:
                                        float smoothing, int pad_id) = 0;
     virtual void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
                                         float smoothing, int pad_id) = 0;
+    // Σ x² over n floats, accumulated in double (the optimizer's gradient norm; non-finite when
+    // any x is), and x *= factor in place (gradient clipping). Kept on the backend so that a
+    // device backend never copies the gradients to the host.
+    virtual double squared_norm(const float* x, int64_t n) = 0;
+    virtual void scale(float* x, int64_t n, float factor) = 0;
     virtual void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr,
                              float beta1, float beta2, float eps, int64_t t) = 0;
+
+protected:
+    std::chrono::steady_clock::time_point m_timer_start;
 };
 
 // The reference backend: host memory, the ops of ops.h (Eigen).

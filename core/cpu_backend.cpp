@@ -100,6 +100,10 @@ public:
                           int B, int H, int T, int S, int dk) override {
         cpu::context_backward<float>(dprobs, dv, dout, probs, v, B, H, T, S, dk);
     }
+    void fused_attention_forward(float* out, const float* q, const float* k, const float* v, const float* mask,
+                                 int B, int H, int T, int S, int dk, float scale) override {
+        cpu::fused_attention_forward<float>(out, q, k, v, mask, B, H, T, S, dk, scale);
+    }
     void residual_forward(float* out, const float* a, const float* b, int N) override {
         cpu::residual_forward<float>(out, a, b, N);
     }
@@ -137,6 +141,19 @@ public:
     void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
                                 float smoothing, int pad_id) override {
         cpu::cross_entropy_backward<float>(dlog_probs, dlosses, targets, R, V, smoothing, pad_id);
+    }
+    double squared_norm(const float* x, int64_t n) override {
+        // Four partial sums: a dependency chain of one add per element would bound the loop at one
+        // element per add latency; in double, the sum of 10^7 squares keeps its digits.
+        double s[4] = {0, 0, 0, 0};
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            for (int k = 0; k < 4; ++k) s[k] += static_cast<double>(x[i + k]) * x[i + k];
+        for (; i < n; ++i) s[0] += static_cast<double>(x[i]) * x[i];
+        return s[0] + s[1] + s[2] + s[3];
+    }
+    void scale(float* x, int64_t n, float factor) override {
+        for (int64_t i = 0; i < n; ++i) x[i] *= factor;
     }
     void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr, float beta1,
                      float beta2, float eps, int64_t t) override {

@@ -76,6 +76,15 @@ template <typename Real>
 void context_backward(Real* dprobs, Real* dv, const Real* dout, const Real* probs, const Real* v,
                       int B, int H, int T, int S, int dk);
 
+// Fused attention (FlashAttention's idea, Dao et al. 2022): out (B,H,T,dk) = softmax(mask(q·kᵀ·scale))·v
+// computed over tiles of keys with an online softmax (a running row max and sum, rescaling the
+// partial context when the max grows), so the (T,S) scores and probabilities never exist.
+// mask (B,T,S) as attention_mask_forward (may be null); a fully masked row gives zeros.
+// Forward only: equals scores -> attention_mask -> softmax -> context within rounding.
+template <typename Real>
+void fused_attention_forward(Real* out, const Real* q, const Real* k, const Real* v, const Real* mask,
+                             int B, int H, int T, int S, int dk, Real scale);
+
 // out (N) = a + b; may be called with out == a.
 template <typename Real>
 void residual_forward(Real* out, const Real* a, const Real* b, int N);

@@ -1,5 +1,5 @@
 // Adam + Noam schedule + global-norm clipping over the flat buffers. The norm is computed on
-// the host (the CPU backend's memory is host memory; device backends are downloaded once).
+// the backend (a device backend returns one number, not the gradients).
 #include "optimizer.h"
 
 #include <algorithm>
@@ -24,37 +24,12 @@ void Optimizer::reset() {
     m_t = 0;
 }
 
-const float* Optimizer::host_view(const float* grads) {
-    if (m_backend.name() == "cpu") return grads;
-    m_host.resize(static_cast<size_t>(m_n));
-    m_backend.download(m_host.data(), grads, m_host.size() * sizeof(float));
-    return m_host.data();
-}
-
-double Optimizer::gradient_norm(const float* grads) {
-    const float* g = host_view(grads);
-    // Four partial sums: a dependency chain of one add per element would bound the loop at one
-    // element per add latency; in double, the sum of 10^7 squares keeps its digits.
-    double s[4] = {0, 0, 0, 0};
-    int64_t i = 0;
-    for (; i + 4 <= m_n; i += 4)
-        for (int k = 0; k < 4; ++k) s[k] += static_cast<double>(g[i + k]) * g[i + k];
-    for (; i < m_n; ++i) s[0] += static_cast<double>(g[i]) * g[i];
-    return std::sqrt(s[0] + s[1] + s[2] + s[3]);
-}
+double Optimizer::gradient_norm(const float* grads) { return std::sqrt(m_backend.squared_norm(grads, m_n)); }
 
 void Optimizer::step(float* params, float* grads, double norm, double lr) {
     if (m_settings.clip_norm > 0.0f && norm > m_settings.clip_norm) {
         // As torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6).
-        const float scale = static_cast<float>(m_settings.clip_norm / (norm + 1e-6));
-        if (m_backend.name() == "cpu") {
-            for (int64_t i = 0; i < m_n; ++i) grads[i] *= scale;
-        } else {
-            m_host.resize(static_cast<size_t>(m_n));
-            m_backend.download(m_host.data(), grads, m_host.size() * sizeof(float));
-            for (float& x : m_host) x *= scale;
-            m_backend.upload(grads, m_host.data(), m_host.size() * sizeof(float));
-        }
+        m_backend.scale(grads, m_n, static_cast<float>(m_settings.clip_norm / (norm + 1e-6)));
     }
     ++m_t;
     m_backend.adam_update(params, m_m.data(), m_v.data(), grads, m_n, static_cast<float>(lr), m_settings.beta1,

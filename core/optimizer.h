@@ -31,13 +31,10 @@ public:
     void reset();   // moments to zero, step count to 0
 
 private:
-    const float* host_view(const float* grads);   // grads on the host (a copy for device backends)
-
     Backend& m_backend;
     int64_t m_n;
     AdamSettings m_settings;
     BackendArray<float> m_m, m_v;
-    std::vector<float> m_host;   // download buffer for non-host backends
     int64_t m_t = 0;
 };
 

@@ -40,12 +40,13 @@ ModelConfig with_task_vocabulary(ModelConfig model, const Task& task) {
 
 }  // namespace
 
-TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training) : m_training(std::move(training)) {
+TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend)
+    : m_training(std::move(training)) {
     if (auto error = validate(m_training)) throw ConfigError(*error);
     m_task = std::make_unique<Task>(m_training, model.max_len, model.tokenizer, model.special);
     m_model_config = with_task_vocabulary(model, *m_task);
     check(m_model_config);
-    m_backend = make_cpu_backend();
+    m_backend = make_backend();
     m_model = std::make_unique<Transformer>(m_model_config, *m_backend);
     AdamSettings adam;
     adam.beta1 = m_training.beta1;
@@ -159,7 +160,8 @@ enum class Command { Start, Pause, Step, Stop, Reset };
 }  // namespace
 
 struct Trainer::Impl {
-    explicit Impl(ModelConfig model, TrainingConfig training) : run(std::move(model), std::move(training)) {
+    Impl(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend)
+        : run(std::move(model), std::move(training), make_backend) {
         base.config = run.model_config();
         base.vocabulary = run.task().vocabulary();
         base.training_json = to_json(run.training_config());
@@ -341,8 +343,8 @@ void Trainer::Impl::publish() {
     published = local;
 }
 
-Trainer::Trainer(ModelConfig model, TrainingConfig training)
-    : m_impl(std::make_unique<Impl>(std::move(model), std::move(training))) {}
+Trainer::Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend)
+    : m_impl(std::make_unique<Impl>(std::move(model), std::move(training), make_backend)) {}
 
 Trainer::~Trainer() {
     {

@@ -4,12 +4,14 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "backend.h"
 #include "checkpoint.h"
 #include "training_config.h"
 
@@ -54,16 +56,20 @@ struct TrainingSnapshot {
 
 class Task;
 class Transformer;
-class Backend;
 class Optimizer;
 struct EvalResult;
 
+// Makes the backend a run trains on (make_cpu_backend, or make_cuda_backend from gpu/: core
+// never includes gpu/, the caller passes the factory). May throw DeviceError.
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
 // The training loop without a thread: what Trainer runs on its thread, and what txcli, tests
 // and benchmarks may drive directly. Owns its CPU backend, model, optimizer and task; the loop
-// exists once, here. Same seeds, same losses, bit for bit.
+// exists once, here. Same seeds, same losses, bit for bit (on one backend and machine).
 class TrainingRun {
 public:
-    TrainingRun(ModelConfig model, TrainingConfig training);   // throws ConfigError
+    // Throws ConfigError for invalid settings, DeviceError when the backend cannot be made.
+    TrainingRun(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend);
     ~TrainingRun();
     TrainingRun(const TrainingRun&) = delete;
     TrainingRun& operator=(const TrainingRun&) = delete;
@@ -82,6 +88,7 @@ public:
     StepResult train_step();
     EvalResult evaluate(bool decode = true);
     std::vector<SampleDecode> samples(const EvalResult& result, int count) const;
+    const Backend& backend() const { return *m_backend; }
     // Greedy-decodes held-out example 0 (eval mode) and fills the snapshot's probe fields with
     // the last decoder layer's cross-attention of that decode.
     void probe(TrainingSnapshot& snapshot);
@@ -109,8 +116,9 @@ private:
 class Trainer {
 public:
     // model: hyperparameters (vocab sizes are set from the task); starts Idle with fresh weights.
-    // Throws ConfigError for invalid settings.
-    Trainer(ModelConfig model, TrainingConfig training);
+    // Throws ConfigError for invalid settings, DeviceError when the backend cannot be made.
+    // Only the trainer's thread uses the backend (and so the device) once it has started.
+    Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend);
     ~Trainer();   // stops and joins the thread
     Trainer(const Trainer&) = delete;
     Trainer& operator=(const Trainer&) = delete;

@@ -5,7 +5,6 @@
 #include "transformer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -217,11 +216,16 @@ size_t Transformer::find_step(const std::string& name) const {
 
 void Transformer::run_step(size_t index) {
     if (m_B == 0) throw std::logic_error("run_step before set_batch");
-    m_backend.synchronize();
-    const auto start = std::chrono::steady_clock::now();
-    m_steps[index].forward();
-    m_backend.synchronize();
-    m_info[index].ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    try {
+        m_backend.timer_start();
+        m_steps[index].forward();
+        m_info[index].ms = m_backend.timer_stop();
+    } catch (const DeviceError& e) {
+        throw DeviceError("step " + m_info[index].name + ": " + e.what());   // which step, for the user
+    }
+    const StepKind kind = m_info[index].kind;
+    m_info[index].materialised =
+        !(fused_attention_active() && (kind == StepKind::Scores || kind == StepKind::Mask || kind == StepKind::Softmax));
 }
 
 void Transformer::run_range(size_t begin, size_t end) {
@@ -517,6 +521,7 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
          {}, true},
         bhts,
         [this, b = block, rows, keys, H, dk, scale, n = m_steps.size()] {
+            if (fused_attention_active()) return;
             m_backend.scores_forward(out(n), out(b.q), out(b.k), m_B, H, rows(), keys(), dk, scale);
         },
         [this, b = block, rows, keys, H, dk, scale, n = m_steps.size()] {
@@ -532,6 +537,7 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
         {prefix + ".masked_scores", StepKind::Mask, stack, layer, "masked = keep ? scores : −∞", mask_text, {}, true},
         bhts,
         [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
+            if (fused_attention_active()) return;
             m_backend.attention_mask_forward(out(n), out(s), keep(), m_B, H, rows(), keys());
         },
         [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
@@ -546,6 +552,7 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
          {}, true},
         bhts,
         [this, dropping, rows, keys, H, m = block.masked_scores, n = m_steps.size()] {
+            if (fused_attention_active()) return;
             const int R = m_B * H * rows(), C = keys();
             m_backend.softmax_forward(out(n), out(m), R, C);
             if (dropping())
@@ -564,9 +571,15 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
         {prefix + ".context", StepKind::Context, stack, layer, "context = P·V",
          "Each query position receives the attention-weighted average of the value vectors, per head.", {}, true},
         [this, rows, H, dk, q_letter] { return TensorShape({m_B, H, rows(), dk}, {"B", "H", q_letter, "dk"}); },
-        [this, dropping, prefix, probs, rows, keys, H, dk, v = block.v, n = m_steps.size()] {
-            const float* p = dropping() ? aux(probs, 1) : out(probs);
-            m_backend.context_forward(out(n), p, out(v), m_B, H, rows(), keys(), dk);
+        [this, dropping, prefix, probs, rows, keys, H, dk, scale, keep, q = block.q, k = block.k, v = block.v,
+         n = m_steps.size()] {
+            if (fused_attention_active()) {
+                m_backend.fused_attention_forward(out(n), out(q), out(k), out(v), keep(), m_B, H, rows(), keys(), dk,
+                                                  scale);
+            } else {
+                const float* p = dropping() ? aux(probs, 1) : out(probs);
+                m_backend.context_forward(out(n), p, out(v), m_B, H, rows(), keys(), dk);
+            }
             // Head ablation: a switched-off head contributes nothing (eval-mode teaching toggle).
             const auto off = m_options.disabled_heads.find(prefix);
             if (off != m_options.disabled_heads.end() && !m_options.training)

@@ -37,6 +37,9 @@ struct StepInfo {
     TensorShape shape;        // the output's shape at the current batch sizes
     bool per_head = false;    // output is [B, H, rows, cols]
     double ms = 0.0;          // time of its last forward run
+    // false when the last run skipped it: fused attention computes the context without the
+    // (T,S) scores, masked scores and probabilities, so those steps hold no current output.
+    bool materialised = true;
 };
 
 // Options of a forward run that are not hyperparameters: the teaching toggles and training mode.
@@ -46,6 +49,9 @@ struct RunOptions {
     bool positional_encoding = true;   // off: the encoder cannot tell word order (permutation-equivariant)
     bool training = false;       // dropout on (attention shown stays pre-dropout)
     uint64_t dropout_seed = 0;   // changed by the trainer every step
+    // Evaluation only: each attention's context comes from one fused kernel (online softmax over
+    // key tiles) instead of scores -> mask -> softmax -> context; training ignores it.
+    bool fused_attention = false;
     // Head ablation (eval only): attention prefix ("decoder.layers.0.cross_attn") -> heads off.
     std::map<std::string, std::vector<int>> disabled_heads;
 };
@@ -108,6 +114,7 @@ public:
     const std::vector<AttentionBlock>& attention_blocks() const { return m_attention; }
 
     void run_step(size_t index);          // forward of one step (earlier steps must have run)
+    bool fused_attention_active() const { return m_options.fused_attention && !m_options.training; }
     void forward();                       // every step, in order
     void encode();                        // the encoder steps only
     void decode();                        // the decoder and generator steps (encode() has run)

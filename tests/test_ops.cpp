@@ -575,6 +575,22 @@ TEST(Adam, OneAndTwoStepsByHand) {
 
 // ---- the CPU backend ----
 
+TEST(CpuBackend, SquaredNormAndScaleForTheOptimizer) {
+    std::unique_ptr<tx::Backend> be = tx::make_cpu_backend();
+    // 7 values: the four partial sums and the tail are all exercised
+    vector<float> x = {3.0f, -4.0f, 1.0f, 2.0f, -2.0f, 0.5f, 0.25f};
+    double ref = 0.0;
+    for (float e : x) ref += static_cast<double>(e) * e;
+    EXPECT_DOUBLE_EQ(be->squared_norm(x.data(), static_cast<int64_t>(x.size())), ref);
+    EXPECT_EQ(be->squared_norm(x.data(), 0), 0.0);
+    be->scale(x.data(), static_cast<int64_t>(x.size()), 0.5f);
+    EXPECT_EQ(x[0], 1.5f);
+    EXPECT_EQ(x[1], -2.0f);
+    EXPECT_EQ(x[6], 0.125f);
+    x[2] = std::numeric_limits<float>::infinity();
+    EXPECT_FALSE(std::isfinite(be->squared_norm(x.data(), static_cast<int64_t>(x.size()))));
+}
+
 TEST(CpuBackend, AllocationsAreAlignedAndZeroFilled) {
     std::unique_ptr<tx::Backend> be = tx::make_cpu_backend();
     EXPECT_EQ(be->name(), "cpu");

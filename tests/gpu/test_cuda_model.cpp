@@ -1,0 +1,154 @@
+// The whole model on the CUDA backend against the CPU backend: every traced step of a forward
+// pass (Post-LN and Pre-LN, a padded batch with T != S), one whole training step (loss, every
+// parameter gradient, the parameters after Adam), the fused attention mode, and training runs.
+// Tolerances are looser than per op: errors compound through 2+2 layers of float products.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "evaluation.h"
+#include "optimizer.h"
+#include "parameters.h"
+#include "parity.h"
+#include "trainer.h"
+#include "training_config.h"
+#include "transformer.h"
+
+namespace tx::test {
+namespace {
+
+constexpr double ATOL = 1e-4, RTOL = 1e-3;
+
+ModelConfig small_config(NormPlacement norm) {
+    ModelConfig c;
+    c.src_vocab = c.tgt_vocab = 30;
+    c.d_model = 32;
+    c.heads = 4;
+    c.d_ff = 64;
+    c.encoder_layers = c.decoder_layers = 2;
+    c.max_len = 16;
+    c.dropout = 0.1f;
+    c.norm = norm;
+    return c;
+}
+
+const std::vector<std::vector<int>> SRC = {{5, 6, 7, 8, 9, 2}, {10, 11, 2}};
+const std::vector<std::vector<int>> TGT = {{1, 12, 13, 14}, {1, 15, 16, 17, 18, 19, 20, 21}};
+const std::vector<int32_t> TARGETS = {12, 13, 14, 2, 0, 0, 0, 0, 15, 16, 17, 18, 19, 20, 21, 2};
+
+// The same model (same weights, same batch) on the CPU and on the GPU.
+class ModelParity : public CudaParity, public ::testing::WithParamInterface<NormPlacement> {
+protected:
+    void SetUp() override {
+        CudaParity::SetUp();
+        if (IsSkipped()) return;
+        const ModelConfig c = small_config(GetParam());
+        m_cpu_model = std::make_unique<Transformer>(c, cpu());
+        m_gpu_model = std::make_unique<Transformer>(c, gpu());
+        const std::vector<float> params = init_parameters(m_cpu_model->table(), 5);
+        for (Transformer* m : {m_cpu_model.get(), m_gpu_model.get()}) {
+            m->set_parameters(params);
+            m->set_batch(SRC, TGT);
+        }
+    }
+    void TearDown() override {   // models before their backends
+        m_cpu_model.reset();
+        m_gpu_model.reset();
+    }
+    void compare_outputs(double atol, double rtol, bool skip_unmaterialised) {
+        for (size_t i = 0; i < m_cpu_model->step_count(); ++i) {
+            if (skip_unmaterialised && !m_gpu_model->steps()[i].materialised) continue;
+            expect_close(m_gpu_model->step_output(i), m_cpu_model->step_output(i), atol, rtol,
+                         m_cpu_model->steps()[i].name);
+        }
+    }
+
+    std::unique_ptr<Transformer> m_cpu_model, m_gpu_model;
+};
+
+TEST_P(ModelParity, EveryForwardStepMatchesTheCpu) {
+    m_cpu_model->forward();
+    m_gpu_model->forward();
+    compare_outputs(ATOL, RTOL, false);
+    for (const StepInfo& s : m_gpu_model->steps()) EXPECT_GE(s.ms, 0.0) << s.name;
+}
+
+TEST_P(ModelParity, OneTrainingStepMatchesTheCpu) {
+    Optimizer cpu_opt(cpu(), m_cpu_model->table().total(), AdamSettings{});
+    Optimizer gpu_opt(gpu(), m_gpu_model->table().total(), AdamSettings{});
+    double losses[2];
+    int i = 0;
+    for (Transformer* m : {m_cpu_model.get(), m_gpu_model.get()}) {
+        m->options().training = true;   // dropout on: the same hash gives the same masks
+        m->options().dropout_seed = 99;
+        m->forward();
+        m->zero_gradients();
+        losses[i++] = m->loss(TARGETS, 0.1f);
+        m->backward();
+    }
+    EXPECT_NEAR(losses[1], losses[0], 1e-5 * std::abs(losses[0]));
+    compare_outputs(ATOL, RTOL, false);
+    const std::vector<float> g_cpu = m_cpu_model->download_gradients(), g_gpu = m_gpu_model->download_gradients();
+    for (const ParameterInfo& e : m_cpu_model->table().entries()) {
+        const auto begin = static_cast<std::ptrdiff_t>(e.offset), end = begin + e.numel();
+        expect_close(std::vector<float>(g_gpu.begin() + begin, g_gpu.begin() + end),
+                     std::vector<float>(g_cpu.begin() + begin, g_cpu.begin() + end), ATOL, RTOL, "grad " + e.name);
+    }
+    const double n_cpu = cpu_opt.gradient_norm(m_cpu_model->gradients());
+    const double n_gpu = gpu_opt.gradient_norm(m_gpu_model->gradients());
+    EXPECT_NEAR(n_gpu, n_cpu, 1e-4 * n_cpu);
+    cpu_opt.step(m_cpu_model->parameters(), m_cpu_model->gradients(), n_cpu, 1e-3);
+    gpu_opt.step(m_gpu_model->parameters(), m_gpu_model->gradients(), n_gpu, 1e-3);
+    // Adam's first step moves each weight by about lr·sign(g): a gradient near 0 may flip, so the
+    // tolerance is one step's size where the CPU's own gradient is tiny.
+    expect_close(m_gpu_model->download_parameters(), m_cpu_model->download_parameters(), 2e-3, 1e-4,
+                 "parameters after Adam");
+}
+
+TEST_P(ModelParity, FusedAttentionModeMatchesTheCpuStepByStep) {
+    m_cpu_model->forward();
+    m_gpu_model->options().fused_attention = true;
+    m_gpu_model->forward();
+    compare_outputs(ATOL, RTOL, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaModel, ModelParity, ::testing::Values(NormPlacement::Post, NormPlacement::Pre),
+                         [](const auto& info) { return info.param == NormPlacement::Post ? "PostLN" : "PreLN"; });
+
+// A short training run on each backend: the same batches, the same dropout masks, so the loss
+// curves agree to rounding (they drift apart slowly, hence only the first steps).
+TEST_F(CudaParity, TrainingRunFollowsTheCpuRun) {
+    ModelConfig model = preset_model(Preset::Tiny);
+    TrainingConfig training = preset_training(Preset::Tiny, TaskKind::Copy);
+    TrainingRun on_cpu(model, training);
+    TrainingRun on_gpu(model, training, make_cuda_backend);
+    EXPECT_EQ(on_gpu.backend().name(), "cuda");
+    for (int step = 0; step < 5; ++step) {
+        const auto a = on_cpu.train_step(), b = on_gpu.train_step();
+        ASSERT_FALSE(b.diverged) << b.message;
+        EXPECT_NEAR(b.loss, a.loss, 1e-3 * std::abs(a.loss)) << "step " << step;
+    }
+    // held-out evaluation (teacher-forced loss and greedy decoding) on the GPU agrees too
+    const EvalResult a = on_cpu.evaluate(true), b = on_gpu.evaluate(true);
+    EXPECT_EQ(b.sequences, a.sequences);
+    EXPECT_NEAR(b.loss, a.loss, 1e-3 * std::abs(a.loss));
+    EXPECT_NEAR(b.token_accuracy, a.token_accuracy, 0.01);
+}
+
+TEST_F(CudaParity, TrainerThreadTrainsOnTheGpu) {
+    ModelConfig model = preset_model(Preset::Tiny);
+    TrainingConfig training = preset_training(Preset::Tiny, TaskKind::Copy);
+    Trainer trainer(model, training, make_cuda_backend);
+    trainer.start();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (trainer.snapshot().step < 20 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    trainer.stop();
+    const TrainingSnapshot s = trainer.snapshot();
+    EXPECT_GE(s.step, 20) << s.message;
+    EXPECT_TRUE(std::isfinite(s.latest.loss));
+}
+
+}  // namespace
+}  // namespace tx::test
