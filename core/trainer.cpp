@@ -78,7 +78,9 @@ TrainingRun::StepResult TrainingRun::train_step() {
     model.options().training = true;
     model.options().dropout_seed = mix_seed(m_training.seed, static_cast<uint64_t>(m_step + 1));
     model.set_batch(batch.src, batch.tgt);
+    model.set_step_timing(false);   // a device queues the steps back to back
     model.forward();
+    model.set_step_timing(true);
     model.zero_gradients();
     r.loss = model.loss(batch.targets, m_training.label_smoothing, &r.tokens);
     model.backward();
@@ -95,6 +97,7 @@ TrainingRun::StepResult TrainingRun::train_step() {
         ++m_step;
     }
     model.options().training = false;
+    m_backend->synchronize();   // the update is queued on a device: count it in this step
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }

@@ -217,9 +217,9 @@ size_t Transformer::find_step(const std::string& name) const {
 void Transformer::run_step(size_t index) {
     if (m_B == 0) throw std::logic_error("run_step before set_batch");
     try {
-        m_backend.timer_start();
+        if (m_step_timing) m_backend.timer_start();
         m_steps[index].forward();
-        m_info[index].ms = m_backend.timer_stop();
+        if (m_step_timing) m_info[index].ms = m_backend.timer_stop();
     } catch (const DeviceError& e) {
         throw DeviceError("step " + m_info[index].name + ": " + e.what());   // which step, for the user
     }

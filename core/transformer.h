@@ -115,6 +115,9 @@ public:
 
     void run_step(size_t index);          // forward of one step (earlier steps must have run)
     bool fused_attention_active() const { return m_options.fused_attention && !m_options.training; }
+    // Per-step times (on by default) wait for each step to finish; a benchmark of whole passes
+    // turns them off so that a GPU can queue the steps back to back.
+    void set_step_timing(bool on) { m_step_timing = on; }
     void forward();                       // every step, in order
     void encode();                        // the encoder steps only
     void decode();                        // the decoder and generator steps (encode() has run)
@@ -163,6 +166,7 @@ private:
     Array m_params, m_grads;
     Array m_pe;                        // [max_len, D]
     RunOptions m_options;
+    bool m_step_timing = true;
 
     int m_B = 0, m_S = 0, m_T = 0;
     std::vector<int32_t> m_src_host, m_tgt_host;

@@ -1,13 +1,19 @@
-// txcli bench: times the forward pass (every step) at a given batch and length, per backend;
-// prints a table or one JSON object per backend and line (DESIGN.md §3).
+// txcli bench: times the forward pass (every step and the whole pass) and one training step
+// (forward, loss, backward, Adam) at a given batch and length, per backend. With two backends
+// (--backend cpu,cuda) it prints them side by side with the speed-up and, per step, the largest
+// absolute difference between their outputs. --json prints one object per backend and line
+// (DESIGN.md §3).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.h"
 #include "model_source.h"
+#include "optimizer.h"
 #include "threads.h"
 #include "transformer.h"
 
@@ -45,76 +51,224 @@ std::vector<std::vector<int>> rows(int B, int len, int vocab, int first, int las
     return r;
 }
 
+// Training targets for decoder input tgt (BOS + tokens): the tokens shifted left, then EOS.
+std::vector<int32_t> next_tokens(const std::vector<std::vector<int>>& tgt, int eos) {
+    std::vector<int32_t> targets;
+    for (const auto& row : tgt) {
+        for (size_t i = 1; i < row.size(); ++i) targets.push_back(row[i]);
+        targets.push_back(eos);
+    }
+    return targets;
+}
+
+double elapsed_ms(Backend& backend, const std::chrono::steady_clock::time_point& start) {
+    backend.synchronize();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One backend's model and its measurements.
+struct BackendRun {
+    std::string name;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<Transformer> model;
+    std::vector<double> step_ms;   // median per step (each step waited for and timed alone)
+    std::vector<bool> materialised;   // per step: false for the (T,S) steps fused attention skips
+    Stats forward;                 // whole passes, steps queued back to back
+    Stats train;                   // forward + loss + backward + Adam
+};
+
+struct Settings {
+    int B, S, T, repeats, warmup, train_repeats;
+    bool fused;
+};
+
+void time_forward(BackendRun& run, const Settings& s) {
+    Transformer& model = *run.model;
+    model.options().fused_attention = s.fused;
+    for (int i = 0; i < s.warmup; ++i) model.forward();
+    std::vector<std::vector<double>> per_step(model.step_count());
+    for (int r = 0; r < s.repeats; ++r) {
+        model.forward();
+        for (size_t i = 0; i < model.step_count(); ++i) per_step[i].push_back(model.steps()[i].ms);
+    }
+    for (const auto& v : per_step) run.step_ms.push_back(stats(v).median);
+    for (const StepInfo& info : model.steps()) run.materialised.push_back(info.materialised);
+    model.set_step_timing(false);
+    std::vector<double> totals;
+    for (int r = 0; r < s.repeats; ++r) {
+        run.backend->synchronize();
+        const auto start = std::chrono::steady_clock::now();
+        model.forward();
+        totals.push_back(elapsed_ms(*run.backend, start));
+    }
+    model.set_step_timing(true);
+    run.forward = stats(totals);
+}
+
+// Changes the weights (Adam steps): run after the outputs were compared.
+void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t>& targets) {
+    Transformer& model = *run.model;
+    Optimizer optimizer(*run.backend, model.table().total(), AdamSettings{});
+    model.options().training = true;
+    model.set_step_timing(false);
+    std::vector<double> times;
+    for (int r = 0; r < s.warmup + s.train_repeats; ++r) {
+        run.backend->synchronize();
+        const auto start = std::chrono::steady_clock::now();
+        model.options().dropout_seed = static_cast<uint64_t>(r);
+        model.forward();
+        model.zero_gradients();
+        model.loss(targets, 0.1f);
+        model.backward();
+        optimizer.step(model.parameters(), model.gradients(), optimizer.gradient_norm(model.gradients()), 1e-4);
+        if (r >= s.warmup) times.push_back(elapsed_ms(*run.backend, start));
+    }
+    model.set_step_timing(true);
+    model.options().training = false;
+    run.train = stats(times);
+}
+
+// Largest |a - b| over a step's outputs; -inf in both (masked scores) counts as equal.
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0.0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        if (a[i] == b[i]) continue;
+        const double d = std::abs(static_cast<double>(a[i]) - b[i]);
+        worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+    return worst;
+}
+
+void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, int threads,
+                const std::vector<double>* diffs, const std::string& reference) {
+    nlohmann::json out;
+    out["backend"] = run.name;
+    out["config"] = {{"d_model", c.d_model}, {"heads", c.heads}, {"d_ff", c.d_ff},
+                     {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}};
+    out["batch"] = s.B;
+    out["src_len"] = s.S;
+    out["tgt_len"] = s.T;
+    out["threads"] = threads;
+    out["repeats"] = s.repeats;
+    out["attention"] = s.fused ? "fused" : "steps";
+    out["forward_ms"] = {{"median", run.forward.median}, {"min", run.forward.min}, {"max", run.forward.max}};
+    if (s.train_repeats > 0)
+        out["train_step_ms"] = {{"median", run.train.median}, {"min", run.train.min}, {"max", run.train.max}};
+    out["steps"] = nlohmann::json::array();
+    const Transformer& model = *run.model;
+    for (size_t i = 0; i < model.step_count(); ++i) {
+        nlohmann::json step = {{"name", model.steps()[i].name}, {"ms", run.step_ms[i]}};
+        if (!run.materialised[i]) step["materialised"] = false;
+        if (diffs && run.materialised[i]) step["max_abs_diff_vs_" + reference] = (*diffs)[i];
+        out["steps"].push_back(step);
+    }
+    std::printf("%s\n", out.dump().c_str());
+}
+
+void print_table(const std::vector<BackendRun>& runs, const std::vector<std::vector<double>>& diffs,
+                 const ModelConfig& c, const Settings& s, int threads) {
+    std::printf("d_model %d, heads %d, d_ff %d, layers %d+%d, B=%d S=%d T=%d, %s attention, %d CPU thread(s), %d runs\n",
+                c.d_model, c.heads, c.d_ff, c.encoder_layers, c.decoder_layers, s.B, s.S, s.T,
+                s.fused ? "fused" : "step-by-step", threads, s.repeats);
+    std::printf("  %-46s", "step (median ms)");
+    for (const BackendRun& r : runs) std::printf(" %10s", r.name.c_str());
+    for (size_t k = 1; k < runs.size(); ++k) std::printf("  %8s  %12s", "speed-up", "max |diff|");
+    std::printf("\n");
+    const Transformer& model = *runs[0].model;
+    for (size_t i = 0; i < model.step_count(); ++i) {
+        std::printf("  %-46s", model.steps()[i].name.c_str());
+        if (!runs[0].materialised[i]) {
+            std::printf(" (not materialised: fused attention)\n");
+            continue;
+        }
+        for (const BackendRun& r : runs) std::printf(" %10.4f", r.step_ms[i]);
+        for (size_t k = 1; k < runs.size(); ++k)
+            std::printf("  %7.2fx  %12.3g", runs[0].step_ms[i] / std::max(runs[k].step_ms[i], 1e-9), diffs[k][i]);
+        std::printf("\n");
+    }
+    auto total_line = [&](const char* label, Stats BackendRun::*field) {
+        std::printf("  %-46s", label);
+        for (const BackendRun& r : runs) std::printf(" %10.4f", (r.*field).median);
+        for (size_t k = 1; k < runs.size(); ++k)
+            std::printf("  %7.2fx", (runs[0].*field).median / std::max((runs[k].*field).median, 1e-9));
+        std::printf("\n");
+    };
+    total_line("forward pass (steps queued back to back)", &BackendRun::forward);
+    if (s.train_repeats > 0) total_line("training step (fwd + loss + bwd + Adam)", &BackendRun::train);
+    for (const BackendRun& r : runs)
+        std::printf("%s forward: median %.4f ms, min %.4f, max %.4f\n", r.name.c_str(), r.forward.median,
+                    r.forward.min, r.forward.max);
+}
+
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
     if (wants_help(argv)) {
         std::printf("usage: txcli bench [--checkpoint FILE | model options] [--src-len N] [--tgt-len N] [--batch N]\n"
-                    "                   [--threads N] [--backend cpu[,cuda]] [--repeats N] [--warmup N] [--json]\n\n"
-                    "Times the forward pass (every step, eval mode) on fixed pseudo-random token ids.\n"
-                    "Defaults: lengths 32, batch 1, 1 thread, 30 timed runs after 3 warm-up runs.\n\n%s",
+                    "                   [--threads N] [--backend cpu[,cuda]] [--attention steps|fused]\n"
+                    "                   [--repeats N] [--warmup N] [--train-repeats N] [--json]\n\n"
+                    "Times the forward pass (every step, eval mode) and one training step (forward, loss,\n"
+                    "backward, Adam) on fixed pseudo-random token ids. With two backends, prints them side\n"
+                    "by side with the speed-up and each step's largest output difference.\n"
+                    "Defaults: lengths 32, batch 1, 1 thread, step-by-step attention, 30 timed runs after\n"
+                    "3 warm-up runs, 10 timed training steps (0 skips training).\n\n%s",
                     MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
-    valued.insert({"src-len", "tgt-len", "batch", "threads", "backend", "repeats", "warmup"});
+    valued.insert({"src-len", "tgt-len", "batch", "threads", "backend", "repeats", "warmup", "train-repeats",
+                   "attention"});
     auto flags = MODEL_FLAGS;
     flags.insert("json");
     const Args args(argv, valued, flags);
     const Checkpoint checkpoint = model_from_options(args);
     const ModelConfig& c = checkpoint.config;
-    const int S = static_cast<int>(args.integer("src-len", 32, 1, c.max_len));
-    const int T = static_cast<int>(args.integer("tgt-len", 32, 1, c.max_len));
-    const int B = static_cast<int>(args.integer("batch", 1, 1, 4096));
+    Settings s{};
+    s.S = static_cast<int>(args.integer("src-len", 32, 1, c.max_len));
+    s.T = static_cast<int>(args.integer("tgt-len", 32, 1, c.max_len));
+    s.B = static_cast<int>(args.integer("batch", 1, 1, 4096));
+    s.repeats = static_cast<int>(args.integer("repeats", 30, 1, 100000));
+    s.warmup = static_cast<int>(args.integer("warmup", 3, 0, 100000));
+    s.train_repeats = static_cast<int>(args.integer("train-repeats", 10, 0, 100000));
+    const std::string attention = args.get_or("attention", "steps");
+    if (attention != "steps" && attention != "fused")
+        throw CliError("--attention must be steps or fused, got '" + attention + "'");
+    s.fused = attention == "fused";
     const int threads = static_cast<int>(args.integer("threads", 1, 1, 1024));
-    const int repeats = static_cast<int>(args.integer("repeats", 30, 1, 100000));
-    const int warmup = static_cast<int>(args.integer("warmup", 3, 0, 100000));
     const bool json = args.flag("json");
     if (threads > 1 && !cpu_threads_supported()) throw CliError("--threads > 1 needs a build with OpenMP");
     set_cpu_threads(threads);
-    const auto src = rows(B, S, c.src_vocab, 4, c.special.eos, 12345u);
-    const auto tgt = rows(B, T, c.tgt_vocab, c.special.bos, -1, 54321u);
+    const auto src = rows(s.B, s.S, c.src_vocab, 4, c.special.eos, 12345u);
+    const auto tgt = rows(s.B, s.T, c.tgt_vocab, c.special.bos, -1, 54321u);
+    const std::vector<int32_t> targets = next_tokens(tgt, c.special.eos);
 
-    for (const std::string& name : split_commas(args.get_or("backend", "cpu"))) {
-        auto backend = backend_from_name(name);
-        Transformer model(c, *backend);
-        model.set_parameters(checkpoint.parameters);
-        model.set_batch(src, tgt);
-        for (int i = 0; i < warmup; ++i) model.forward();
-        std::vector<double> totals;
-        std::vector<std::vector<double>> per_step(model.step_count());
-        for (int r = 0; r < repeats; ++r) {
-            backend->synchronize();
-            const auto start = std::chrono::steady_clock::now();
-            model.forward();
-            backend->synchronize();
-            totals.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-            for (size_t i = 0; i < model.step_count(); ++i) per_step[i].push_back(model.steps()[i].ms);
-        }
-        const Stats total = stats(totals);
-        if (json) {
-            nlohmann::json out;
-            out["backend"] = name;
-            out["config"] = {{"d_model", c.d_model}, {"heads", c.heads}, {"d_ff", c.d_ff},
-                             {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}};
-            out["batch"] = B;
-            out["src_len"] = S;
-            out["tgt_len"] = T;
-            out["threads"] = threads;
-            out["repeats"] = repeats;
-            out["forward_ms"] = {{"median", total.median}, {"min", total.min}, {"max", total.max}};
-            out["steps"] = nlohmann::json::array();
-            for (size_t i = 0; i < model.step_count(); ++i)
-                out["steps"].push_back({{"name", model.steps()[i].name}, {"ms", stats(per_step[i]).median}});
-            std::printf("%s\n", out.dump().c_str());
-        } else {
-            std::printf("backend %s, d_model %d, heads %d, d_ff %d, layers %d+%d, B=%d S=%d T=%d, %d thread(s), %d runs\n",
-                        name.c_str(), c.d_model, c.heads, c.d_ff, c.encoder_layers, c.decoder_layers, B, S, T, threads,
-                        repeats);
-            for (size_t i = 0; i < model.step_count(); ++i)
-                std::printf("  %-46s %9.4f ms\n", model.steps()[i].name.c_str(), stats(per_step[i]).median);
-            std::printf("forward: median %.4f ms, min %.4f, max %.4f\n", total.median, total.min, total.max);
-        }
+    const std::vector<std::string> names = split_commas(args.get_or("backend", "cpu"));
+    if (names.empty()) throw CliError("--backend needs at least one of cpu, cuda");
+    std::vector<BackendRun> runs;
+    for (const std::string& name : names) {
+        BackendRun run;
+        run.name = name;
+        run.backend = backend_from_name(name);
+        run.model = std::make_unique<Transformer>(c, *run.backend);
+        run.model->set_parameters(checkpoint.parameters);
+        run.model->set_batch(src, tgt);
+        time_forward(run, s);
+        runs.push_back(std::move(run));
+    }
+    // Every step's output against the first backend's (the last forward of each: same weights).
+    std::vector<std::vector<double>> diffs(runs.size(), std::vector<double>(runs[0].model->step_count(), 0.0));
+    for (size_t k = 1; k < runs.size(); ++k)
+        for (size_t i = 0; i < runs[0].model->step_count(); ++i)
+            if (runs[0].materialised[i])
+                diffs[k][i] = max_abs_diff(runs[0].model->step_output(i), runs[k].model->step_output(i));
+    if (s.train_repeats > 0)
+        for (BackendRun& run : runs) time_training(run, s, targets);
+
+    if (json) {
+        for (size_t k = 0; k < runs.size(); ++k)
+            print_json(runs[k], c, s, threads, k > 0 ? &diffs[k] : nullptr, runs[0].name);
+    } else {
+        print_table(runs, diffs, c, s, threads);
     }
     return 0;
 }

@@ -27,7 +27,7 @@ void on_sigint(int) { g_interrupted = 1; }
 constexpr const char* TRAIN_HELP =
     "usage: txcli train --task copy|copy-text|reverse|sort [--preset tiny|annotated]\n"
     "                   [--steps N | --until-exact R] [--seed N] [--save FILE] [--log FILE.csv]\n"
-    "                   [--backend cpu] [--threads N] [overrides]\n"
+    "                   [--backend cpu|cuda] [--threads N] [overrides]\n"
     "\n"
     "Trains on a generated task and evaluates on a fixed held-out set (greedy exact match).\n"
     "Ctrl-C stops after the current step and saves (--save) the last good weights.\n"
@@ -82,8 +82,7 @@ int cmd_train(const Argv& argv) {
     if (!task) throw CliError("--task must be copy, copy-text, reverse or sort (got '" + args.get("task") + "')");
     const auto preset = preset_from_string(args.get_or("preset", "tiny"));
     if (!preset) throw CliError("--preset must be tiny or annotated (got '" + args.get("preset") + "')");
-    if (args.get_or("backend", "cpu") != "cpu")
-        throw CliError("--backend: training runs on the CPU backend only (got '" + args.get("backend") + "')");
+    const BackendFactory make_backend = backend_factory(args.get_or("backend", "cpu"));
 
     ModelConfig m = preset_model(*preset);
     TrainingConfig t = preset_training(*preset, *task);
@@ -123,12 +122,12 @@ int cmd_train(const Argv& argv) {
     set_cpu_threads(static_cast<int>(args.integer("threads", 1, 1, 1024)));
 
     const auto wall_start = std::chrono::steady_clock::now();
-    Trainer trainer(m, t);
+    Trainer trainer(m, t, make_backend);
     const ModelConfig& mc = trainer.model_config();
     const bool quiet = args.flag("quiet"), json = args.flag("json");
     const bool tty = isatty(fileno(stderr)) && !quiet;
-    std::fprintf(stderr, "training %s: d_model %d, heads %d, d_ff %d, layers %d+%d, vocab %d, batch %d, %lld steps%s\n",
-                 to_string(t.task), mc.d_model, mc.heads, mc.d_ff, mc.encoder_layers, mc.decoder_layers, mc.tgt_vocab,
+    std::fprintf(stderr, "training %s on %s: d_model %d, heads %d, d_ff %d, layers %d+%d, vocab %d, batch %d, %lld steps%s\n",
+                 to_string(t.task), args.get_or("backend", "cpu").c_str(), mc.d_model, mc.heads, mc.d_ff, mc.encoder_layers, mc.decoder_layers, mc.tgt_vocab,
                  t.batch, static_cast<long long>(t.total_steps()),
                  t.target_exact > 0 ? (" (or until " + std::to_string(t.target_exact) + " exact match)").c_str() : "");
 

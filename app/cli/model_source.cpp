@@ -6,6 +6,9 @@
 
 #include "session.h"
 #include "tokenizer.h"
+#ifdef TX_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 namespace tx::cli {
 
@@ -64,10 +67,25 @@ Checkpoint model_from_options(const Args& args) {
     return Session::fresh(config, vocabulary.tokens());
 }
 
+BackendFactory backend_factory(const std::string& name) {
+    if (name == "cpu") return make_cpu_backend;
+    if (name != "cuda") throw CliError("--backend must be cpu or cuda, got '" + name + "'");
+#ifdef TX_HAVE_CUDA
+    if (const std::string reason = cuda_unavailable_reason(); !reason.empty())
+        throw CliError("the CUDA backend is unavailable: " + reason);
+    return make_cuda_backend;
+#else
+    throw CliError("the CUDA backend is not built into this binary (no CUDA compiler when it was built)");
+#endif
+}
+
 std::unique_ptr<Backend> backend_from_name(const std::string& name) {
-    if (name == "cpu") return make_cpu_backend();
-    if (name == "cuda") throw CliError("the CUDA backend is not built into this binary (no gpu/ library)");
-    throw CliError("--backend must be cpu or cuda, got '" + name + "'");
+    const BackendFactory make = backend_factory(name);
+    try {
+        return make();
+    } catch (const DeviceError& e) {
+        throw CliError(std::string("cannot start the ") + name + " backend: " + e.what());
+    }
 }
 
 }  // namespace tx::cli

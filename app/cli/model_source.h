@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "backend.h"
+#include "trainer.h"
 #include "checkpoint.h"
 
 namespace tx::cli {
@@ -21,7 +22,10 @@ extern const char* MODEL_OPTIONS_HELP;
 std::string assets_dir();
 // --checkpoint FILE when given (other model options are then refused), else a fresh model.
 Checkpoint model_from_options(const Args& args);
-// "cpu" (default) or "cuda"; refuses a backend this build does not have, with the reason.
+// "cpu" (default) or "cuda"; refuses a backend this build does not have, or a device that
+// cannot be used, with the reason.
 std::unique_ptr<Backend> backend_from_name(const std::string& name);
+// The same choice as a factory, for the trainer (which makes its backend itself).
+BackendFactory backend_factory(const std::string& name);
 
 }  // namespace tx::cli

@@ -145,7 +145,8 @@ def checkpoint_config(path):
 def run_ours(txcli, ckpt, L, repeats, warmup):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([txcli, "bench", "--checkpoint", ckpt, "--src-len", str(L), "--tgt-len", str(L),
-                          "--threads", "1", "--repeats", str(repeats), "--warmup", str(warmup), "--json"],
+                          "--threads", "1", "--repeats", str(repeats), "--warmup", str(warmup), "--train-repeats", "0",
+                          "--json"],
                          env=env, check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         if line.strip().startswith("{"):
