@@ -11,7 +11,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "backend_comparison.h"
 #include "checkpoint.h"
+#ifdef TX_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 #include "imgui_internal.h"
 #include "imgui_stdlib.h"
 #include "panels/attention_panel.h"
@@ -60,7 +64,38 @@ double now_s() { return ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0; }
 
 }  // namespace
 
+namespace {
+
+// Why this binary cannot use CUDA ("" when it can), and the device it would use.
+std::string cuda_unavailable() {
+#ifdef TX_HAVE_CUDA
+    return cuda_unavailable_reason();
+#else
+    return "CUDA backend not built in this binary (no CUDA compiler when it was built)";
+#endif
+}
+
+std::string cuda_device() {
+#ifdef TX_HAVE_CUDA
+    return cuda_device_description();
+#else
+    return "";
+#endif
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+    if (name == "cpu") return make_cpu_backend();
+#ifdef TX_HAVE_CUDA
+    if (name == "cuda") return make_cuda_backend();   // DeviceError with the driver's reason
+#endif
+    throw DeviceError("backend '" + name + "' is not available: " + cuda_unavailable());
+}
+
+}  // namespace
+
 ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
+    m_view.cuda_unavailable = cuda_unavailable();
+    m_view.cuda_device = cuda_device();
     // One matrix-product thread: the UI and the trainer thread each run on a core of their own;
     // an OpenMP pool per thread would spin against the other (shared/PERF.md).
     tx::set_cpu_threads(1);
@@ -119,6 +154,10 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
         for (auto& p : m_panels)
             if (p->key() == key) p->open() = open;
     create_initial_session();
+    if (m_options.fused_attention && m_session) {
+        m_session->set_fused_attention(true);
+        refresh(true);
+    }
 
     if (!m_options.step.empty() && m_session) {
         try {
@@ -252,6 +291,7 @@ void ExplorerApp::refresh(bool full) {
     try {
         refresh_view(m_view, *m_session, m_model_source, full);
         m_view.backend = m_session->backend().name();
+        if (full) m_view.comparison.reset();   // it was of another input, model or backend
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
     }
@@ -306,6 +346,19 @@ void ExplorerApp::apply_commands() {
     for (auto& c : commands) {
         try {
             c();
+        } catch (const DeviceError& e) {
+            // A device failure (out of memory, a failed launch): report it and go on on the CPU.
+            report_error(e.what());
+            if (m_session && m_session->backend().name() != "cpu") {
+                try {
+                    m_session->set_backend(make_cpu_backend());
+                    report_status("switched back to the CPU backend");
+                } catch (const std::exception& again) {
+                    report_error(std::string("could not move the weights back to the CPU: ") + again.what() +
+                                 "; reload the model");
+                }
+                refresh(true);
+            }
         } catch (const std::exception& e) {
             report_error(e.what());
         }
@@ -392,12 +445,25 @@ void ExplorerApp::save_checkpoint(const std::string& path) {
 
 void ExplorerApp::set_backend(const std::string& name) {
     queue([this, name] {
-        if (name == "cpu") {
-            if (m_session && m_session->backend().name() != "cpu") m_session->set_backend(make_cpu_backend());
-            refresh(true);
-        } else {
-            report_error("backend '" + name + "' is not available: CUDA backend not built in this binary");
-        }
+        if (!m_session || m_session->backend().name() == name) return;
+        m_session->set_backend(make_backend(name));   // a DeviceError leaves the CPU in place
+        report_status("backend: " + name);
+        refresh(true);
+    });
+}
+
+void ExplorerApp::set_fused_attention(bool on) {
+    queue([this, on] { if (m_session) { m_session->set_fused_attention(on); refresh(true); } });
+}
+
+void ExplorerApp::compare_backends() {
+    queue([this] {
+        if (!m_session || m_view.B == 0) return;
+        const std::string other = m_session->backend().name() == "cpu" ? "cuda" : "cpu";
+        std::unique_ptr<Backend> backend = make_backend(other);
+        BackendComparison c = tx::compare_backends(m_session->model(), *backend);
+        refresh(true);   // the session's steps were re-run: fresh times, same values
+        m_view.comparison = std::move(c);
     });
 }
 
@@ -415,7 +481,10 @@ void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& trainin
         m_trainer_info.training = training;
         m_trainer_info.model = preset_model(preset);
         try {
-            m_trainer = std::make_unique<Trainer>(m_trainer_info.model, training);
+            // The trainer trains on the backend the explorer uses (its thread owns that device).
+            const std::string backend = m_session ? m_session->backend().name() : "cpu";
+            m_trainer = std::make_unique<Trainer>(m_trainer_info.model, training,
+                                                  [backend] { return make_backend(backend); });
             m_trainer_info.exists = true;
             m_trainer_info.model = m_trainer->model_config();
             m_training = m_trainer->snapshot();

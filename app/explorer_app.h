@@ -50,6 +50,8 @@ public:
     void load_checkpoint(const std::string& path) override;
     void save_checkpoint(const std::string& path) override;
     void set_backend(const std::string& name) override;
+    void set_fused_attention(bool on) override;
+    void compare_backends() override;
     void trainer_configure(Preset preset, const TrainingConfig& training) override;
     void trainer_start() override;
     void trainer_pause() override;

@@ -22,6 +22,7 @@ const char* USAGE =
     "  --checkpoint FILE     open this model (.safetensors) instead of assets/models/default.safetensors\n"
     "  --sentence TEXT       the input sentence; repeat for a padded batch (at most 4)\n"
     "  --step NAME|N         put the step cursor after step N (0-based) or the step named NAME\n"
+    "  --fused-attention     start with fused attention (no (T,S) scores/probabilities steps)\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
     "                        model backend training\n"
@@ -58,6 +59,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             return 0;
         } else if (arg == "--self-test") {
             options.self_test = true;
+        } else if (arg == "--fused-attention") {
+            options.fused_attention = true;
         } else if (arg == "--screenshot") {
             if (!value(options.screenshot) || options.screenshot.empty()) return bad("--screenshot needs a file name");
         } else if (arg == "--layout") {

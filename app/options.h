@@ -13,6 +13,7 @@ struct AppOptions {
     std::string panel;                      // show only this panel, filling the window
     std::vector<std::string> sentences;     // --sentence, repeatable (a padded batch)
     std::string step;                       // --step NAME|N: put the cursor after this step
+    bool fused_attention = false;           // --fused-attention: start with the fused attention op
     int frames = 6;                         // frames rendered before the screenshot
     std::string checkpoint;                 // --checkpoint FILE instead of the default model
     std::string assets;                     // --assets DIR

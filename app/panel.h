@@ -34,6 +34,9 @@ public:
     virtual void load_checkpoint(const std::string& path) = 0;
     virtual void save_checkpoint(const std::string& path) = 0;
     virtual void set_backend(const std::string& name) = 0;
+    virtual void set_fused_attention(bool on) = 0;
+    // Runs the current input on the other backend too: per-step times and output differences.
+    virtual void compare_backends() = 0;
     // Training (the trainer runs on its own thread; these never wait on it).
     virtual void trainer_configure(Preset preset, const TrainingConfig& training) = 0;
     virtual void trainer_start() = 0;

@@ -115,8 +115,24 @@ void SelfTest::build() {
     });
     add("masks on", [this](ExplorerApp& app) {
         check(app.view().options.causal_mask && app.view().options.padding_mask, "masks switched back on");
-        app.show_panel("attention");
+        app.show_panel("backend");
+        app.set_fused_attention(true);
+        return true;
+    });
+    add("fused attention", [this](ExplorerApp& app) {
         const auto& v = app.view();
+        check(v.options.fused_attention, "fused attention switched on");
+        check(!v.attention.empty() && !v.output(v.attention[0].probs) && v.output(v.attention[0].context),
+              "fused attention: no probabilities, a context");
+        check(!v.decoded_text.empty() && !v.decoded_text[0].empty(), "greedy decoding runs with fused attention");
+        app.set_fused_attention(false);
+        return true;
+    });
+    add("fused attention off", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        check(!v.options.fused_attention && !v.attention.empty() && v.output(v.attention[0].probs),
+              "step-by-step attention again: probabilities shown");
+        app.show_panel("attention");
         for (const auto& a : v.attention)
             for (int h = 0; h < v.config.heads; ++h) app.set_head_enabled(a.prefix, h, h % 2 == 0);
         return true;

@@ -27,6 +27,15 @@ std::vector<std::string> SessionView::tgt_labels(int row) const {
     return labels;
 }
 
+std::string SessionView::missing_reason(size_t step) const {
+    if (step < steps.size() && finished(step) && !steps[step].materialised)
+        return "Not materialised: fused attention computes each context in one pass over key tiles, without the "
+               "(T,S) scores and probabilities. Switch fused attention off in the Backend panel to see " +
+               steps[step].name + ".";
+    return "Not computed yet: run up to " + (step < steps.size() ? steps[step].name : std::string("this step")) +
+           " to see its values.";
+}
+
 int SessionView::attention_block_of(size_t step) const {
     for (size_t i = 0; i < attention.size(); ++i) {
         const AttentionBlock& a = attention[i];
@@ -67,7 +76,7 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
     view.cursor = session.cursor();
     view.outputs.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        if (i < view.cursor) {
+        if (i < view.cursor && view.steps[i].materialised) {
             if (full || view.outputs[i].empty()) view.outputs[i] = model.step_output(i);
         } else {
             view.outputs[i].clear();

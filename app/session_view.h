@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_comparison.h"
 #include "config.h"
 #include "tokenizer.h"
 #include "transformer.h"
@@ -25,6 +26,9 @@ struct SessionView {
     int vocab_size = 0;
     std::vector<std::string> vocabulary;     // index = id
     std::string backend;                     // "cpu", "cuda"
+    std::string cuda_unavailable;            // why CUDA cannot be used; "" when it can
+    std::string cuda_device;                 // "NVIDIA H100 ... (sm_90, 79.1 GiB)" when it can
+    std::optional<BackendComparison> comparison;   // the last CPU-vs-CUDA run of this input
 
     std::vector<std::string> sentences;
     std::optional<std::string> target_text;
@@ -51,6 +55,8 @@ struct SessionView {
     // Token labels of one batch row of the encoder input [S] / decoder input [T].
     std::vector<std::string> src_labels(int row) const;
     std::vector<std::string> tgt_labels(int row) const;
+    // Why a step has no output to show: not reached by the cursor yet, or skipped by fused attention.
+    std::string missing_reason(size_t step) const;
     const std::vector<float>* output(size_t step) const {
         return step < outputs.size() && !outputs[step].empty() ? &outputs[step] : nullptr;
     }

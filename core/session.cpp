@@ -132,6 +132,11 @@ void Session::set_padding_mask(bool on) {
     if (!m_sentences.empty()) rerun();
 }
 
+void Session::set_fused_attention(bool on) {
+    m_model->options().fused_attention = on;
+    if (!m_sentences.empty()) rerun();
+}
+
 void Session::set_positional_encoding(bool on) {
     m_model->options().positional_encoding = on;
     if (!m_sentences.empty()) rerun();

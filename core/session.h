@@ -52,7 +52,9 @@ public:
     const RunOptions& options() const { return m_model->options(); }
     void set_causal_mask(bool on);
     void set_padding_mask(bool on);
-    void set_positional_encoding(bool on);   // off shows that attention alone ignores word order
+    void set_positional_encoding(bool on);
+    // Fused attention (evaluation): contexts without the (T,S) scores/probabilities steps.
+    void set_fused_attention(bool on);   // off shows that attention alone ignores word order
     void set_head_enabled(const std::string& attention_prefix, int head, bool enabled);
     bool head_enabled(const std::string& attention_prefix, int head) const;
 

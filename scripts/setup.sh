@@ -34,6 +34,12 @@ tx_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 }
 
+# The CUDA toolkit is optional and not a Debian package here: where it sits in /usr/local/cuda
+# but nvcc is not on PATH, point CMake at it so that the gpu/ backend is built.
+if ! command -v nvcc >/dev/null 2>&1 && [ -z "${CUDACXX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   tx_install_packages "${TX_PACKAGES[@]}"
 fi

@@ -74,8 +74,10 @@ struct Hammer {
                 while (!done.load()) {
                     const TrainingSnapshot s = trainer.snapshot();
                     check_invariants(s);
-                    // Steps only go back on reset, which clears the history.
-                    if (s.step < last_step && !s.history.empty()) failures.fetch_add(1);
+                    // Steps only go back on reset. A reader may miss the reset's own snapshot (step 0,
+                    // empty history) and see the next step first, so it counts the go-backs; the
+                    // test compares them with the resets it made.
+                    if (s.step < last_step) regressions.fetch_add(1);
                     last_step = s.step;
                     if (r == 1) {
                         const Checkpoint c = trainer.checkpoint();
@@ -92,6 +94,7 @@ struct Hammer {
     std::atomic<bool> done{false};
     std::atomic<int64_t> copies{0};
     std::atomic<int> failures{0};
+    std::atomic<int> regressions{0};   // step went back, summed over the readers
     std::vector<std::thread> readers;
 };
 
@@ -141,6 +144,7 @@ TEST(Trainer, CommandsUnderConcurrentReaders) {
     ASSERT_TRUE(wait_for(trainer, [](const auto& s) { return s.step >= 4; }));
     EXPECT_GT(hammer.copies.load(), 10);
     EXPECT_EQ(hammer.failures.load(), 0);
+    EXPECT_LE(hammer.regressions.load(), 2) << "one reset: each of the two readers may see the step go back once";
 }
 
 TEST(Trainer, ReachesTheStepLimitAndFinishesWithAnEvaluation) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "backend_comparison.h"
 #include "commands.h"
 #include "model_source.h"
 #include "optimizer.h"
@@ -126,17 +127,6 @@ void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t
     model.set_step_timing(true);
     model.options().training = false;
     run.train = stats(times);
-}
-
-// Largest |a - b| over a step's outputs; -inf in both (masked scores) counts as equal.
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-    double worst = 0.0;
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-        if (a[i] == b[i]) continue;
-        const double d = std::abs(static_cast<double>(a[i]) - b[i]);
-        worst = std::isnan(d) ? INFINITY : std::max(worst, d);
-    }
-    return worst;
 }
 
 void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, int threads,

@@ -170,8 +170,8 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
                     sel.head = h;
                 }
             } else {
-                ImGui::Button("?", ImVec2(thumb, thumb));
-                item_tooltip("Not computed yet: step further (or run to end).");
+                ImGui::Button(v.finished(a.probs) ? "fused" : "?", ImVec2(thumb, thumb));
+                item_tooltip(v.missing_reason(a.probs).c_str());
             }
             const bool off = !v.options.disabled_heads.empty() && v.options.disabled_heads.count(a.prefix) &&
                              std::count(v.options.disabled_heads.at(a.prefix).begin(), v.options.disabled_heads.at(a.prefix).end(), h);
@@ -229,8 +229,8 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
     const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
     const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
     if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
-        ImGui::TextWrapped("Not computed yet: the step cursor is before %s.", v.steps[step].name.c_str());
-        if (ImGui::Button("Run to end")) ctx.commands.run_to_end();
+        ImGui::TextWrapped("%s", v.missing_reason(step).c_str());
+        if (!v.finished(step) && ImGui::Button("Run to end")) ctx.commands.run_to_end();
         return;
     }
     const Axes ax = axes_of(v, a, row);

@@ -1,7 +1,9 @@
-// Backend panel (see backend_panel.h). This binary has the CPU (Eigen) backend only.
+// Backend panel (see backend_panel.h). Times come from the session's last run (CUDA events on the
+// GPU); a comparison re-runs the input on the other backend (SessionView::comparison).
 #include "panels/backend_panel.h"
 
-#include <map>
+#include <algorithm>
+#include <cmath>
 
 #include "widgets/plot.h"
 #include "widgets/ui.h"
@@ -9,69 +11,147 @@
 namespace tx::app {
 
 namespace {
-constexpr const char* CUDA_REASON = "CUDA backend not built in this binary";
+
+constexpr ImU32 FIRST_COLOUR = IM_COL32(90, 170, 255, 255);
+constexpr ImU32 SECOND_COLOUR = IM_COL32(250, 160, 60, 255);
+
+// Step i's group when bars are grouped by layer: "encoder layer 0", "decoder (outside layers)".
+std::string group_of(const StepInfo& s) {
+    return s.layer >= 0 ? std::string(to_string(s.stack)) + " layer " + std::to_string(s.layer)
+                        : std::string(to_string(s.stack)) + " (outside layers)";
 }
+
+}  // namespace
 
 BackendPanel::BackendPanel()
     : Panel("Backend", "backend",
-            "The same list of steps runs on a backend: the CPU one (Eigen) is the reference; a CUDA one runs the same "
-            "ops with the same names on the GPU. Times are of the last full forward pass.") {}
+            "The same list of steps runs on a backend: the CPU one (Eigen) is the reference; the CUDA one runs the "
+            "same ops with the same names on the GPU (kernels and cuBLAS). Times are of the last forward pass.") {}
 
 void BackendPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
-    int which = v.backend == "cuda" ? 1 : 0;
-    if (ImGui::RadioButton("CPU (Eigen)", which == 0)) ctx.commands.set_backend("cpu");
+    const bool cuda_ok = v.cuda_unavailable.empty();
+    if (ImGui::RadioButton("CPU (Eigen)", v.backend == "cpu")) ctx.commands.set_backend("cpu");
     ImGui::SameLine();
-    ImGui::BeginDisabled(true);
-    ImGui::RadioButton("CUDA (GPU)", which == 1);
+    ImGui::BeginDisabled(!cuda_ok);
+    if (ImGui::RadioButton("CUDA (GPU)", v.backend == "cuda")) ctx.commands.set_backend("cuda");
     ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", CUDA_REASON);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", cuda_ok ? v.cuda_device.c_str() : v.cuda_unavailable.c_str());
+    if (cuda_ok) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", v.cuda_device.c_str());
+    } else {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("CUDA unavailable: %s. Everything runs on the CPU.", v.cuda_unavailable.c_str());
+        ImGui::PopTextWrapPos();
+    }
+
+    bool fused = v.options.fused_attention;
+    if (ImGui::Checkbox("fused attention", &fused)) ctx.commands.set_fused_attention(fused);
+    item_tooltip(
+        "Step by step (off): scores, mask, softmax and context are four ops, and their (T,S) matrices are what the "
+        "attention views show. Fused (on): one op walks the keys in tiles with a running max and sum (online "
+        "softmax, FlashAttention's idea) and never stores the (T,S) matrices, so those steps have nothing to show. "
+        "Same result within rounding. On the CPU the fused op is a plain reference loop; the fast one is the GPU's.");
     ImGui::SameLine();
-    ImGui::TextDisabled("(%s)", CUDA_REASON);
-    ImGui::Text("Forward pass on %s: %.3f ms for %zu steps (B=%d, S=%d, T=%d)", v.backend.c_str(), v.forward_ms, v.steps.size(),
-                v.B, v.S, v.T);
+    ImGui::TextDisabled(fused ? "(scores and probabilities are not materialised)" : "(every step materialised)");
+
+    ImGui::Text("Forward pass on %s: %.3f ms for %zu steps (B=%d, S=%d, T=%d)", v.backend.c_str(), v.forward_ms,
+                v.steps.size(), v.B, v.S, v.T);
     ImGui::SameLine();
     if (ImGui::SmallButton("time again")) ctx.commands.set_input(v.sentences, v.target_text);
     item_tooltip("Re-runs greedy decoding and the forward pass; times vary from run to run by a few percent.");
-    ImGui::TextDisabled("With a CUDA backend, its times appear as a second bar next to the CPU's.");
+    ImGui::BeginDisabled(!cuda_ok);
+    if (ImGui::Button("Compare CPU and CUDA")) ctx.commands.compare_backends();
+    ImGui::EndDisabled();
+    item_tooltip(cuda_ok ? "Runs this input on the other backend too: per-step times side by side, and the largest "
+                           "difference between the two backends' outputs for every step."
+                         : v.cuda_unavailable.c_str());
+    const BackendComparison* cmp = v.comparison ? &*v.comparison : nullptr;
+    if (cmp) {
+        ImGui::SameLine();
+        ImGui::Text("%s %.3f ms, %s %.3f ms (%.2fx); largest output difference %.3g", cmp->reference.c_str(),
+                    cmp->reference_total_ms, cmp->other.c_str(), cmp->other_total_ms,
+                    cmp->reference_total_ms / std::max(cmp->other_total_ms, 1e-9), cmp->worst_diff);
+    }
     ImGui::Checkbox("group by layer", &m_by_layer);
     ImGui::Separator();
 
+    // Bars: the session's own times, or both backends' after a comparison.
     std::vector<std::string> labels;
-    PlotSeries cpu;
-    cpu.name = v.backend;
-    cpu.colour = IM_COL32(90, 170, 255, 255);
+    PlotSeries first, second;
+    first.name = cmp ? cmp->reference : v.backend;
+    first.colour = FIRST_COLOUR;
+    second.name = cmp ? cmp->other : "";
+    second.colour = SECOND_COLOUR;
     int highlight = -1;
-    if (m_by_layer) {
-        std::string last;
-        for (size_t i = 0; i < v.steps.size(); ++i) {
-            const StepInfo& s = v.steps[i];
-            std::string g = s.layer >= 0 ? std::string(to_string(s.stack)) + " layer " + std::to_string(s.layer)
-                                         : std::string(to_string(s.stack)) + " (outside layers)";
-            if (labels.empty() || g != last) {
-                labels.push_back(g);
-                cpu.y.push_back(0.0);
-                last = g;
-            }
-            cpu.y.back() += s.ms;
-            if (v.cursor > 0 && i == v.cursor - 1) highlight = static_cast<int>(labels.size()) - 1;
+    for (size_t i = 0; i < v.steps.size(); ++i) {
+        const double a = cmp && i < cmp->reference_ms.size() ? cmp->reference_ms[i] : v.steps[i].ms;
+        const double b = cmp && i < cmp->other_ms.size() ? cmp->other_ms[i] : 0.0;
+        const std::string label = m_by_layer ? group_of(v.steps[i]) : v.steps[i].name;
+        if (!m_by_layer || labels.empty() || labels.back() != label) {
+            labels.push_back(label);
+            first.y.push_back(0.0);
+            second.y.push_back(0.0);
         }
-    } else {
-        for (size_t i = 0; i < v.steps.size(); ++i) {
-            labels.push_back(v.steps[i].name);
-            cpu.y.push_back(v.steps[i].ms);
-        }
-        if (v.cursor > 0) highlight = static_cast<int>(v.cursor) - 1;
+        first.y.back() += a;
+        second.y.back() += b;
+        if (v.cursor > 0 && i == v.cursor - 1) highlight = static_cast<int>(labels.size()) - 1;
     }
-    for (size_t i = 0; i < cpu.y.size(); ++i) cpu.x.push_back(static_cast<double>(i));
-    ImGui::BeginChild("##times", ImVec2(0, 0), false);
+    for (size_t i = 0; i < first.y.size(); ++i) {
+        first.x.push_back(static_cast<double>(i));
+        second.x.push_back(static_cast<double>(i));
+    }
+    std::vector<PlotSeries> series = {first};
+    if (cmp) series.push_back(second);
+    const float table_h = cmp ? ImGui::GetContentRegionAvail().y * 0.35f : 0.0f;
+    ImGui::BeginChild("##times", ImVec2(0, cmp ? -table_h : 0.0f), false);
     BarSpec spec;
     spec.id = "times";
     spec.title = m_by_layer ? "time per layer (ms)" : "time per step (ms)";
     spec.value_label = "ms";
     spec.label_width = m_by_layer ? 200.0f : 330.0f;
-    draw_bars(spec, labels, {cpu}, &ctx.commands, highlight);
+    draw_bars(spec, labels, series, &ctx.commands, highlight);
     ImGui::EndChild();
+    if (cmp) draw_comparison_table(v);
+}
+
+void BackendPanel::draw_comparison_table(const SessionView& v) {
+    const BackendComparison& c = *v.comparison;
+    const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##comparison", 5, flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn((c.reference + " ms").c_str());
+    ImGui::TableSetupColumn((c.other + " ms").c_str());
+    ImGui::TableSetupColumn("speed-up");
+    ImGui::TableSetupColumn("max |difference|");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < v.steps.size() && i < c.max_diff.size(); ++i) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(v.steps[i].name.c_str());
+        if (!c.materialised[i]) {
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("not materialised (fused attention)");
+            continue;
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4f", c.reference_ms[i]);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4f", c.other_ms[i]);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.2fx", c.reference_ms[i] / std::max(c.other_ms[i], 1e-9));
+        ImGui::TableNextColumn();
+        // float32 on both sides: differences of a few 1e-6 relative are rounding, not error
+        const bool large = !(c.max_diff[i] < 1e-3);
+        if (large) ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 120, 90, 255));
+        ImGui::Text("%.3g", c.max_diff[i]);
+        if (large) ImGui::PopStyleColor();
+    }
+    ImGui::EndTable();
 }
 
 }  // namespace tx::app

@@ -1,5 +1,6 @@
-// Backend panel: CPU / CUDA switch (CUDA greyed out with the reason when unavailable), and the
-// per-step times of the last forward pass as a table and bars.
+// Backend panel: the CPU / CUDA switch (CUDA greyed out with the driver's reason when it cannot
+// be used), the attention implementation (step by step or fused), and per-step times as bars —
+// two bars per step, with each step's largest output difference, after a CPU-vs-CUDA comparison.
 #pragma once
 #include "panel.h"
 
@@ -13,6 +14,8 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
+    void draw_comparison_table(const SessionView& v);
+
     bool m_by_layer = true;
 };
 

@@ -109,7 +109,9 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         const std::vector<float>* ms = v.output(a.masked_scores);
         const std::vector<float>* pr = v.output(a.probs);
         if (!ms || !pr) {
-            ImGui::TextDisabled("Not computed yet: step further or run to end.");
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", v.missing_reason(ms ? a.probs : a.masked_scores).c_str());
+            ImGui::PopTextWrapPos();
             break;
         }
         const int H = v.config.heads;

@@ -177,7 +177,9 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
     ImGui::TextDisabled("\xC2\xB7 %lld values \xC2\xB7 %s \xC2\xB7 %.3f ms", static_cast<long long>(s.shape.numel()),
                         format_bytes(static_cast<double>(s.shape.numel()) * 4.0).c_str(), s.ms);
     if (!out) {
-        ImGui::TextDisabled("Not computed yet: run up to this step to see its values.");
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", v.missing_reason(index).c_str());
+        ImGui::PopTextWrapPos();
         return;
     }
     const Stats st = stats(*out);

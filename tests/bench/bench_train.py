@@ -100,7 +100,7 @@ class Model(nn.Module):
 
     def decode(self, memory, src_pad, tgt):
         T = tgt.shape[1]
-        causal = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+        causal = torch.triu(torch.full((T, T), float("-inf"), device=tgt.device), diagonal=1)
         y = self.drop(self.tgt_embed(tgt) * math.sqrt(self.D) + self.pe[:T])
         for layer in self.decoder:
             y = layer(y, memory, tgt_mask=causal, tgt_key_padding_mask=tgt == PAD, memory_key_padding_mask=src_pad)
@@ -118,9 +118,10 @@ def exact_match(model, task, batch=200):
     for i in range(0, len(task.held_out), batch):
         rows = task.held_out[i:i + batch]
         src, _, _ = Task.batch(rows)
-        memory, pad = model.encode(src)
-        ys = torch.full((len(rows), 1), BOS, dtype=torch.long)
-        done = torch.zeros(len(rows), dtype=torch.bool)
+        dev = next(model.parameters()).device
+        memory, pad = model.encode(src.to(dev))
+        ys = torch.full((len(rows), 1), BOS, dtype=torch.long, device=dev)
+        done = torch.zeros(len(rows), dtype=torch.bool, device=dev)
         for _ in range(task.length + 1):
             lp = model.decode(memory, pad, ys)
             nxt = lp[:, -1].argmax(-1)
@@ -151,19 +152,23 @@ def main():
     ap.add_argument("--until-exact", type=float, default=0.0, help="evaluate every --eval-every steps, stop at R")
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--label", default="pytorch")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (float32, eager)")
     a = ap.parse_args()
+    dev = torch.device(a.device)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     set_threads(a.threads)
     torch.manual_seed(a.seed)
     symbols, length = 10, 9
     task = Task(symbols, length, 200, a.seed)
-    model = Model(symbols + 4, a.d_model, a.heads, a.d_ff, a.layers, a.dropout)
+    model = Model(symbols + 4, a.d_model, a.heads, a.d_ff, a.layers, a.dropout).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     noam = lambda s: a.lr * a.d_model ** -0.5 * min((s + 1) ** -0.5, (s + 1) * a.warmup ** -1.5)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, noam)
     model.train()
     train_s, tokens, wall0, em, steps = 0.0, 0, time.perf_counter(), None, 0
     for step in range(1, a.steps + 1):
-        src, tgt, y = Task.batch([task.example() for _ in range(a.batch)])
+        src, tgt, y = (t.to(dev) for t in Task.batch([task.example() for _ in range(a.batch)]))
+        sync()
         t0 = time.perf_counter()
         lp = model(src, tgt)
         ntok = int((y != PAD).sum())
@@ -173,6 +178,7 @@ def main():
         loss.backward()
         opt.step()
         sched.step()
+        sync()
         train_s += time.perf_counter() - t0
         tokens += ntok
         steps = step
@@ -185,7 +191,7 @@ def main():
     print(json.dumps({"impl": a.label, "steps": steps, "loss": round(loss.item(), 6),
                       "tokens_per_s": round(tokens / train_s, 1), "train_s": round(train_s, 3),
                       "wall_s": round(time.perf_counter() - wall0, 3), "exact_match": em,
-                      "threads": a.threads, "torch": torch.__version__}))
+                      "threads": a.threads, "device": a.device, "torch": torch.__version__}))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+# GPU benchmarks of issue 4, ours against PyTorch eager on the same GPU in one run (float32):
+#   1. base model forward (512/8/2048, 2+2), batch 1 and 32, lengths 32/128/512, eval mode:
+#      `txcli bench --backend cuda` (steps queued back to back) vs the same work in PyTorch
+#      (embeddings × √D + PE, nn.Transformer with a causal target mask, generator, log-softmax);
+#   2. attention alone, 8 heads, dk 64, lengths 512-4096: our fused kernel and our step-by-step
+#      ops (tests/bench/attention_bench) vs torch.nn.functional.scaled_dot_product_attention;
+#   3. training on the Annotated copy task (`--preset annotated`): tokens/s of `txcli train
+#      --backend cuda` vs tests/bench/bench_train.py --device cuda.
+# Usage: bench_cuda.py --txcli PATH --attention-bench PATH [--repeats 30] [--train-steps 200]
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def torch_forward_ms(B, L, repeats):
+    import torch
+    D, H, F, N, V = 512, 8, 2048, 2, 2008
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    m = torch.nn.ModuleDict({
+        "src_embed": torch.nn.Embedding(V, D), "tgt_embed": torch.nn.Embedding(V, D),
+        "transformer": torch.nn.Transformer(D, H, N, N, F, batch_first=True), "generator": torch.nn.Linear(D, V),
+    }).to(dev).eval()
+    pe = torch.zeros(L, D)
+    pos = torch.arange(L, dtype=torch.float32)[:, None]
+    div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)
+    pe = pe.to(dev)
+    src = torch.randint(4, V, (B, L), device=dev)
+    tgt = torch.randint(4, V, (B, L), device=dev)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(L).to(dev)
+
+    def full():
+        x = m["src_embed"](src) * math.sqrt(D) + pe
+        y = m["tgt_embed"](tgt) * math.sqrt(D) + pe
+        return torch.log_softmax(m["generator"](m["transformer"](x, y, tgt_mask=mask)), -1)
+    return cuda_median_ms(full, repeats)
+
+
+def cuda_median_ms(f, repeats):
+    import torch
+    with torch.inference_mode():
+        for _ in range(5):
+            f()
+        times = []
+        for _ in range(repeats):
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            f()
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def torch_sdpa_ms(B, H, L, dk, repeats):
+    import torch
+    q, k, v = (torch.randn(B, H, L, dk, device="cuda") for _ in range(3))
+    return cuda_median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), repeats)
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--txcli", required=True)
+    ap.add_argument("--attention-bench", required=True)
+    ap.add_argument("--repeats", type=int, default=30)
+    ap.add_argument("--train-steps", type=int, default=200)
+    a = ap.parse_args()
+    import torch
+    print(f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; float32, no TF32 "
+          f"(allow_tf32 = {torch.backends.cuda.matmul.allow_tf32})")
+    with tempfile.TemporaryDirectory() as work:
+        ckpt = os.path.join(work, "base.safetensors")
+        subprocess.run([a.txcli, "init", "--out", ckpt, "--d-model", "512", "--heads", "8", "--d-ff", "2048",
+                        "--layers", "2", "--max-len", "512"], check=True, capture_output=True)
+        print("\n## Base model forward (ms, median); ours steps / ours fused / PyTorch eager")
+        print(f"{'B':>3} {'L':>4} {'ours':>9} {'fused':>9} {'pytorch':>9} {'speed-up':>9}")
+        for B in (1, 32):
+            for L in (32, 128, 512):
+                ours = {}
+                for attention in ("steps", "fused"):
+                    r = run_json([a.txcli, "bench", "--checkpoint", ckpt, "--backend", "cuda", "--batch", str(B),
+                                  "--src-len", str(L), "--tgt-len", str(L), "--attention", attention,
+                                  "--repeats", str(a.repeats), "--train-repeats", "0", "--json"])[0]
+                    ours[attention] = r["forward_ms"]["median"]
+                peer = torch_forward_ms(B, L, a.repeats)
+                best = min(ours.values())
+                print(f"{B:>3} {L:>4} {ours['steps']:>9.3f} {ours['fused']:>9.3f} {peer:>9.3f} {peer / best:>8.2f}x",
+                      flush=True)
+
+    print("\n## Attention alone, batch 1, 8 heads, dk 64 (ms, median)")
+    print(f"{'L':>5} {'fused':>9} {'steps':>9} {'sdpa':>9} {'fused/sdpa':>11}")
+    rows = run_json([a.attention_bench, "--backend", "cuda", "--repeats", str(a.repeats), "512", "1024", "2048",
+                     "4096"])
+    for r in rows:
+        sdpa = torch_sdpa_ms(1, 8, r["length"], 64, a.repeats)
+        print(f"{r['length']:>5} {r['fused_ms']:>9.3f} {r['steps_ms']:>9.3f} {sdpa:>9.3f} {r['fused_ms'] / sdpa:>10.2f}x",
+              flush=True)
+
+    print(f"\n## Training, Annotated copy task, {a.train_steps} steps (target tokens/s)")
+    ours = run_json([a.txcli, "train", "--task", "copy", "--preset", "annotated", "--backend", "cuda", "--steps",
+                     str(a.train_steps), "--json", "--quiet"])[0]
+    peer = run_json([sys.executable, os.path.join(HERE, "bench_train.py"), "--device", "cuda", "--steps",
+                     str(a.train_steps)])[0]
+    print(f"ours {ours['tokens_per_s']:.0f} tok/s (exact match {ours['exact_match']:.3f}); "
+          f"PyTorch {peer['tokens_per_s']:.0f} tok/s (exact match {peer['exact_match']:.3f}); "
+          f"{ours['tokens_per_s'] / peer['tokens_per_s']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
