@@ -71,16 +71,13 @@ __global__ void softmax_forward_kernel(float* probs, const float* inp, int R, in
     if (r >= R) return;
     const float* x = inp + r * C;
     float* p = probs + r * C;
-    float maxval = -INFINITY;
-    for (int c = lane; c < C; c += WARP) maxval = fmaxf(maxval, x[c]);
-    maxval = warp_max(maxval);
+    float maxval, sum;
+    warp_row_max_sumexp(x, C, maxval, sum);
     if (maxval == -INFINITY) {
         for (int c = lane; c < C; c += WARP) p[c] = 0.0f;
         return;
     }
-    float sum = 0.0f;
-    for (int c = lane; c < C; c += WARP) sum += expf(x[c] - maxval);
-    const float inv = 1.0f / warp_sum(sum);
+    const float inv = 1.0f / sum;
     for (int c = lane; c < C; c += WARP) p[c] = expf(x[c] - maxval) * inv;
 }
 

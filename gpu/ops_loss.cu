@@ -33,12 +33,9 @@ __global__ void log_softmax_forward_kernel(float* out, const float* inp, int R, 
     if (r >= R) return;
     const float* x = inp + r * V;
     float* o = out + r * V;
-    float maxval = -INFINITY;
-    for (int v = lane; v < V; v += WARP) maxval = fmaxf(maxval, x[v]);
-    maxval = warp_max(maxval);
-    float sum = 0.0f;
-    for (int v = lane; v < V; v += WARP) sum += expf(x[v] - maxval);
-    const float lse = maxval + logf(warp_sum(sum));
+    float maxval, sum;
+    warp_row_max_sumexp(x, V, maxval, sum);
+    const float lse = maxval + logf(sum);   // a row of -inf gives -inf - -inf = NaN, as the CPU op
     for (int v = lane; v < V; v += WARP) o[v] = x[v] - lse;
 }
 
