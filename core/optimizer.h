@@ -4,7 +4,6 @@
 // (parameters.h), so a step is one backend.adam_update over n floats.
 #pragma once
 #include <cstdint>
-#include <vector>
 
 #include "backend.h"
 
