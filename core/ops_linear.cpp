@@ -1,21 +1,30 @@
 // Linear layer and the head split/merge of multi-head attention (paper §3.2.2), CPU ops of ops.h.
 // linear: out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias, weight stored as torch.nn.Linear does.
-// The products are Eigen GEMMs on row-major maps of the raw buffers.
+// The float forward product is gemm.h's sgemm_nt (no per-call packing of the weight); the
+// others, and all double ones (the finite-difference tests' precision), are Eigen GEMMs on
+// row-major maps of the raw buffers.
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
 #include "ops.h"
 
+#include <type_traits>
+
 #include "eigen_types.h"
+#include "gemm.h"
 
 namespace tx::cpu {
 
 
 template <typename Real>
 void linear_forward(Real* out, const Real* inp, const Real* weight, const Real* bias, int N, int C, int OC) {
-    Eigen::Map<const RowMatrix<Real>> x(inp, N, C);        // (N,C)
-    Eigen::Map<const RowMatrix<Real>> w(weight, OC, C);    // (OC,C)
-    Eigen::Map<RowMatrix<Real>> y(out, N, OC);             // (N,OC)
-    y.noalias() = x * w.transpose();
-    if (bias) y.rowwise() += Eigen::Map<const RowVector<Real>>(bias, OC);
+    if constexpr (std::is_same_v<Real, float>) {
+        sgemm_nt(out, inp, weight, bias, N, C, OC);
+    } else {
+        Eigen::Map<const RowMatrix<Real>> x(inp, N, C);        // (N,C)
+        Eigen::Map<const RowMatrix<Real>> w(weight, OC, C);    // (OC,C)
+        Eigen::Map<RowMatrix<Real>> y(out, N, OC);             // (N,OC)
+        y.noalias() = x * w.transpose();
+        if (bias) y.rowwise() += Eigen::Map<const RowVector<Real>>(bias, OC);
+    }
 }
 
 template <typename Real>

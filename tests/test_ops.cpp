@@ -5,6 +5,7 @@
 // cross-entropy and Adam. Tolerances: |got - ref| <= atol + rtol*|ref|.
 #include "backend.h"
 #include "ops.h"
+#include "threads.h"
 
 #include <gtest/gtest.h>
 
@@ -181,6 +182,39 @@ TEST(Linear, NullBiasMatchesLoop) {
     vector<float> out(static_cast<size_t>(N) * OC, 123.0f);   // overwritten, not accumulated
     tx::cpu::linear_forward(out.data(), x.data(), w.data(), static_cast<const float*>(nullptr), N, C, OC);
     expect_close(out, ref_linear(to_double(x), to_double(w), nullptr, N, C, OC), 1e-5, 1e-5);
+}
+
+// The float forward product has a kernel of its own (core/gemm.h: 4×6 register tiles, C in
+// blocks of 512, rows in chunks, a narrow last block of columns, a partial last vector of C).
+// These shapes reach every one of those edges, on buffers that start off 64-byte alignment
+// too, with one thread and with two.
+TEST(Linear, ForwardKernelEdgesMatchLoop) {
+    struct Shape { int N, C, OC; };
+    const Shape shapes[] = {{1, 1, 6},     {3, 15, 7},    {5, 16, 12},  {4, 17, 13},    {2, 3, 5},
+                            {6, 511, 11},  {9, 512, 6},   {7, 513, 19}, {70, 1030, 8},  {130, 24, 9},
+                            {33, 2048, 7}, {257, 64, 64}, {8, 100, 2008}};
+    const int threads_before = tx::cpu_threads();
+    for (int threads : {1, 2}) {
+        tx::set_cpu_threads(threads);
+        for (int offset : {0, 1}) {   // floats past a 64-byte boundary
+            for (const Shape& sh : shapes) {
+                SCOPED_TRACE(::testing::Message() << "N " << sh.N << " C " << sh.C << " OC " << sh.OC << " offset "
+                                                  << offset << " threads " << threads);
+                const vector<float> x = random_floats(static_cast<size_t>(sh.N) * sh.C + offset, 21);
+                const vector<float> w = random_floats(static_cast<size_t>(sh.OC) * sh.C + offset, 22);
+                const vector<float> b = random_floats(sh.OC + offset, 23);
+                vector<float> out(static_cast<size_t>(sh.N) * sh.OC + offset, 123.0f);
+                tx::cpu::linear_forward(out.data() + offset, x.data() + offset, w.data() + offset, b.data() + offset,
+                                        sh.N, sh.C, sh.OC);
+                const vector<double> xd(x.begin() + offset, x.end()), wd(w.begin() + offset, w.end());
+                const vector<double> bd(b.begin() + offset, b.end());
+                const vector<float> got(out.begin() + offset, out.end());
+                expect_close(got, ref_linear(xd, wd, bd.data(), sh.N, sh.C, sh.OC), 2e-6 * sh.C, 1e-5);
+                for (int i = 0; i < offset; ++i) EXPECT_EQ(out[i], 123.0f) << "wrote before the output";
+            }
+        }
+    }
+    tx::set_cpu_threads(threads_before);
 }
 
 TEST(Heads, SplitAndMergeMatchLoops) {

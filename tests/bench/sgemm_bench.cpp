@@ -1,5 +1,6 @@
 // SGEMM: our backend's GEMM path, tx::cpu::linear_forward<float> (out (N,OC) = inp (N,C) · W (OC,C)ᵀ,
-// an Eigen product), against OpenBLAS's cblas_sgemm on the same operands, one thread each.
+// core/gemm.h's AVX-512 kernel, or Eigen's product in a portable build), against OpenBLAS's
+// cblas_sgemm on the same operands, one thread each.
 // Prints GFLOP/s (2·N·C·OC per product; best and median of the timed runs) and the ratio.
 // Usage: sgemm_bench [N [C [OC [runs]]]]   (default 512 512 512 50)
 #include <cblas.h>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "gemm.h"
 #include "ops.h"
 #include "threads.h"
 
@@ -73,9 +75,9 @@ int main(int argc, char** argv) {
     const double flop = 2.0 * N * C * OC;
     auto gflops = [flop](double ms) { return flop / (ms * 1e6); };
     std::printf("SGEMM %dx%dx%d, 1 thread, %d runs (OpenBLAS core: %s)\n", N, C, OC, runs, openblas_get_corename());
-    std::printf("  ours (tx::cpu::linear_forward, Eigen): best %.3f ms = %.1f GFLOP/s, median %.3f ms = %.1f GFLOP/s\n",
-                t_ours.best_ms, gflops(t_ours.best_ms), t_ours.median_ms, gflops(t_ours.median_ms));
-    std::printf("  OpenBLAS cblas_sgemm:                  best %.3f ms = %.1f GFLOP/s, median %.3f ms = %.1f GFLOP/s\n",
+    std::printf("  ours (%s):  best %.3f ms = %.1f GFLOP/s, median %.3f ms = %.1f GFLOP/s\n",
+                tx::cpu::sgemm_uses_avx512() ? "AVX-512 kernel" : "Eigen product ", t_ours.best_ms, gflops(t_ours.best_ms), t_ours.median_ms, gflops(t_ours.median_ms));
+    std::printf("  OpenBLAS cblas_sgemm:       best %.3f ms = %.1f GFLOP/s, median %.3f ms = %.1f GFLOP/s\n",
                 t_blas.best_ms, gflops(t_blas.best_ms), t_blas.median_ms, gflops(t_blas.median_ms));
     std::printf("  ours / OpenBLAS (median): %.1f%%   max |ours - OpenBLAS| = %.2e\n",
                 100.0 * t_blas.median_ms / t_ours.median_ms, worst);

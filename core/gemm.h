@@ -1,0 +1,19 @@
+// The float product of the linear layer's forward pass, out = inp · weightᵀ (+ bias), on
+// row-major buffers, without packing. Eigen's GEMM repacks both operands on every call; at the
+// few rows of a forward pass (N = B·T ≈ 32–128 tokens) packing the weight costs about as much as
+// the product itself, so this product has a kernel of its own, written for AVX-512 (register
+// tiles that read the weight in its stored layout). Where the compiler does not target AVX-512
+// (portable builds) it is Eigen's product. The backward products stay Eigen's (ops_linear.cpp):
+// neither of their operands needs a transposed read, and Eigen's packing pays off at the
+// training batch's hundreds of rows.
+#pragma once
+
+namespace tx::cpu {
+
+// out (N,OC) = inp (N,C) · weight (OC,C)ᵀ [+ bias (OC)]; bias may be null.
+void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
+
+// True where sgemm_nt is the AVX-512 kernel (false: Eigen's product), for benchmarks.
+bool sgemm_uses_avx512();
+
+}  // namespace tx::cpu
