@@ -29,6 +29,18 @@
 
 namespace tx::cpu {
 
+namespace {
+
+void eigen_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
+    Eigen::Map<const RowMatrix<float>> x(inp, N, C);
+    Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
+    Eigen::Map<RowMatrix<float>> y(out, N, OC);
+    y.noalias() = x * w.transpose();
+    if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
+}
+
+}  // namespace
+
 #if defined(__AVX512F__)
 
 namespace {
@@ -39,6 +51,9 @@ constexpr int NT_COLS = 6;    // ... × weight rows
 constexpr int L2_CHUNK_FLOATS = 64 * 1024;   // 256 KiB of inp rows, streamed from L2 by the tiles
 constexpr int MAX_CHUNK_TILES = 32;           // at most 128 inp rows a chunk (48 KiB of accumulators)
 constexpr int K_BLOCK = 512;                  // floats of C a kernel call sums over (a multiple of 16)
+// Below 256 floats of C a tile's reduction and stores outweigh its dot products, and Eigen's
+// product is faster (tiny model, C = 64: 90 against 130–160 GFLOP/s); narrower than a tile too.
+constexpr int MIN_KERNEL_C = 256;
 
 __mmask16 tail_mask(int remaining) {
     return remaining >= LANES ? __mmask16(0xFFFF) : __mmask16((1u << remaining) - 1u);
@@ -223,13 +238,8 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
 }  // namespace
 
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    if (OC < NT_COLS) {   // narrower than one tile (no layer of ours): a plain loop
-        for (int n = 0; n < N; ++n)
-            for (int oc = 0; oc < OC; ++oc) {
-                float sum = bias ? bias[oc] : 0.0f;
-                for (int c = 0; c < C; ++c) sum += inp[static_cast<int64_t>(n) * C + c] * weight[static_cast<int64_t>(oc) * C + c];
-                out[static_cast<int64_t>(n) * OC + oc] = sum;
-            }
+    if (!sgemm_uses_kernel(C, OC)) {
+        eigen_nt(out, inp, weight, bias, N, C, OC);
         return;
     }
     // inp rows in chunks that stay in L2 while every block of 6 weight rows passes over them;
@@ -278,19 +288,15 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
     }
 }
 
-bool sgemm_uses_avx512() { return true; }
+bool sgemm_uses_kernel(int C, int OC) { return C >= MIN_KERNEL_C && OC >= NT_COLS; }
 
 #else  // no AVX-512: Eigen's product
 
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    Eigen::Map<const RowMatrix<float>> x(inp, N, C);
-    Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
-    Eigen::Map<RowMatrix<float>> y(out, N, OC);
-    y.noalias() = x * w.transpose();
-    if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
+    eigen_nt(out, inp, weight, bias, N, C, OC);
 }
 
-bool sgemm_uses_avx512() { return false; }
+bool sgemm_uses_kernel(int, int) { return false; }
 
 #endif
 

@@ -3,7 +3,7 @@
 // few rows of a forward pass (N = B·T ≈ 32–128 tokens) packing the weight costs about as much as
 // the product itself, so this product has a kernel of its own, written for AVX-512 (register
 // tiles that read the weight in its stored layout). Where the compiler does not target AVX-512
-// (portable builds) it is Eigen's product. The backward products stay Eigen's (ops_linear.cpp):
+// (portable builds), and for short rows (C < 256) where the kernel loses, it is Eigen's product. The backward products stay Eigen's (ops_linear.cpp):
 // neither of their operands needs a transposed read, and Eigen's packing pays off at the
 // training batch's hundreds of rows.
 #pragma once
@@ -13,7 +13,8 @@ namespace tx::cpu {
 // out (N,OC) = inp (N,C) · weight (OC,C)ᵀ [+ bias (OC)]; bias may be null.
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
 
-// True where sgemm_nt is the AVX-512 kernel (false: Eigen's product), for benchmarks.
-bool sgemm_uses_avx512();
+// True where sgemm_nt runs the AVX-512 kernel for rows of C floats and OC outputs (false:
+// Eigen's product: a portable build, C < 256 or OC < 6), for benchmarks.
+bool sgemm_uses_kernel(int C, int OC);
 
 }  // namespace tx::cpu

@@ -184,15 +184,15 @@ TEST(Linear, NullBiasMatchesLoop) {
     expect_close(out, ref_linear(to_double(x), to_double(w), nullptr, N, C, OC), 1e-5, 1e-5);
 }
 
-// The float forward product has a kernel of its own (core/gemm.h: 4×6 register tiles, C in
-// blocks of 512, rows in chunks, a narrow last block of columns, a partial last vector of C).
-// These shapes reach every one of those edges, on buffers that start off 64-byte alignment
-// too, with one thread and with two.
+// The float forward product has a kernel of its own for C ≥ 256 (core/gemm.h: 4×6 register
+// tiles, C in blocks of 512, rows in chunks of ≤ 128, a narrow last block of columns, a
+// partial last vector of C; Eigen below). These shapes reach every one of those edges, on
+// buffers that start off 64-byte alignment too, with one thread and with two.
 TEST(Linear, ForwardKernelEdgesMatchLoop) {
     struct Shape { int N, C, OC; };
-    const Shape shapes[] = {{1, 1, 6},     {3, 15, 7},    {5, 16, 12},  {4, 17, 13},    {2, 3, 5},
-                            {6, 511, 11},  {9, 512, 6},   {7, 513, 19}, {70, 1030, 8},  {130, 24, 9},
-                            {33, 2048, 7}, {257, 64, 64}, {8, 100, 2008}};
+    const Shape shapes[] = {{1, 256, 6},   {3, 271, 7},   {5, 256, 12},  {4, 257, 13},  {2, 300, 5},
+                            {6, 511, 11},  {9, 512, 6},   {7, 513, 19},  {70, 1030, 8}, {130, 260, 9},
+                            {33, 2048, 7}, {257, 256, 64}, {8, 300, 2008}, {5, 17, 13}};
     const int threads_before = tx::cpu_threads();
     for (int threads : {1, 2}) {
         tx::set_cpu_threads(threads);

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     auto gflops = [flop](double ms) { return flop / (ms * 1e6); };
     std::printf("SGEMM %dx%dx%d, 1 thread, %d runs (OpenBLAS core: %s)\n", N, C, OC, runs, openblas_get_corename());
     std::printf("  ours (%s):  best %.3f ms = %.1f GFLOP/s, median %.3f ms = %.1f GFLOP/s\n",
-                tx::cpu::sgemm_uses_avx512() ? "AVX-512 kernel" : "Eigen product ", t_ours.best_ms, gflops(t_ours.best_ms), t_ours.median_ms, gflops(t_ours.median_ms));
+                tx::cpu::sgemm_uses_kernel(C, OC) ? "AVX-512 kernel" : "Eigen product ", t_ours.best_ms, gflops(t_ours.best_ms), t_ours.median_ms, gflops(t_ours.median_ms));
     std::printf("  OpenBLAS cblas_sgemm:       best %.3f ms = %.1f GFLOP/s, median %.3f ms = %.1f GFLOP/s\n",
                 t_blas.best_ms, gflops(t_blas.best_ms), t_blas.median_ms, gflops(t_blas.median_ms));
     std::printf("  ours / OpenBLAS (median): %.1f%%   max |ours - OpenBLAS| = %.2e\n",
