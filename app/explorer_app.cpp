@@ -31,6 +31,7 @@
 #include "self_test.h"
 #include "session.h"
 #include "settings.h"
+#include "memory_reuse.h"
 #include "threads.h"
 #include "trainer.h"
 #include "widgets/export.h"
@@ -99,6 +100,7 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     // One matrix-product thread: the UI and the trainer thread each run on a core of their own;
     // an OpenMP pool per thread would spin against the other (shared/PERF.md).
     tx::set_cpu_threads(1);
+    tx::keep_freed_memory_for_reuse();
     // Assets: --assets, next to the executable (installed), or the source tree.
     std::vector<std::string> candidates;
     if (!m_options.assets.empty()) candidates.push_back(m_options.assets);

@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "memory_reuse.h"
 #include "threads.h"
 
 namespace {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
         std::fputs(USAGE, stdout);
         return 0;
     }
+    tx::keep_freed_memory_for_reuse();
     tx::set_cpu_threads(1);   // the stable baseline (shared/PERF.md); bench and train take --threads
     try {
         if (command == "init") return cmd_init(rest);
