@@ -95,8 +95,16 @@ std::vector<float> init_parameters(const ParameterTable& table, uint64_t seed) {
     for (const auto& e : table.entries()) {
         float* p = values.data() + e.offset;
         if (e.is_matrix()) {
-            // fan_out = shape[0], fan_in = shape[1] for [out, in] (torch.nn.init.xavier_uniform_)
-            const double bound = std::sqrt(6.0 / static_cast<double>(e.shape[0] + e.shape[1]));
+            // fan_out = shape[0], fan_in = shape[1] for [out, in] (torch.nn.init.xavier_uniform_).
+            // The q, k and v projections count as one stacked [3D, D] matrix, the way
+            // torch.nn.MultiheadAttention initialises its in_proj_weight: bound √(6 / 4D)
+            // instead of √(6 / 2D). On the annotated copy task (400 steps, seeds 1–3) held-out
+            // exact match went from 0.85 / 0.815 / 0.765 to 0.96 / 0.80 / 0.92 (PyTorch's
+            // nn.Transformer: 0.825–0.91); smaller q and k keep the first attention logits small.
+            const bool qkv = ends_with(e.name, "q_proj.weight") || ends_with(e.name, "k_proj.weight") ||
+                             ends_with(e.name, "v_proj.weight");
+            const int64_t fan_out = qkv ? 3 * e.shape[0] : e.shape[0];
+            const double bound = std::sqrt(6.0 / static_cast<double>(fan_out + e.shape[1]));
             for (int64_t i = 0; i < e.numel(); ++i) p[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * bound);
         } else if (ends_with(e.name, ".weight")) {   // LayerNorm gain
             for (int64_t i = 0; i < e.numel(); ++i) p[i] = 1.0f;
