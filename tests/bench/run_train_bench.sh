@@ -14,6 +14,7 @@ ROUNDS=${2:-2}
 STEPS=${3:-400}
 PY=/usr/bin/python3
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 TUNED_LIB=""
 [ -d /usr/lib/x86_64-linux-gnu/openblas-openmp ] && TUNED_LIB=/usr/lib/x86_64-linux-gnu/openblas-openmp
