@@ -184,6 +184,10 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     if (!m_options.panel.empty()) show_panel(m_options.panel);
     else if (!m_options.layout.empty() && m_options.layout != "default" && m_options.layout != "windows") show_panel(m_options.layout);
     if (m_options.self_test) m_self_test = std::make_unique<SelfTest>();
+    if (m_options.train_steps > 0) {
+        trainer_configure(Preset::Tiny, preset_training(Preset::Tiny, TaskKind::Copy));
+        trainer_start();
+    }
 }
 
 ExplorerApp::~ExplorerApp() = default;
@@ -497,6 +501,15 @@ void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& trainin
     });
 }
 
+void ExplorerApp::follow_launch_training() {
+    if (m_options.train_steps <= 0 || m_launch_training_done_frame >= 0) return;
+    const TrainerState state = m_training.state;
+    if (state == TrainerState::Running && m_training.step >= m_options.train_steps) trainer_pause();
+    const bool ended = state == TrainerState::Finished || state == TrainerState::Diverged;
+    if (ended || (state == TrainerState::Paused && m_training.step >= m_options.train_steps))
+        m_launch_training_done_frame = m_frame;
+}
+
 void ExplorerApp::trainer_start() { queue([this] { if (m_trainer) m_trainer->start(); }); }
 void ExplorerApp::trainer_pause() { queue([this] { if (m_trainer) m_trainer->pause(); }); }
 void ExplorerApp::trainer_step() { queue([this] { if (m_trainer) m_trainer->step_once(); }); }
@@ -600,6 +613,7 @@ void ExplorerApp::draw() {
     if (m_trainer) {
         m_training = m_trainer->snapshot();
         m_trainer_info.exists = true;
+        follow_launch_training();
     }
     handle_keys();
     draw_menu_bar();
@@ -638,7 +652,10 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
         }
     }
     m_region_exports.clear();
-    if (!m_options.screenshot.empty() && !m_self_test && m_frame >= m_options.frames) {
+    // With --train N the screenshot waits until training has paused, then draws `frames` more.
+    const bool training_settled = m_options.train_steps <= 0 ||
+                                  (m_launch_training_done_frame >= 0 && m_frame >= m_launch_training_done_frame + m_options.frames);
+    if (!m_options.screenshot.empty() && !m_self_test && m_frame >= m_options.frames && training_settled) {
         try {
             write_back_buffer_png(m_options.screenshot, 0, 0, framebuffer_w, framebuffer_h, framebuffer_h);
             std::printf("transformer-explorer: wrote %s (%dx%d)\n", m_options.screenshot.c_str(), framebuffer_w, framebuffer_h);

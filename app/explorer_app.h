@@ -98,6 +98,7 @@ private:
     void draw_log_window();
     void draw_panels();
     void handle_keys();
+    void follow_launch_training();   // --train N: pause the trainer once it has done N steps
     void queue(std::function<void()> command);
     std::string resolve_asset(const std::string& relative) const;
 
@@ -137,6 +138,7 @@ private:
     };
     std::vector<RegionExport> m_region_exports;
     int m_frame = 0;
+    int m_launch_training_done_frame = -1;   // --train N: the frame at which training paused (or ended)
     bool m_quit = false;
     int m_exit_code = 0;
     ImWchar* m_glyph_ranges = nullptr;

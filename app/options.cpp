@@ -28,6 +28,8 @@ const char* USAGE =
     "                        model backend training\n"
     "  --screenshot FILE     render, write the window to FILE (PNG) and exit 0\n"
     "  --frames N            frames to render before the screenshot (default 6)\n"
+    "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
+    "                        pause at step N; a --screenshot is taken once it has paused\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
     "  --self-test           drive every panel, toggle and step, train 20 steps; exit 0 if no error\n"
@@ -86,6 +88,13 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const long n = std::strtol(v.c_str(), &end, 10);
             if (*end || n < 1 || n > 100000) return bad("--frames must be a whole number from 1 to 100000, got '" + v + "'");
             options.frames = static_cast<int>(n);
+        } else if (arg == "--train") {
+            if (!value(v)) return bad("--train needs a number of steps");
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 1000000)
+                return bad("--train must be a whole number of steps from 1 to 1000000, got '" + v + "'");
+            options.train_steps = static_cast<int>(n);
         } else if (arg == "--size") {
             if (!value(v)) return bad("--size needs WxH");
             int w = 0, h = 0;

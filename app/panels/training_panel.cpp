@@ -73,7 +73,7 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
         std::snprintf(overlay, sizeof overlay, "%s \xC2\xB7 step %lld / %lld \xC2\xB7 epoch %d \xC2\xB7 %.1f s", to_string(t.state),
                       static_cast<long long>(t.step), static_cast<long long>(t.total_steps), t.epoch, t.elapsed_s);
         ImGui::ProgressBar(static_cast<float>(progress), ImVec2(-1, 0), overlay);
-        ImGui::Text("loss %.4f \xC2\xB7 eval loss %.4f \xC2\xB7 lr %.2e \xC2\xB7 token accuracy %.1f%% \xC2\xB7 exact match %.1f%% \xC2\xB7 %.0f tokens/s",
+        ImGui::Text("loss %.3g \xC2\xB7 eval loss %.3g \xC2\xB7 lr %.2e \xC2\xB7 token accuracy %.1f%% \xC2\xB7 exact match %.1f%% \xC2\xB7 %.0f tokens/s",
                     t.latest.loss, t.latest.eval_loss, t.latest.lr, 100 * t.latest.token_accuracy, 100 * t.latest.exact_match,
                     t.latest.tokens_per_s);
         if (!t.message.empty()) ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.4f, 1.0f), "%s", t.message.c_str());
@@ -86,12 +86,12 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
     const float left_w = std::min(400.0f, ImGui::GetContentRegionAvail().x * 0.33f);
     ImGui::BeginChild("##trainleft", ImVec2(left_w, 0), true);
     draw_settings(ctx);
-    ImGui::Separator();
-    draw_probe(ctx);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("##trainright", ImVec2(0, 0), false);
     draw_plots(ctx);
+    ImGui::Separator();
+    draw_probe(ctx);
     ImGui::EndChild();
 }
 
@@ -105,8 +105,10 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
         changed = true;
     }
     help_marker("copy: output = input symbols. reverse: backwards. sort: ascending. copy-text: copy English words.");
-    ImGui::SetNextItemWidth(230);
-    if (ImGui::Combo("model preset", &m_preset, "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0")) {
+    // As wide as the column allows beside its label (the preset names are long).
+    const float label_w = ImGui::CalcTextSize("model").x + ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x - label_w, 150.0f, 260.0f));
+    if (ImGui::Combo("model", &m_preset, "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0")) {
         m_training = preset_training(PRESETS[m_preset], TASKS[m_task]);
         changed = true;
     }
@@ -163,7 +165,7 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         PlotSpec spec;
         spec.integer_x = true;
         spec.x_label = "step";
-        spec.size = ImVec2(w, 210);
+        spec.size = ImVec2(w, 175);
         spec.id = id;
         spec.title = title;
         spec.y_label = y_label;
@@ -227,13 +229,19 @@ void TrainingPanel::draw_probe(PanelContext& ctx) {
         ImGui::TextDisabled("(appears once training has started)");
         return;
     }
-    const float w = ImGui::GetContentRegionAvail().x;
+    // The heads side by side, as many to a row as fit at a readable size (at least ~230 px each).
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const int per_row = std::clamp(static_cast<int>((avail + spacing) / (230.0f + spacing)), 1, H);
+    const float w = (avail - spacing * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
     for (int h = 0; h < H; ++h) {
+        if (h % per_row != 0) ImGui::SameLine();
+        ImGui::BeginGroup();
         ImGui::PushID(h);
         HeatmapSpec spec;
         spec.id = "probe";
         char title[64];
-        std::snprintf(title, sizeof title, "probe cross-attention head %d", h);
+        std::snprintf(title, sizeof title, "head %d", h);
         spec.title = title;
         spec.show_title = true;
         spec.values = t.probe_cross_attention.data() + static_cast<size_t>(h) * T * S;
@@ -250,6 +258,7 @@ void TrainingPanel::draw_probe(PanelContext& ctx) {
         spec.values_in_cells = false;
         draw_heatmap(spec, &ctx.commands);
         ImGui::PopID();
+        ImGui::EndGroup();
     }
 }
 

@@ -16,12 +16,18 @@ namespace tx::app {
 std::vector<double> nice_ticks(double lo, double hi, int target) {
     std::vector<double> ticks;
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
-    const double raw = (hi - lo) / std::max(target, 1);
-    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    const double norm = raw / mag;
-    const double step = (norm < 1.5 ? 1.0 : norm < 3.5 ? 2.0 : norm < 7.5 ? 5.0 : 10.0) * mag;
-    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-6; t += step)
-        ticks.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
+    // A 1-2-5 step near (hi - lo) / target; a finer one while fewer than two ticks fall inside
+    // (a range of 25..800 with target 2 would otherwise get the single tick 500).
+    for (int want = std::max(target, 1); want <= 4 * std::max(target, 2); want *= 2) {
+        const double raw = (hi - lo) / want;
+        const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+        const double norm = raw / mag;
+        const double step = (norm < 1.5 ? 1.0 : norm < 3.5 ? 2.0 : norm < 7.5 ? 5.0 : 10.0) * mag;
+        ticks.clear();
+        for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-6; t += step)
+            ticks.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
+        if (ticks.size() >= 2) break;
+    }
     return ticks;
 }
 
@@ -91,7 +97,7 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
 
     // Frame: title, y label (rotated), tick labels, x label.
     const float title_h = spec.title.empty() ? 0.0f : font + 4;
-    const float left = font + 8 + 52, bottom = font * 2 + 10, right = 10;
+    const float left = font + 8 + 52, bottom = font * 2 + 10, right = font * 1.4f;   // half the last x label
     const ImVec2 pmin(origin.x + left, origin.y + title_h + 6), pmax(origin.x + size.x - right, origin.y + size.y - bottom);
     if (!spec.title.empty()) dl->AddText(ImVec2(origin.x + left, origin.y), text_col, spec.title.c_str());
     dl->AddRectFilled(pmin, pmax, IM_COL32(30, 30, 34, 255));
@@ -258,7 +264,10 @@ void draw_bars(const BarSpec& spec, const std::vector<std::string>& labels, cons
     ImGui::InvisibleButton("##bars", ImVec2(std::max(width, 1.0f), height));
     auto csv = [&] {
         std::string out = "step";
-        for (const auto& s : series) out += "," + csv_field(s.name + " " + spec.value_label);
+        for (const auto& s : series) {
+            out += ',';
+            out += csv_field(s.name + " " + spec.value_label);
+        }
         out += "\n";
         for (size_t i = 0; i < labels.size(); ++i) {
             out += csv_field(labels[i]);

@@ -40,9 +40,14 @@ done
 shot batch-step 0.34,0.1,1,0.9:40 -- --sentence "The animal didn't cross the street because it was too tired." \
     --sentence "The cat sat." --step encoder.layers.0.self_attn.probs
 shot layout-windows 0,0.03,1,0.97:40 -- --layout windows
+# Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
+shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
 # Bad arguments: one-line reason, exit 2.
-"$app" --no-such-option > /dev/null 2>&1; rc=$?
-if [ "$rc" -ne 2 ]; then echo "FAIL bad argument: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument exits 2"; fi
+for bad in --no-such-option "--train 0" "--frames x"; do
+    # shellcheck disable=SC2086  # split "--train 0" into option and value
+    "$app" $bad > /dev/null 2>&1; rc=$?
+    if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
+done
 # No display: a clear message, exit 1.
 msg=$(env -u DISPLAY -u WAYLAND_DISPLAY "$app" 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -q "cannot open a window" <<< "$msg"; then
