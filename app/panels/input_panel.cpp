@@ -74,14 +74,13 @@ void InputPanel::draw_content(PanelContext& ctx) {
         m_pending = false;
     }
 
-    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - 30.0f);
-    ImGui::TextDisabled("%s tokenizer \xC2\xB7 vocabulary %d \xC2\xB7 PAD %d  BOS %d  EOS %d  UNK %d",
-                        v.config.tokenizer == TokenizerKind::Word ? "word-level" : "character-level", v.vocab_size, sp.pad,
-                        sp.bos, sp.eos, sp.unk);
-    ImGui::PopTextWrapPos();
+    // Two short lines (the help marker sits beside the first; a wrapped line would put it mid-text).
+    ImGui::TextDisabled("%s tokenizer \xC2\xB7 vocabulary %d", v.config.tokenizer == TokenizerKind::Word ? "word-level" : "character-level",
+                        v.vocab_size);
     help_marker("Word-level: words and punctuation marks are tokens. Character-level: every character is a token "
                 "(a space shows as \xE2\x90\xA3). Words outside the vocabulary become UNK (red) and stay visible; "
                 "PAD (grey) fills shorter rows of a batch.");
+    ImGui::TextDisabled("special ids: PAD %d \xC2\xB7 BOS %d \xC2\xB7 EOS %d \xC2\xB7 UNK %d", sp.pad, sp.bos, sp.eos, sp.unk);
     ImGui::Separator();
 
     for (int b = 0; b < v.B; ++b) {

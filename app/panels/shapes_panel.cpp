@@ -45,9 +45,16 @@ void ShapesPanel::draw_content(PanelContext& ctx) {
                               ImGuiTableFlags_SizingStretchProp,
                           ImVec2(0, std::max(table_h, 120.0f)))) {
         ImGui::TableSetupScrollFreeze(0, 1);
-        ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch, 2.6f);
-        ImGui::TableSetupColumn("shape", ImGuiTableColumnFlags_WidthStretch, 2.4f);
-        ImGui::TableSetupColumn("size", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        // Columns share the width in proportion to their widest text, so a name is cut only when
+        // the whole table is too narrow.
+        float name_w = ImGui::CalcTextSize("tensor").x, shape_w = ImGui::CalcTextSize("shape").x;
+        for (const StepInfo& s : v.steps) {
+            name_w = std::max(name_w, ImGui::CalcTextSize(short_name(s.name).c_str()).x);
+            shape_w = std::max(shape_w, ImGui::CalcTextSize(s.shape.str().c_str()).x);
+        }
+        ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch, name_w);
+        ImGui::TableSetupColumn("shape", ImGuiTableColumnFlags_WidthStretch, shape_w);
+        ImGui::TableSetupColumn("size", ImGuiTableColumnFlags_WidthStretch, ImGui::CalcTextSize("999.9 KiB").x);
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < v.steps.size(); ++i) {
             const StepInfo& s = v.steps[i];
