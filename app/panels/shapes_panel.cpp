@@ -1,6 +1,7 @@
 // Shapes panel (see shapes_panel.h). Sizes are float32: 4 bytes per value.
 #include "panels/shapes_panel.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "parameters.h"
