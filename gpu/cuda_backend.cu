@@ -40,7 +40,9 @@ public:
             cudaGetLastError();   // clear the (non-sticky) allocation error
             throw DeviceError("cuda allocate " + std::to_string(bytes) + " bytes: " + cuda::error_text(err));
         }
-        check(cudaMemsetAsync(ptr, 0, bytes, m_stream), "allocate");
+        const cudaError_t fill = cudaMemsetAsync(ptr, 0, bytes, m_stream);
+        if (fill != cudaSuccess) cudaFree(ptr);   // the caller never sees this pointer: free it here
+        check(fill, "allocate");
         return ptr;
     }
     void release(void* ptr) override { cudaFree(ptr); }   // called from destructors: never throws
