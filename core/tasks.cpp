@@ -1,6 +1,7 @@
 // Task generators. Synthetic tasks (copy, reverse, sort) draw `length` symbols (ids 4 ..
 // 4+symbols-1, shown as "1" .. "symbols"); copy-text copies real sentences and random word
-// sequences over the whole vocabulary, so the model learns to copy any word. The held-out set
+// sequences over the whole vocabulary and UNK, so the model learns to copy any word, and a word
+// outside the vocabulary (typed sentences often hold some) as UNK. The held-out set
 // comes from a stream of its own (fixed, independent of the training seed, so runs with
 // different seeds are measured on the same sequences) and the training stream rejects its inputs.
 #include "tasks.h"
@@ -70,6 +71,10 @@ namespace {
 
 constexpr uint64_t HELD_OUT_STREAM = 0x48454C444F5554ull;   // "HELDOUT"
 constexpr uint64_t TRAIN_STREAM = 0x545241494Eull;          // "TRAIN"
+// copy-text random sequences: the share of tokens that are UNK. Without any, a model trained
+// on copy-text derails on a typed sentence with one unknown word ("A learner types a sentence
+// ..." came back as "A their"); with 5% it copies UNK through like any word.
+constexpr double UNK_SHARE = 0.05;
 
 std::vector<std::string> read_lines(const std::string& path, const char* what) {
     const std::string found = find_asset(path);
@@ -187,12 +192,15 @@ Example Task::from_input(std::vector<int> input) const {
 }
 
 Example Task::draw_random_text(Rng& rng) const {
-    // 1 .. max_tokens tokens drawn uniformly from the whole vocabulary (words, or characters
-    // with the space among them for the char tokenizer), specials excluded.
+    // 1 .. max_tokens tokens: UNK with probability UNK_SHARE, otherwise drawn uniformly from the
+    // whole vocabulary (words, or characters with the space among them for the char tokenizer).
     const int words = vocab_size() - 4;
     const int n = 1 + static_cast<int>(rng.uniform(static_cast<uint64_t>(m_max_tokens)));
     std::vector<int> input;
-    for (int i = 0; i < n; ++i) input.push_back(4 + static_cast<int>(rng.uniform(static_cast<uint64_t>(words))));
+    for (int i = 0; i < n; ++i) {
+        const bool unknown = rng.uniform01() < UNK_SHARE;
+        input.push_back(unknown ? m_special.unk : 4 + static_cast<int>(rng.uniform(static_cast<uint64_t>(words))));
+    }
     return from_input(std::move(input));
 }
 

@@ -181,7 +181,8 @@ TrainingConfig task_config(TaskKind kind, int symbols = 10, int length = 9) {
     return t;
 }
 
-void expect_convention(const Batch& b, const SpecialTokens& sp, int vocab) {
+// Content tokens are words/symbols (ids >= 4); copy-text may also hold UNK, never PAD/BOS/EOS.
+void expect_convention(const Batch& b, const SpecialTokens& sp, int vocab, bool unk_allowed) {
     const size_t B = b.src.size();
     ASSERT_EQ(b.tgt.size(), B);
     const size_t T = b.targets.size() / B;
@@ -190,8 +191,9 @@ void expect_convention(const Batch& b, const SpecialTokens& sp, int vocab) {
         ASSERT_GE(b.src[r].size(), 2u);
         EXPECT_EQ(b.src[r].back(), sp.eos);   // tokens + EOS
         for (size_t j = 0; j + 1 < b.src[r].size(); ++j) {
-            EXPECT_GE(b.src[r][j], 4);
-            EXPECT_LT(b.src[r][j], vocab);
+            const int id = b.src[r][j];
+            EXPECT_TRUE(id >= 4 || (unk_allowed && id == sp.unk)) << "special id " << id << " in the content";
+            EXPECT_LT(id, vocab);
         }
         EXPECT_EQ(b.tgt[r].front(), sp.bos);  // BOS + tokens
         // targets = decoder input shifted left, then EOS, then PAD
@@ -208,7 +210,7 @@ TEST(Tasks, BatchesFollowTheBosEosPadConvention) {
     for (TaskKind kind : {TaskKind::Copy, TaskKind::Reverse, TaskKind::Sort, TaskKind::CopyText}) {
         Task task(task_config(kind), 64);
         SCOPED_TRACE(to_string(kind));
-        expect_convention(task.next_batch(16), sp, task.vocab_size());
+        expect_convention(task.next_batch(16), sp, task.vocab_size(), kind == TaskKind::CopyText);
         for (int i = 0; i < 50; ++i) {
             const Example e = task.next_example();
             std::vector<int> expected = e.input;
@@ -285,6 +287,15 @@ TEST(Tasks, CopyTextUsesTheWordVocabularyAndTheSentences) {
     int outside = 0;
     for (int id : seen) outside += sentence_words.count(id) == 0;
     EXPECT_GT(outside, 100);
+    // ... and UNK, about 5% of random-sequence tokens, so that an unknown typed word is copied
+    // as UNK (in the training stream and in the held-out set).
+    int unk = 0, tokens = 0;
+    for (const Example& e : task.held_out()) {
+        unk += static_cast<int>(std::count(e.input.begin(), e.input.end(), SpecialTokens{}.unk));
+        tokens += static_cast<int>(e.input.size());
+    }
+    EXPECT_GT(unk, tokens / 50);
+    EXPECT_LT(unk, tokens / 10);
 }
 
 // ---------------------------------------------------------------------------------------------

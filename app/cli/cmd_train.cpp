@@ -32,7 +32,7 @@ constexpr const char* TRAIN_HELP =
     "Trains on a generated task and evaluates on a fixed held-out set (greedy exact match).\n"
     "Ctrl-C stops after the current step and saves (--save) the last good weights.\n"
     "\n"
-    "  --task NAME          copy, copy-text (sentences + random word sequences), reverse, sort\n"
+    "  --task NAME          copy, copy-text (sentences + random word sequences, 5% UNK), reverse, sort\n"
     "  --preset NAME        tiny (64/4/256, 2+2 layers; default) or annotated (512/8/2048, 2+2,\n"
     "                       dropout 0.1, batch 80, 20 x 20 batches, lr 0.5, warmup 400)\n"
     "  --steps N            train N steps (default: epochs x batches of the preset)\n"

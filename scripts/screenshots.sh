@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Remakes the README's screenshots (docs/screenshots/) with the app's own --screenshot option,
+# under a virtual X server, from an existing build (bash scripts/run.sh builds one).
+#   usage: scripts/screenshots.sh [BUILD_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+app="${1:-$root/build}/app/transformer-explorer"
+out="$root/docs/screenshots"
+export XDG_CONFIG_HOME="$(mktemp -d)"   # the user's saved layout must not change the pictures
+shot() {   # file, then app arguments
+    local file=$1; shift
+    xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --size 1600x1000 --screenshot "$out/$file" "$@"
+}
+shot explorer.png
+shot step-through.png --layout steps --sentence "The animal didn't cross the street because it was too tired." \
+    --sentence "The cat sat." --step decoder.layers.1.cross_attn.probs
+shot attention.png --layout attention
+shot masks.png --layout masks --sentence "The cat sat." --sentence "The animal didn't cross the street because it was too tired."
+shot positional.png --layout positional
+shot training.png --train 1000 --panel training
