@@ -104,6 +104,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     pe.vmax = 1.0f;
     pe.size = ImVec2(w, 0);
     pe.max_cell = 20.0f;
+    pe.max_aspect = 3.0f;   // 64+ dimensions make narrow columns: taller rows keep positions readable
     pe.values_in_cells = false;
     draw_heatmap(pe, &ctx.commands);
     ImGui::EndGroup();

@@ -141,12 +141,17 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     }
     const float header = (spec.compact ? 0.0f : font + 4.0f) + (spec.show_title ? font + 4.0f : 0.0f);
     const float bar_w = colorbar ? 78.0f : 0.0f;
-    float cell = std::min(spec.max_cell, (avail_w - label_w - bar_w) / static_cast<float>(spec.cols));
+    // Cells are square unless max_aspect lets a wide matrix's rows be taller than its columns.
+    float cell_w = std::min(spec.max_cell, (avail_w - label_w - bar_w) / static_cast<float>(spec.cols));
+    float cell_h = std::min(spec.max_cell, cell_w * std::max(spec.max_aspect, 1.0f));
     if (spec.size.y > 0)
-        cell = std::min(cell, (spec.size.y - header - label_h) / static_cast<float>(spec.rows));
-    cell = std::max(cell, 1.0f);
+        cell_h = std::min(cell_h, (spec.size.y - header - label_h) / static_cast<float>(spec.rows));
+    if (spec.max_aspect <= 1.0f) cell_w = cell_h = std::min(cell_w, cell_h);
+    cell_w = std::max(cell_w, 1.0f);
+    cell_h = std::max(cell_h, 1.0f);
+    const float cell = std::min(cell_w, cell_h);   // the smaller edge: grid lines, numbers in cells
     const ImVec2 grid_min(origin.x + label_w, origin.y + header + label_h);
-    const ImVec2 grid_size(cell * static_cast<float>(spec.cols), cell * static_cast<float>(spec.rows));
+    const ImVec2 grid_size(cell_w * static_cast<float>(spec.cols), cell_h * static_cast<float>(spec.rows));
     const ImVec2 grid_max(grid_min.x + grid_size.x, grid_min.y + grid_size.y);
     const float total_h = std::max(header + label_h + grid_size.y, colorbar ? header + label_h + 90.0f : 0.0f);
     const ImVec2 total_max(std::max(grid_max.x + bar_w, origin.x + (spec.size.x > 0 ? spec.size.x : 0.0f)),
@@ -173,9 +178,9 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     if (cell >= 6.0f && !spec.compact) {
         const ImU32 grid_col = IM_COL32(0, 0, 0, 60);
         for (int c = 1; c < spec.cols; ++c)
-            dl->AddLine(ImVec2(grid_min.x + cell * c, grid_min.y), ImVec2(grid_min.x + cell * c, grid_max.y), grid_col);
+            dl->AddLine(ImVec2(grid_min.x + cell_w * c, grid_min.y), ImVec2(grid_min.x + cell_w * c, grid_max.y), grid_col);
         for (int r = 1; r < spec.rows; ++r)
-            dl->AddLine(ImVec2(grid_min.x, grid_min.y + cell * r), ImVec2(grid_max.x, grid_min.y + cell * r), grid_col);
+            dl->AddLine(ImVec2(grid_min.x, grid_min.y + cell_h * r), ImVec2(grid_max.x, grid_min.y + cell_h * r), grid_col);
     }
     if (spec.values_in_cells && !spec.compact && cell >= 2.2f * font) {
         const float small = font * 0.8f;
@@ -187,26 +192,27 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
                 else if (std::fabs(v) >= 10.0f) std::snprintf(buf, sizeof buf, "%.0f", static_cast<double>(v));
                 else std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(v));
                 const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, FLT_MAX, 0.0f, buf);
-                if (ts.x > cell - 2) continue;
+                if (ts.x > cell_w - 2) continue;
                 const ImU32 fg = luminance(cell_colour(v)) > 0.5f ? IM_COL32(0, 0, 0, 230) : IM_COL32(255, 255, 255, 230);
                 dl->AddText(ImGui::GetFont(), small,
-                            ImVec2(grid_min.x + cell * c + (cell - ts.x) * 0.5f, grid_min.y + cell * r + (cell - ts.y) * 0.5f),
+                            ImVec2(grid_min.x + cell_w * c + (cell_w - ts.x) * 0.5f, grid_min.y + cell_h * r + (cell_h - ts.y) * 0.5f),
                             fg, buf);
             }
     }
 
     // Labels; when cells are smaller than the font, every k-th.
     if (labels) {
-        const int step = std::max(1, static_cast<int>(std::ceil(font * 0.95f / cell)));
-        for (int r = 0; r < spec.rows && r < static_cast<int>(spec.row_labels->size()); r += step) {
+        const int row_step = std::max(1, static_cast<int>(std::ceil(font * 0.95f / cell_h)));
+        const int col_step = std::max(1, static_cast<int>(std::ceil(font * 0.95f / cell_w)));
+        for (int r = 0; r < spec.rows && r < static_cast<int>(spec.row_labels->size()); r += row_step) {
             const std::string l = fit_text((*spec.row_labels)[static_cast<size_t>(r)], label_w - 8.0f);
             const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
-            dl->AddText(ImVec2(grid_min.x - 5.0f - ts.x, grid_min.y + cell * (static_cast<float>(r) + 0.5f) - ts.y * 0.5f),
+            dl->AddText(ImVec2(grid_min.x - 5.0f - ts.x, grid_min.y + cell_h * (static_cast<float>(r) + 0.5f) - ts.y * 0.5f),
                         text_col, l.c_str());
         }
-        for (int c = 0; c < spec.cols && c < static_cast<int>(spec.col_labels->size()); c += step) {
+        for (int c = 0; c < spec.cols && c < static_cast<int>(spec.col_labels->size()); c += col_step) {
             const std::string l = fit_text((*spec.col_labels)[static_cast<size_t>(c)], label_h - 8.0f);
-            draw_text_rotated(dl, ImVec2(grid_min.x + cell * (static_cast<float>(c) + 0.5f) - font * 0.5f, grid_min.y - 5.0f),
+            draw_text_rotated(dl, ImVec2(grid_min.x + cell_w * (static_cast<float>(c) + 0.5f) - font * 0.5f, grid_min.y - 5.0f),
                               text_col, l.c_str(), -1.5707964f);
         }
     }
@@ -238,17 +244,17 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     result.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     if (ImGui::IsItemHovered()) {
         const ImVec2 m = ImGui::GetIO().MousePos;
-        const int c = std::clamp(static_cast<int>((m.x - grid_min.x) / cell), 0, spec.cols - 1);
-        const int r = std::clamp(static_cast<int>((m.y - grid_min.y) / cell), 0, spec.rows - 1);
+        const int c = std::clamp(static_cast<int>((m.x - grid_min.x) / cell_w), 0, spec.cols - 1);
+        const int r = std::clamp(static_cast<int>((m.y - grid_min.y) / cell_h), 0, spec.rows - 1);
         result.hovered = true;
         result.row = r;
         result.col = c;
-        dl->AddRect(ImVec2(grid_min.x + cell * c, grid_min.y + cell * r),
-                    ImVec2(grid_min.x + cell * (c + 1), grid_min.y + cell * (r + 1)), IM_COL32(255, 80, 80, 255), 0, 0, 2.0f);
+        dl->AddRect(ImVec2(grid_min.x + cell_w * c, grid_min.y + cell_h * r),
+                    ImVec2(grid_min.x + cell_w * (c + 1), grid_min.y + cell_h * (r + 1)), IM_COL32(255, 80, 80, 255), 0, 0, 2.0f);
         if (!spec.compact) {
-            dl->AddRect(ImVec2(grid_min.x, grid_min.y + cell * r), ImVec2(grid_max.x, grid_min.y + cell * (r + 1)),
+            dl->AddRect(ImVec2(grid_min.x, grid_min.y + cell_h * r), ImVec2(grid_max.x, grid_min.y + cell_h * (r + 1)),
                         IM_COL32(255, 255, 255, 90));
-            dl->AddRect(ImVec2(grid_min.x + cell * c, grid_min.y), ImVec2(grid_min.x + cell * (c + 1), grid_max.y),
+            dl->AddRect(ImVec2(grid_min.x + cell_w * c, grid_min.y), ImVec2(grid_min.x + cell_w * (c + 1), grid_max.y),
                         IM_COL32(255, 255, 255, 90));
         }
         const float v = spec.values[static_cast<size_t>(r) * spec.cols + c];

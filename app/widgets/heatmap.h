@@ -29,6 +29,7 @@ struct HeatmapSpec {
     std::optional<float> vmin, vmax;          // fixed range; else the finite min/max
     ImVec2 size = ImVec2(0, 0);               // whole widget; 0 = available width / a square-ish height
     float max_cell = 36.0f;                   // largest cell edge in pixels
+    float max_aspect = 1.0f;                  // cell height up to this × width (1: square cells)
     bool labels = true;
     bool colorbar = true;
     bool values_in_cells = true;              // print numbers when cells are large enough
