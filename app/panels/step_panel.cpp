@@ -212,13 +212,14 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
         const auto rows = v.tgt_labels(row);
         ImGui::TextUnformatted(s.kind == StepKind::LogSoftmax ? "Most probable next tokens at each decoder position:"
                                                               : "Largest logits at each decoder position:");
-        if (ImGui::BeginTable("##top", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY, ImVec2(0, 0))) {
+        const bool probabilities = s.kind == StepKind::LogSoftmax;   // logits get no p(top 1) column
+        if (ImGui::BeginTable("##top", probabilities ? 4 : 3, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY, ImVec2(0, 0))) {
             ImGui::TableSetupScrollFreeze(0, 1);
             ImGui::TableSetupColumn("pos", ImGuiTableColumnFlags_WidthFixed, 40.0f);
             ImGui::TableSetupColumn("decoder input", ImGuiTableColumnFlags_WidthFixed, 110.0f);
             ImGui::TableSetupColumn(s.kind == StepKind::LogSoftmax ? "top 5 next tokens (token: log-probability)" : "top 5 (token: logit)",
                                     ImGuiTableColumnFlags_WidthStretch);
-            ImGui::TableSetupColumn(s.kind == StepKind::LogSoftmax ? "p(top 1)" : "", ImGuiTableColumnFlags_WidthFixed, 70.0f);
+            if (probabilities) ImGui::TableSetupColumn("p(top 1)", ImGuiTableColumnFlags_WidthFixed, 70.0f);
             ImGui::TableHeadersRow();
             for (int t = 0; t < T; ++t) {
                 const float* p = out->data() + (static_cast<size_t>(row) * T + t) * V;
@@ -236,8 +237,10 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
                 for (int k = 0; k < top; ++k)
                     text += (k ? "   " : "") + v.token_text(idx[static_cast<size_t>(k)]) + ": " + format_value(p[idx[static_cast<size_t>(k)]]);
                 ImGui::TextUnformatted(text.c_str());
-                ImGui::TableNextColumn();
-                if (s.kind == StepKind::LogSoftmax) ImGui::Text("%.3f", std::exp(p[idx[0]]));
+                if (probabilities) {
+                    ImGui::TableNextColumn();
+                    ImGui::Text("%.3f", std::exp(p[idx[0]]));
+                }
             }
             ImGui::EndTable();
         }
@@ -285,6 +288,7 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
             spec.cols = C;
             spec.size = ImVec2(w, 0);
             spec.max_cell = m_head < 0 ? 30.0f : 44.0f;
+            spec.max_aspect = attention_like ? 1.0f : 8.0f;   // q/k/v/context: dk columns may be narrow
             ImGui::BeginGroup();
             draw_heatmap(spec, &ctx.commands);
             ImGui::EndGroup();
@@ -306,6 +310,9 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
     spec.row_axis = name_of(1) == "T" ? "decoder position" : name_of(1) == "S" ? "source position" : name_of(1);
     spec.col_axis = rank >= 3 ? (name_of(2) == "D" ? "feature (d_model)" : name_of(2) == "F" ? "hidden unit (d_ff)" : name_of(2)) : "";
     spec.max_cell = 24.0f;
+    // Positions × features: with 64..2048 feature columns, square cells would make a strip a
+    // few pixels tall; let each position's row be up to max_cell tall however narrow the columns.
+    spec.max_aspect = 1000.0f;
     spec.values_in_cells = C <= 16;
     draw_heatmap(spec, &ctx.commands);
 }
