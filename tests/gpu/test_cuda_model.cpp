@@ -131,7 +131,16 @@ TEST_F(CudaParity, TrainingRunFollowsTheCpuRun) {
     }
     // held-out evaluation (teacher-forced loss and greedy decoding) on the GPU agrees too
     const EvalResult a = on_cpu.evaluate(true), b = on_gpu.evaluate(true);
+    // Greedy decoding takes an argmax: where two tokens are within rounding of each other (the
+    // GPU fuses multiply-adds, sums in another order), one may flip and change the rest of that
+    // sequence. Allow that on 2% of the held-out sequences, not more.
     EXPECT_EQ(b.sequences, a.sequences);
+    ASSERT_EQ(b.decoded.size(), a.decoded.size());
+    ASSERT_FALSE(a.decoded.empty());
+    size_t differ = 0;
+    for (size_t i = 0; i < a.decoded.size(); ++i) differ += b.decoded[i] != a.decoded[i];
+    EXPECT_LE(differ, a.decoded.size() / 50) << differ << " of " << a.decoded.size() << " greedy decodes differ";
+    EXPECT_NEAR(b.exact_match, a.exact_match, 0.02);
     EXPECT_NEAR(b.loss, a.loss, 1e-3 * std::abs(a.loss));
     EXPECT_NEAR(b.token_accuracy, a.token_accuracy, 0.01);
 }
