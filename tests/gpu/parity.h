@@ -89,6 +89,7 @@ protected:
             double excess;
             if (!std::isfinite(r)) excess = (g == r || (std::isnan(r) && std::isnan(g))) ? 0.0 : INFINITY;
             else excess = std::abs(g - r) - (atol + rtol * std::abs(r));
+            if (std::isnan(excess)) excess = INFINITY;   // a NaN from the GPU: report it as the worst, not the last
             if (!(excess <= 0.0)) {
                 ++bad;
                 if (!(excess <= worst_excess)) {

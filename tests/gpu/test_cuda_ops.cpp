@@ -1,6 +1,8 @@
 // Every CUDA op, forward and backward, against the CPU op on the same seeded random inputs, at
 // several shapes (odd sizes, T != S, fully masked rows). Gradient buffers start from random values,
-// not zeros, so that the accumulate rule (+=) is checked too. Tolerance atol + rtol·|cpu|: 1e-5 and
+// not zeros, so that the accumulate rule (+=) is checked too; forward outputs start from random
+// values as well, so that a forward that adds to its output, or leaves rows unwritten (pad targets,
+// fully masked rows), cannot pass on a zero-filled buffer. Tolerance atol + rtol·|cpu|: 1e-5 and
 // 1e-4 for elementwise and row ops; products of length K sum K roundings in another order.
 #include <gtest/gtest.h>
 
@@ -19,9 +21,9 @@ using OpParity = CudaParity;
 
 TEST_F(OpParity, Embedding) {
     for (auto [N, D, V] : {std::tuple{1, 1, 2}, {13, 7, 5}, {64, 33, 11}}) {
-        SCOPED_TRACE(testing::Message() << "N=" << N << " D=" << D);
+        SCOPED_TRACE(testing::Message() << "N=" << N << " D=" << D << " V=" << V);
         auto ids = this->ids(N, V);   // few ids, many repeats: the backward's atomics collide
-        auto w = random(static_cast<size_t>(V) * D), out = zeros(static_cast<size_t>(N) * D);
+        auto w = random(static_cast<size_t>(V) * D), out = random(static_cast<size_t>(N) * D);
         both([&](Backend& be, Side s) { be.embedding_forward(s(out), s(ids), s(w), N, D, 2.5f); });
         expect_close(out, ATOL, RTOL, "embedding_forward");
         auto dout = random(static_cast<size_t>(N) * D), dw = random(static_cast<size_t>(V) * D);
@@ -32,8 +34,9 @@ TEST_F(OpParity, Embedding) {
 
 TEST_F(OpParity, Positional) {
     for (auto [B, T, D, L] : {std::tuple{1, 1, 1, 3}, {3, 7, 5, 9}, {2, 32, 64, 40}}) {
+        SCOPED_TRACE(testing::Message() << "B=" << B << " T=" << T << " D=" << D << " L=" << L);
         auto inp = random(static_cast<size_t>(B) * T * D), pe = random(static_cast<size_t>(L) * D);
-        auto out = zeros(inp.size());
+        auto out = random(inp.size());
         both([&](Backend& be, Side s) { be.positional_forward(s(out), s(inp), s(pe), B, T, D); });
         expect_close(out, ATOL, RTOL, "positional_forward");
         auto dout = random(inp.size()), dinp = random(inp.size());
@@ -47,7 +50,7 @@ TEST_F(OpParity, LinearWithAndWithoutBias) {
         for (bool with_bias : {true, false}) {
             SCOPED_TRACE(testing::Message() << "N=" << N << " C=" << C << " OC=" << OC << " bias=" << with_bias);
             auto inp = random(static_cast<size_t>(N) * C), w = random(static_cast<size_t>(OC) * C), b = random(OC);
-            auto out = zeros(static_cast<size_t>(N) * OC);
+            auto out = random(static_cast<size_t>(N) * OC);   // without a bias too, out is overwritten
             both([&](Backend& be, Side s) {
                 be.linear_forward(s(out), s(inp), s(w), with_bias ? s(b) : nullptr, N, C, OC);
             });
@@ -64,13 +67,15 @@ TEST_F(OpParity, LinearWithAndWithoutBias) {
     // a null dinp (the first layer's input needs no gradient) leaves the others right
     auto inp = random(5 * 6), w = random(4 * 6), dout = random(5 * 4), dw = random(4 * 6), db = random(4);
     both([&](Backend& be, Side s) { be.linear_backward(nullptr, s(dw), s(db), s(dout), s(inp), s(w), 5, 6, 4); });
-    expect_close(dw, ATOL, RTOL, "linear_backward with null dinp");
+    expect_close(dw, ATOL, RTOL, "linear_backward with null dinp: dweight");
+    expect_close(db, ATOL, RTOL, "linear_backward with null dinp: dbias");
 }
 
 TEST_F(OpParity, SplitAndMergeHeads) {
     for (auto [B, T, H, dk] : {std::tuple{1, 1, 1, 1}, {2, 5, 3, 7}, {3, 17, 8, 16}}) {
+        SCOPED_TRACE(testing::Message() << "B=" << B << " T=" << T << " H=" << H << " dk=" << dk);
         const size_t n = static_cast<size_t>(B) * T * H * dk;
-        auto inp = random(n), out = zeros(n), back = zeros(n);
+        auto inp = random(n), out = random(n), back = random(n);
         both([&](Backend& be, Side s) { be.split_heads_forward(s(out), s(inp), B, T, H, dk); });
         expect_close(out, 0.0, 0.0, "split_heads_forward");   // a permutation: exact
         both([&](Backend& be, Side s) { be.merge_heads_forward(s(back), s(out), B, T, H, dk); });
@@ -105,7 +110,7 @@ TEST_F(OpParity, ScoresMaskSoftmaxContext) {
                      ns = static_cast<size_t>(B) * H * T * S;
         const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
         auto q = random(nq), k = random(nk), v = random(nk), mask = from(test_mask(B, T, S));
-        auto scores = zeros(ns), masked = zeros(ns), probs = zeros(ns), ctx = zeros(nq);
+        auto scores = random(ns), masked = random(ns), probs = random(ns), ctx = random(nq);
         both([&](Backend& be, Side s) {
             be.scores_forward(s(scores), s(q), s(k), B, H, T, S, dk, scale);
             be.attention_mask_forward(s(masked), s(scores), s(mask), B, H, T, S);
@@ -136,7 +141,8 @@ TEST_F(OpParity, ScoresMaskSoftmaxContext) {
 
 TEST_F(OpParity, NullMaskKeepsEverything) {
     const int B = 2, H = 2, T = 3, S = 4;
-    auto scores = random(B * H * T * S), out = zeros(B * H * T * S), dout = random(B * H * T * S), d = random(B * H * T * S);
+    auto scores = random(B * H * T * S), out = random(B * H * T * S);
+    auto dout = random(B * H * T * S), d = random(B * H * T * S);
     both([&](Backend& be, Side s) {
         be.attention_mask_forward(s(out), s(scores), nullptr, B, H, T, S);
         be.attention_mask_backward(s(d), s(dout), nullptr, B, H, T, S);
@@ -148,9 +154,14 @@ TEST_F(OpParity, NullMaskKeepsEverything) {
 TEST_F(OpParity, SoftmaxWideRowsAndLargeValues) {
     // rows wider than a warp many times over, values that would overflow exp() unshifted
     for (auto [R, C] : {std::tuple{3, 1}, {5, 31}, {7, 1000}, {2, 4096}}) {
-        auto inp = random(static_cast<size_t>(R) * C, -80.0f, 80.0f), probs = zeros(inp.size());
+        SCOPED_TRACE(testing::Message() << "R=" << R << " C=" << C);
+        auto inp = random(static_cast<size_t>(R) * C, -80.0f, 80.0f), probs = random(inp.size());
         both([&](Backend& be, Side s) { be.softmax_forward(s(probs), s(inp), R, C); });
         expect_close(probs, ATOL, RTOL, "softmax_forward");
+        // the backward's row reduction over the same wide rows (one warp strides over C)
+        auto dout = random(inp.size()), dinp = random(inp.size());
+        both([&](Backend& be, Side s) { be.softmax_backward(s(dinp), s(dout), s(probs), R, C); });
+        expect_close(dinp, gemm_atol(C), RTOL, "softmax_backward");
     }
 }
 
@@ -163,11 +174,13 @@ TEST_F(OpParity, FusedAttentionMatchesCpuFusedAndGpuStepByStep) {
                      ns = static_cast<size_t>(B) * H * T * S;
         const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
         auto q = random(nq, -2.0f, 2.0f), k = random(nk, -2.0f, 2.0f), v = random(nk), mask = from(test_mask(B, T, S));
-        auto fused = zeros(nq);
+        auto fused = random(nq), unmasked = random(nq);
         both([&](Backend& be, Side s) {
             be.fused_attention_forward(s(fused), s(q), s(k), s(v), s(mask), B, H, T, S, dk, scale);
+            be.fused_attention_forward(s(unmasked), s(q), s(k), s(v), nullptr, B, H, T, S, dk, scale);
         });
         expect_close(fused, gemm_atol(S), RTOL * 10, "fused_attention_forward vs CPU fused");
+        expect_close(unmasked, gemm_atol(S), RTOL * 10, "fused_attention_forward without mask vs CPU fused");
 
         // the GPU's own four steps
         BackendArray<float> scores(gpu(), ns), probs(gpu(), ns), ctx(gpu(), nq);
@@ -188,7 +201,7 @@ TEST_F(OpParity, FusedAttentionMatchesCpuFusedAndGpuStepByStep) {
 TEST_F(OpParity, ResidualReluDropout) {
     for (int N : {1, 31, 1000, 100003}) {
         SCOPED_TRACE(testing::Message() << "N=" << N);
-        auto a = random(N), b = random(N), out = zeros(N);
+        auto a = random(N), b = random(N), out = random(N);
         both([&](Backend& be, Side s) { be.residual_forward(s(out), s(a), s(b), N); });
         expect_close(out, 0.0, 0.0, "residual_forward");
         auto dout = random(N), da = random(N), db = random(N);
@@ -196,16 +209,20 @@ TEST_F(OpParity, ResidualReluDropout) {
         expect_close(da, ATOL, RTOL, "residual_backward da");
         expect_close(db, ATOL, RTOL, "residual_backward db");
 
-        auto r = zeros(N), dr = random(N);
+        auto r = random(N), dr = random(N);
         both([&](Backend& be, Side s) {
             be.relu_forward(s(r), s(a), N);
             be.relu_backward(s(dr), s(dout), s(r), N);
         });
         expect_close(r, 0.0, 0.0, "relu_forward");
         expect_close(dr, ATOL, RTOL, "relu_backward");
+        // in place (out == inp), as the model's FFN runs it
+        auto hidden = random(N);
+        both([&](Backend& be, Side s) { be.relu_forward(s(hidden), s(hidden), N); });
+        expect_close(hidden, 0.0, 0.0, "relu_forward in place");
 
         // the same hash on both sides: the masks agree bit for bit
-        auto d_out = zeros(N), d_mask = zeros(N), dd = random(N);
+        auto d_out = random(N), d_mask = random(N), dd = random(N);
         both([&](Backend& be, Side s) {
             be.dropout_forward(s(d_out), s(d_mask), s(a), N, 0.1f, 0x1234ABCDull);
             be.dropout_backward(s(dd), s(dout), s(d_mask), N);
@@ -220,7 +237,7 @@ TEST_F(OpParity, LayerNorm) {
     for (auto [N, C] : {std::tuple{1, 1}, {7, 5}, {33, 64}, {300, 512}, {5, 1000}}) {
         SCOPED_TRACE(testing::Message() << "N=" << N << " C=" << C);
         auto inp = random(static_cast<size_t>(N) * C, -3.0f, 3.0f), w = random(C), b = random(C);
-        auto out = zeros(inp.size()), mean = zeros(N), rstd = zeros(N);
+        auto out = random(inp.size()), mean = random(N), rstd = random(N);
         both([&](Backend& be, Side s) { be.layernorm_forward(s(out), s(mean), s(rstd), s(inp), s(w), s(b), N, C, 1e-5f); });
         expect_close(out, ATOL * 10, RTOL * 10, "layernorm_forward");
         expect_close(mean, ATOL, RTOL, "layernorm_forward mean");
@@ -238,14 +255,14 @@ TEST_F(OpParity, LayerNorm) {
 TEST_F(OpParity, LogSoftmaxAndLabelSmoothedCrossEntropy) {
     for (auto [R, V] : {std::tuple{1, 3}, {9, 11}, {40, 2008}}) {
         SCOPED_TRACE(testing::Message() << "R=" << R << " V=" << V);
-        auto logits = random(static_cast<size_t>(R) * V, -5.0f, 5.0f), lp = zeros(logits.size());
+        auto logits = random(static_cast<size_t>(R) * V, -5.0f, 5.0f), lp = random(logits.size());
         both([&](Backend& be, Side s) { be.log_softmax_forward(s(lp), s(logits), R, V); });
         expect_close(lp, ATOL, RTOL, "log_softmax_forward");
         std::vector<int32_t> host_targets(R);
         for (int r = 0; r < R; ++r) host_targets[r] = r % 3 == 1 ? 0 : (r * 7 + 1) % V;   // every third is PAD (0)
         auto targets = from(host_targets);
         for (float smoothing : {0.0f, 0.1f}) {
-            auto losses = zeros(R), dlosses = random(R, 0.0f, 1.0f), dlp = random(lp.size());
+            auto losses = random(R), dlosses = random(R, 0.0f, 1.0f), dlp = random(lp.size());
             both([&](Backend& be, Side s) {
                 be.cross_entropy_forward(s(losses), s(lp), s(targets), R, V, smoothing, 0);
                 be.cross_entropy_backward(s(dlp), s(dlosses), s(targets), R, V, smoothing, 0);
@@ -283,7 +300,7 @@ TEST_F(OpParity, OutOfMemoryIsAReportedErrorNotACrash) {
     } catch (const DeviceError& e) {
         EXPECT_NE(std::string(e.what()).find("allocate"), std::string::npos) << e.what();
     }
-    auto a = random(100), b = random(100), out = zeros(100);
+    auto a = random(100), b = random(100), out = random(100);
     both([&](Backend& be, Side s) { be.residual_forward(s(out), s(a), s(b), 100); });
     expect_close(out, 0.0, 0.0, "residual_forward after the failed allocation");
 }
