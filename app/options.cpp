@@ -40,6 +40,14 @@ int bad(const std::string& reason) {
     return 2;
 }
 
+// The whole number `text` spells, when it lies in [lo, hi]; nothing for "", "12x" or out of range.
+std::optional<int> whole_number(const std::string& text, long lo, long hi) {
+    char* end = nullptr;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end || n < lo || n > hi) return std::nullopt;
+    return static_cast<int>(n);
+}
+
 bool is_panel(const std::string& key) {
     const auto& keys = panel_keys();
     return std::find(keys.begin(), keys.end(), key) != keys.end();
@@ -84,17 +92,14 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(options.step) || options.step.empty()) return bad("--step needs a step name or index");
         } else if (arg == "--frames") {
             if (!value(v)) return bad("--frames needs a number");
-            char* end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (*end || n < 1 || n > 100000) return bad("--frames must be a whole number from 1 to 100000, got '" + v + "'");
-            options.frames = static_cast<int>(n);
+            const auto n = whole_number(v, 1, 100000);
+            if (!n) return bad("--frames must be a whole number from 1 to 100000, got '" + v + "'");
+            options.frames = *n;
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
-            char* end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end || n < 1 || n > 1000000)
-                return bad("--train must be a whole number of steps from 1 to 1000000, got '" + v + "'");
-            options.train_steps = static_cast<int>(n);
+            const auto n = whole_number(v, 1, 1000000);
+            if (!n) return bad("--train must be a whole number of steps from 1 to 1000000, got '" + v + "'");
+            options.train_steps = *n;
         } else if (arg == "--size") {
             if (!value(v)) return bad("--size needs WxH");
             int w = 0, h = 0;

@@ -197,7 +197,7 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
     } else {
         // Tuned so the copy task (10 symbols, length 9) reaches 100% exact match on the 200
         // held-out sequences well inside 20 s on one core (see tests/bench/run_train_bench.sh).
-        // Measured (seeds 1-3, one core): 100% at 550-800 steps, 5-7 s wall. Smaller batches with a
+        // Measured (seeds 1-3, one core): 100% at 500-850 steps, 3.6-6.2 s wall. Smaller batches with a
         // short warmup beat the annotated schedule here (a 64-wide model needs more steps, not
         // bigger ones); batch 64 or lr 2 took 5-16 s.
         t.batch = 32;
