@@ -1,7 +1,9 @@
 // txcli forward / decode: sentences through a Session; forward prints tokens and the step list
-// and can dump the trace (every step's output, DESIGN.md §3) as .safetensors.
+// and can dump the trace (every step's output, DESIGN.md §3) as .safetensors; decode is greedy or beam search.
+#include <algorithm>
 #include <cstdio>
 
+#include "beam_search.h"
 #include "commands.h"
 #include "model_source.h"
 #include "safetensors.h"
@@ -50,6 +52,21 @@ const char* FORWARD_HELP =
     "BOS + the greedy output; with --tgt it is BOS + the tokens of TEXT (teacher forcing).\n"
     "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n\n";
 
+constexpr int MAX_BEAM = 64;
+const char* DECODE_HELP =
+    "usage: txcli decode --src TEXT [--src TEXT ...] [--beam N] [--length-penalty A] [--nbest] [--backend cpu|cuda]\n"
+    "                    [model options]\n"
+    "\n"
+    "Decodes from BOS until EOS or 2 x the source length + 10 tokens (within max_len); prints one output line\n"
+    "per source. Greedy by default (at most 4 sources, one padded batch); with --beam or --nbest, beam search\n"
+    "per source.\n"
+    "  --beam N             beam size, 1..64 (default 1: greedy decoding)\n"
+    "  --length-penalty A   GNMT length penalty, A >= 0 (default 0.6 with --beam > 1): hypotheses are ranked\n"
+    "                       by log P(Y) / ((5 + |Y|) / 6)^A, where |Y| counts the output tokens and the EOS\n"
+    "  --nbest              print every finished hypothesis instead, one tab-separated line each after a\n"
+    "                       header line: source (1-based), rank (1 = best), score, log_prob, length (|Y|),\n"
+    "                       status (finished, or cut when none finished within the limit), text\n\n";
+
 }  // namespace
 
 int cmd_forward(const Argv& argv) {
@@ -86,19 +103,46 @@ int cmd_forward(const Argv& argv) {
 
 int cmd_decode(const Argv& argv) {
     if (wants_help(argv)) {
-        std::printf("usage: txcli decode --src TEXT [--src TEXT ...] [--backend cpu|cuda] [model options]\n\n"
-                    "Greedy decoding from BOS until EOS or max_len; prints one output line per source.\n\n%s",
-                    MODEL_OPTIONS_HELP);
+        std::printf("%s%s", DECODE_HELP, MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
-    valued.insert({"src", "backend"});
-    const Args args(argv, valued, MODEL_FLAGS);
+    valued.insert({"src", "backend", "beam", "length-penalty"});
+    auto flags = MODEL_FLAGS;
+    flags.insert("nbest");
+    const Args args(argv, valued, flags);
     const auto sources = args.all("src");
     if (sources.empty()) throw CliError("missing required option --src");
+    BeamOptions beam;
+    beam.beam_size = static_cast<int>(args.integer("beam", 1, 1, MAX_BEAM));
+    beam.length_penalty = args.real("length-penalty", beam.beam_size > 1 ? 0.6 : 0.0, 0.0, 100.0);
     Session session = open_session(args);
-    session.set_input(sources);
-    for (const auto& text : session.decoded_text()) std::printf("%s\n", text.c_str());
+    if (beam.beam_size == 1 && !args.flag("nbest")) {
+        session.set_input(sources);
+        for (const auto& text : session.decoded_text()) std::printf("%s\n", text.c_str());
+        return 0;
+    }
+    const ModelConfig& c = session.config();
+    if (args.flag("nbest")) std::printf("source\trank\tscore\tlog_prob\tlength\tstatus\ttext\n");
+    for (size_t i = 0; i < sources.size(); ++i) {
+        std::vector<int> src = session.tokenizer().encode(sources[i]);
+        if (static_cast<int>(src.size()) + 1 > c.max_len)
+            throw CliError("--src " + std::to_string(i + 1) + " has " + std::to_string(src.size()) +
+                           " tokens; with EOS it must fit max_len " + std::to_string(c.max_len));
+        src.push_back(c.special.eos);
+        // The limit of Session's greedy decoding: 2 x the source (EOS included) + 10, within max_len.
+        const int limit = std::min(c.max_len - 1, 2 * static_cast<int>(src.size()) + 10);
+        const BeamResult result = beam_search(session.model(), src, limit, beam);
+        if (!args.flag("nbest")) {
+            std::printf("%s\n", session.tokenizer().decode(result.best).c_str());
+            continue;
+        }
+        for (size_t r = 0; r < result.hypotheses.size(); ++r) {
+            const BeamHypothesis& h = result.hypotheses[r];
+            std::printf("%zu\t%zu\t%.6f\t%.6f\t%d\t%s\t%s\n", i + 1, r + 1, h.score, h.log_prob, h.length,
+                        h.finished ? "finished" : "cut", session.tokenizer().decode(h.ids).c_str());
+        }
+    }
     return 0;
 }
 

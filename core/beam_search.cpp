@@ -1,0 +1,132 @@
+// Beam search over the rows of one batch; the search bookkeeping is on the host, the model runs
+// the encoder once and the decoder once per step (beam_search.h has the rules).
+#include "beam_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace tx {
+
+double length_penalty(int length, double alpha) {
+    return std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha);
+}
+
+namespace {
+
+struct LiveBeam {
+    std::vector<int> ids;   // after BOS
+    double log_prob = 0.0;
+};
+
+// The k most probable ids of one row of V log-probabilities, best first; ties by the smaller id
+// (std::max_element's choice, so that K = 1 is greedy_decode).
+std::vector<int> top_k(const float* row, int V, int k) {
+    std::vector<int> ids(static_cast<size_t>(V));
+    std::iota(ids.begin(), ids.end(), 0);
+    const auto better = [row](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); };
+    std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), better);
+    ids.resize(static_cast<size_t>(k));
+    return ids;
+}
+
+}  // namespace
+
+BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_new, const BeamOptions& options) {
+    const int K = options.beam_size;
+    const double alpha = options.length_penalty;
+    if (K < 1) throw std::invalid_argument("beam search: the beam size must be at least 1, got " + std::to_string(K));
+    if (!std::isfinite(alpha) || alpha < 0.0)
+        throw std::invalid_argument("beam search: the length penalty must be a finite number >= 0, got " +
+                                    std::to_string(alpha));
+    if (src.empty()) throw std::invalid_argument("beam search: the source is empty (it needs at least EOS)");
+
+    const ModelConfig& c = model.config();
+    const int V = c.tgt_vocab;
+    const int limit = std::clamp(max_new, 0, c.max_len - 1);
+    const int proposals = std::min(K, V);
+    const double best_lp = length_penalty(limit, alpha);
+
+    BeamResult result;
+    std::vector<LiveBeam> live{LiveBeam{}};
+    std::vector<BeamHypothesis> finished;
+    // Rows beyond the live beams repeat row 0; their outputs are never read.
+    const auto decoder_input = [&] {
+        std::vector<std::vector<int>> rows(static_cast<size_t>(K));
+        for (int b = 0; b < K; ++b) {
+            rows[b].push_back(c.special.bos);
+            const LiveBeam& beam = live[b < static_cast<int>(live.size()) ? b : 0];
+            rows[b].insert(rows[b].end(), beam.ids.begin(), beam.ids.end());
+        }
+        return rows;
+    };
+    model.set_batch(std::vector<std::vector<int>>(static_cast<size_t>(K), src), decoder_input());
+    model.reserve_target(limit + 1);
+    model.encode();
+    const size_t log_probs = model.step_count() - 1;
+
+    for (int t = 1; t <= limit; ++t) {
+        model.decode();
+        const std::vector<float> lp = model.step_output(log_probs);   // [K, t, V]
+        BeamStep step;
+        for (size_t b = 0; b < live.size(); ++b) {
+            step.prefixes.push_back(live[b].ids);
+            step.log_probs.push_back(live[b].log_prob);
+            const float* row = lp.data() + (b * static_cast<size_t>(t) + static_cast<size_t>(t - 1)) * V;
+            for (int token : top_k(row, V, proposals))
+                step.candidates.push_back({static_cast<int>(b), token, live[b].log_prob + static_cast<double>(row[token])});
+        }
+        std::stable_sort(step.candidates.begin(), step.candidates.end(),
+                         [](const BeamCandidate& a, const BeamCandidate& b) { return a.log_prob > b.log_prob; });
+
+        std::vector<LiveBeam> next;
+        for (size_t i = 0; i < step.candidates.size(); ++i) {
+            BeamCandidate& cand = step.candidates[i];
+            if (i >= static_cast<size_t>(K)) {
+                cand.fate = BeamFate::Pruned;
+                continue;
+            }
+            const std::vector<int>& prefix = live[cand.beam].ids;
+            if (cand.token == c.special.eos) {
+                cand.fate = BeamFate::Finished;
+                const int length = static_cast<int>(prefix.size()) + 1;
+                cand.score = cand.log_prob / length_penalty(length, alpha);
+                finished.push_back({prefix, cand.log_prob, cand.score, length, true});
+            } else {
+                cand.fate = BeamFate::Kept;
+                LiveBeam beam{prefix, cand.log_prob};
+                beam.ids.push_back(cand.token);
+                next.push_back(std::move(beam));
+            }
+        }
+        result.trace.push_back(std::move(step));
+        live = std::move(next);
+
+        if (live.empty() || t == limit) break;
+        if (static_cast<int>(finished.size()) >= K) {
+            double best_finished = finished.front().score;
+            for (const BeamHypothesis& h : finished) best_finished = std::max(best_finished, h.score);
+            double best_live = live.front().log_prob / best_lp;
+            for (const LiveBeam& beam : live) best_live = std::max(best_live, beam.log_prob / best_lp);
+            if (best_finished >= best_live) break;
+        }
+        model.set_target(decoder_input());
+    }
+
+    if (finished.empty())
+        for (const LiveBeam& beam : live) {
+            const int length = static_cast<int>(beam.ids.size());
+            finished.push_back({beam.ids, beam.log_prob, beam.log_prob / length_penalty(length, alpha), length, false});
+        }
+    std::stable_sort(finished.begin(), finished.end(),
+                     [](const BeamHypothesis& a, const BeamHypothesis& b) { return a.score > b.score; });
+    result.hypotheses = std::move(finished);
+    result.best = result.hypotheses.front().ids;
+    result.score = result.hypotheses.front().score;
+    result.log_prob = result.hypotheses.front().log_prob;
+    return result;
+}
+
+}  // namespace tx
