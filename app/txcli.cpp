@@ -20,7 +20,8 @@ constexpr const char* USAGE =
     "  info      show a checkpoint's config, parameter count and tensors\n"
     "  forward   run sentences through the model step by step; --dump writes the trace\n"
     "  decode    greedy-decode sentences\n"
-    "  train     train a model on a task (copy, copy-text, reverse, sort)\n"
+    "  train     train a model on a task (copy, copy-text, reverse, sort, translate)\n"
+    "  evaluate  BLEU and exact match of a model on sentence pairs (the test split by default)\n"
     "  bench     time the forward pass per step\n";
 
 }  // namespace
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
         if (command == "decode") return cmd_decode(rest);
         if (command == "train") return cmd_train(rest);
         if (command == "bench") return cmd_bench(rest);
+        if (command == "evaluate") return cmd_evaluate(rest);
         std::fprintf(stderr, "txcli: unknown command '%s'\n%s", command.c_str(), USAGE);
         return 2;
     } catch (const CliError& e) {

@@ -46,12 +46,50 @@ void check_vocabulary(const ModelConfig& config, const std::vector<std::string>&
                                    " names the token '" + printable(vocabulary[static_cast<size_t>(ids[i])]) + "'");
 }
 
+// A SentencePiece checkpoint holds its model, and the model's pieces are the vocabulary.
+void check_tokenizer(const Checkpoint& checkpoint, const std::string& what) {
+    const bool sentencepiece = checkpoint.config.tokenizer == TokenizerKind::SentencePiece;
+    if (!sentencepiece) {
+        if (!checkpoint.tokenizer_model.empty())
+            throw SafetensorsError(what + ": a '" + TOKENIZER_MODEL_TENSOR + "' tensor, but the config's tokenizer is " +
+                                   to_string(checkpoint.config.tokenizer));
+        return;
+    }
+    if (checkpoint.tokenizer_model.empty())
+        throw SafetensorsError(what + ": the config's tokenizer is sentencepiece but there is no '" +
+                               TOKENIZER_MODEL_TENSOR + "' tensor (U8) holding its model");
+    Tokenizer tokenizer = [&] {
+        try {
+            return Tokenizer::sentencepiece(checkpoint.tokenizer_model, checkpoint.config.special);
+        } catch (const std::invalid_argument& e) {
+            throw SafetensorsError(what + ": tensor '" + TOKENIZER_MODEL_TENSOR + "': " + e.what());
+        }
+    }();
+    const auto& pieces = tokenizer.vocabulary().tokens();
+    if (pieces.size() != checkpoint.vocabulary.size())
+        throw SafetensorsError(what + ": the SentencePiece model has " + std::to_string(pieces.size()) +
+                               " pieces but the vocabulary has " + std::to_string(checkpoint.vocabulary.size()) +
+                               " tokens");
+    for (size_t i = 0; i < pieces.size(); ++i)
+        if (pieces[i] != checkpoint.vocabulary[i])
+            throw SafetensorsError(what + ": the SentencePiece model's piece " + std::to_string(i) + " is '" +
+                                   printable(pieces[i]) + "' but the vocabulary's token " + std::to_string(i) + " is '" +
+                                   printable(checkpoint.vocabulary[i]) + "'");
+}
+
 }  // namespace
+
+Tokenizer make_tokenizer(const Checkpoint& checkpoint) {
+    const ModelConfig& c = checkpoint.config;
+    if (c.tokenizer == TokenizerKind::SentencePiece) return Tokenizer::sentencepiece(checkpoint.tokenizer_model, c.special);
+    return Tokenizer(c.tokenizer, Vocabulary(checkpoint.vocabulary), c.special);
+}
 
 void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
     const ModelConfig& config = checkpoint.config;
     if (auto error = validate(config)) throw SafetensorsError(path + ": invalid config: " + *error);
     check_vocabulary(config, checkpoint.vocabulary, path);
+    check_tokenizer(checkpoint, path);
     const ParameterTable table(config);
     if (static_cast<int64_t>(checkpoint.parameters.size()) != table.total())
         throw SafetensorsError(path + ": " + std::to_string(checkpoint.parameters.size()) +
@@ -78,6 +116,14 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
     for (const ParameterInfo& p : table.entries()) {
         const auto first = checkpoint.parameters.begin() + p.offset;
         file.tensors.push_back({p.name, p.shape, std::vector<float>(first, first + p.numel())});
+    }
+    if (!checkpoint.tokenizer_model.empty()) {
+        NamedTensor model;
+        model.name = TOKENIZER_MODEL_TENSOR;
+        model.dtype = "U8";
+        model.shape = {static_cast<int64_t>(checkpoint.tokenizer_model.size())};
+        model.bytes.assign(checkpoint.tokenizer_model.begin(), checkpoint.tokenizer_model.end());
+        file.tensors.push_back(std::move(model));
     }
     write_safetensors(path, file);
 }
@@ -124,6 +170,16 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
     for (const NamedTensor& t : file.tensors)
         if (!by_name.emplace(t.name, &t).second)
             throw SafetensorsError(what + ": tensor '" + printable(t.name) + "' appears twice");
+    size_t tokenizer_tensors = 0;
+    if (const auto it = by_name.find(TOKENIZER_MODEL_TENSOR); it != by_name.end()) {
+        const NamedTensor& t = *it->second;
+        if (t.dtype != "U8" || t.shape.size() != 1)
+            throw SafetensorsError(what + ": tensor '" + TOKENIZER_MODEL_TENSOR + "' must be a 1-D U8 tensor (dtype " +
+                                   printable(t.dtype) + ", shape " + shape_text(t.shape) + ")");
+        checkpoint.tokenizer_model.assign(t.bytes.begin(), t.bytes.end());
+        tokenizer_tensors = 1;
+    }
+    check_tokenizer(checkpoint, what);
     const ParameterTable table(config);
     for (const ParameterInfo& p : table.entries()) {
         const auto it = by_name.find(p.name);
@@ -140,9 +196,9 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
             throw SafetensorsError(what + ": tensor '" + p.name + "' holds " + std::to_string(t.data.size()) +
                                    " values but its shape needs " + std::to_string(p.numel()));
     }
-    if (file.tensors.size() != table.entries().size()) {
+    if (file.tensors.size() != table.entries().size() + tokenizer_tensors) {
         for (const NamedTensor& t : file.tensors)
-            if (!table.find(t.name))
+            if (!table.find(t.name) && t.name != TOKENIZER_MODEL_TENSOR)
                 throw SafetensorsError(what + ": unexpected tensor '" + printable(t.name) +
                                        "': not a parameter of this config");
     }

@@ -68,7 +68,14 @@ void check(const ModelConfig& config) {
 }
 
 const char* to_string(NormPlacement placement) { return placement == NormPlacement::Post ? "post" : "pre"; }
-const char* to_string(TokenizerKind kind) { return kind == TokenizerKind::Word ? "word" : "char"; }
+const char* to_string(TokenizerKind kind) {
+    switch (kind) {
+        case TokenizerKind::Word: return "word";
+        case TokenizerKind::Char: return "char";
+        case TokenizerKind::SentencePiece: return "sentencepiece";
+    }
+    return "?";
+}
 
 std::string to_json(const ModelConfig& c) {
     nlohmann::json j;
@@ -134,7 +141,8 @@ ModelConfig config_from_json(const std::string& text) {
     const auto tokenizer = field<std::string>(j, "tokenizer");
     if (tokenizer == "word") c.tokenizer = TokenizerKind::Word;
     else if (tokenizer == "char") c.tokenizer = TokenizerKind::Char;
-    else throw ConfigError("config: tokenizer ('" + tokenizer + "') must be \"word\" or \"char\"");
+    else if (tokenizer == "sentencepiece") c.tokenizer = TokenizerKind::SentencePiece;
+    else throw ConfigError("config: tokenizer ('" + tokenizer + "') must be \"word\", \"char\" or \"sentencepiece\"");
     const auto special = field<nlohmann::json>(j, "special");
     if (!special.is_object()) throw ConfigError("config: field 'special' must be an object");
     c.special.pad = int_field(special, "pad");

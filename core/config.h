@@ -10,7 +10,8 @@
 namespace tx {
 
 enum class NormPlacement { Post, Pre };   // Post: LN(x + f(x)) as the paper; Pre: x + f(LN(x))
-enum class TokenizerKind { Word, Char };
+// SentencePiece: subword pieces from a model that travels inside the checkpoint (DESIGN.md §3).
+enum class TokenizerKind { Word, Char, SentencePiece };
 
 // Special-token ids: one convention for tasks, tokenizers and checkpoints.
 struct SpecialTokens {

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 
+#include "bleu.h"
 #include "decoding.h"
 
 namespace tx {
 
-EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bool decode, int batch) {
+EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bool decode, int batch,
+                    const Tokenizer* tokenizer) {
     EvalResult r;
     const bool training = model.options().training;
     model.options().training = false;
@@ -49,6 +51,14 @@ EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bo
         r.token_accuracy = static_cast<double>(correct_tokens) / r.tokens;
     }
     if (decode && r.sequences > 0) r.exact_match = static_cast<double>(exact) / r.sequences;
+    if (decode && tokenizer) {
+        std::vector<std::vector<std::string>> hypotheses, references;
+        for (size_t i = 0; i < examples.size(); ++i) {
+            hypotheses.push_back(bleu_words(tokenizer->decode(r.decoded[i])));
+            references.push_back(bleu_words(tokenizer->decode(examples[i].output)));
+        }
+        r.bleu = corpus_bleu(hypotheses, references);
+    }
     return r;
 }
 

@@ -13,13 +13,16 @@ struct EvalResult {
     double loss = 0.0;             // per target token
     double token_accuracy = 0.0;   // in [0, 1]
     double exact_match = 0.0;      // in [0, 1]; 0 when decoding was skipped
+    double bleu = 0.0;             // corpus BLEU of the decodes as text, in [0, 1] (with a tokenizer)
     int sequences = 0;
     int tokens = 0;
     std::vector<std::vector<int>> decoded;   // greedy output per example (empty when skipped)
 };
 
 // Runs in eval mode (no dropout; the model's training flag is restored afterwards) in batches of
-// at most `batch` examples. Leaves the model's batch set to the last evaluation batch.
-EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bool decode = true, int batch = 200);
+// at most `batch` examples. Leaves the model's batch set to the last evaluation batch. With a
+// tokenizer and decoding, BLEU compares the decoded texts with the expected ones (bleu_words).
+EvalResult evaluate(Transformer& model, const std::vector<Example>& examples, bool decode = true, int batch = 200,
+                    const Tokenizer* tokenizer = nullptr);
 
 }  // namespace tx

@@ -1,6 +1,6 @@
 // safetensors reader and writer (format: https://huggingface.co/docs/safetensors). The reader
 // accepts exactly what the reference implementation (huggingface/safetensors, Metadata::validate)
-// accepts for F32/I32: header length within the file and under 100 MB, tensors laid end to end
+// accepts for F32/I32/U8: header length within the file and under 100 MB, tensors laid end to end
 // in offset order covering the whole data area. Every byte is untrusted: the fuzz target
 // tests/fuzz/fuzz_checkpoint.cpp calls parse_safetensors directly.
 #include "safetensors.h"
@@ -65,8 +65,8 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
     const auto dtype = j.find("dtype");
     if (dtype == j.end() || !dtype->is_string()) throw SafetensorsError(where + " has no \"dtype\" string");
     e.dtype = dtype->get<std::string>();
-    if (e.dtype != "F32" && e.dtype != "I32")
-        throw SafetensorsError(where + " has dtype " + printable(e.dtype) + "; only F32 (and I32) can be read");
+    if (e.dtype != "F32" && e.dtype != "I32" && e.dtype != "U8")
+        throw SafetensorsError(where + " has dtype " + printable(e.dtype) + "; only F32, I32 and U8 can be read");
 
     const auto shape = j.find("shape");
     if (shape == j.end() || !shape->is_array()) throw SafetensorsError(where + " has no \"shape\" array");
@@ -97,10 +97,11 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
     if (e.begin > e.end || e.end > data_size)
         throw SafetensorsError(where + " has data_offsets " + range + " outside the data area of " +
                                std::to_string(data_size) + " bytes (a truncated file or bad data_offsets)");
-    if (e.end - e.begin != numel * 4)
+    const uint64_t element = e.dtype == "U8" ? 1 : 4;
+    if (e.end - e.begin != numel * element)
         throw SafetensorsError(where + " has data_offsets " + range + " holding " + std::to_string(e.end - e.begin) +
                                " bytes, but shape " + shape_text(e.shape) + " of " + e.dtype + " needs " +
-                               std::to_string(numel * 4));
+                               std::to_string(numel * element));
     return e;
 }
 
@@ -172,6 +173,11 @@ SafetensorsFile parse_safetensors(const uint8_t* bytes, size_t size, const std::
         t.name = std::move(e.name);
         t.shape = std::move(e.shape);
         t.dtype = e.dtype;
+        if (e.dtype == "U8") {
+            t.bytes.assign(data + e.begin, data + e.end);
+            file.tensors.push_back(std::move(t));
+            continue;
+        }
         const size_t numel = static_cast<size_t>((e.end - e.begin) / 4);
         t.data.resize(numel);
         if (e.dtype == "F32") {
@@ -211,17 +217,21 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
         const std::string where = path + ": tensor '" + printable(t.name) + "'";
         if (t.name == "__metadata__") throw SafetensorsError(where + ": the name is reserved");
         if (header.contains(t.name)) throw SafetensorsError(where + " appears twice");
-        if (t.dtype != "F32") throw SafetensorsError(where + " has dtype " + printable(t.dtype) + "; only F32 is written");
+        if (t.dtype != "F32" && t.dtype != "U8")
+            throw SafetensorsError(where + " has dtype " + printable(t.dtype) + "; only F32 and U8 are written");
         uint64_t numel = 1;
         for (int64_t d : t.shape) {
             if (d < 0) throw SafetensorsError(where + " has a negative dimension in " + shape_text(t.shape));
             numel *= static_cast<uint64_t>(d);
         }
-        if (numel != t.data.size())
+        const bool u8 = t.dtype == "U8";
+        const size_t held = u8 ? t.bytes.size() : t.data.size();
+        if (numel != held)
             throw SafetensorsError(where + " has shape " + shape_text(t.shape) + " (" + std::to_string(numel) +
-                                   " values) but " + std::to_string(t.data.size()) + " values");
-        header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + 4 * numel}}};
-        offset += 4 * numel;
+                                   " values) but " + std::to_string(held) + " values");
+        const uint64_t bytes = (u8 ? 1 : 4) * numel;
+        header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
     }
     std::string text;
     try {
@@ -245,9 +255,12 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
     if (!f) fail(nullptr, "creating the temporary file");
     if (std::fwrite(&header_len, 8, 1, f) != 1 || std::fwrite(text.data(), 1, text.size(), f) != text.size())
         fail(f, "writing the header");
-    for (const NamedTensor& t : file.tensors)
+    for (const NamedTensor& t : file.tensors) {
         if (!t.data.empty() && std::fwrite(t.data.data(), 4, t.data.size(), f) != t.data.size())
             fail(f, "writing tensor data");
+        if (!t.bytes.empty() && std::fwrite(t.bytes.data(), 1, t.bytes.size(), f) != t.bytes.size())
+            fail(f, "writing tensor data");
+    }
     // fsync before rename: otherwise a crash can leave the new name pointing at empty data.
     if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) fail(f, "flushing");
     if (std::fclose(f) != 0) fail(nullptr, "closing");

@@ -10,7 +10,7 @@ namespace tx {
 
 Session::Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend)
     : m_checkpoint(std::move(checkpoint)),
-      m_tokenizer(m_checkpoint.config.tokenizer, Vocabulary(m_checkpoint.vocabulary), m_checkpoint.config.special),
+      m_tokenizer(make_tokenizer(m_checkpoint)),
       m_backend(std::move(backend)) {
     m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
     m_model->set_parameters(m_checkpoint.parameters);
@@ -20,10 +20,11 @@ Session::Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend)
 
 Session Session::load(const std::string& checkpoint_path) { return Session(load_checkpoint(checkpoint_path)); }
 
-Checkpoint Session::fresh(ModelConfig config, std::vector<std::string> vocabulary) {
+Checkpoint Session::fresh(ModelConfig config, std::vector<std::string> vocabulary, std::string tokenizer_model) {
     config.src_vocab = config.tgt_vocab = static_cast<int>(vocabulary.size());
     check(config);
     Checkpoint checkpoint;
+    checkpoint.tokenizer_model = std::move(tokenizer_model);
     checkpoint.parameters = init_parameters(ParameterTable(config), config.seed);
     checkpoint.config = config;
     checkpoint.vocabulary = std::move(vocabulary);
@@ -97,7 +98,16 @@ int Session::decode_limit(const std::vector<std::vector<int>>& src) const {
 void Session::rerun() {
     const auto src = source_ids();
     const ModelConfig& c = config();
-    m_decoded = greedy_decode(*m_model, src, decode_limit(src));
+    m_beams.clear();
+    if (m_decoding.beam_size > 1) {
+        m_decoded.clear();
+        for (const auto& row : src) {
+            m_beams.push_back(beam_search(*m_model, row, decode_limit(src), {m_decoding.beam_size, m_decoding.length_penalty}));
+            m_decoded.push_back(m_beams.back().best);
+        }
+    } else {
+        m_decoded = greedy_decode(*m_model, src, decode_limit(src));
+    }
     // The decoder input of the shown pass. With a target text: BOS + its tokens (teacher forcing).
     // Otherwise BOS + the greedy output, so every position's log-probabilities are the ones
     // greedy decoding chose from (the last one predicts EOS).
@@ -120,6 +130,15 @@ std::vector<std::string> Session::decoded_text() const {
     std::vector<std::string> texts;
     for (const auto& ids : m_decoded) texts.push_back(m_tokenizer.decode(ids));
     return texts;
+}
+
+void Session::set_decoding(const Decoding& decoding) {
+    if (decoding.beam_size < 1 || decoding.beam_size > 16)
+        throw std::invalid_argument("beam size " + std::to_string(decoding.beam_size) + " must be between 1 and 16");
+    if (!(decoding.length_penalty >= 0.0 && decoding.length_penalty <= 5.0))
+        throw std::invalid_argument("the length penalty must be between 0 and 5");
+    m_decoding = decoding;
+    if (!m_sentences.empty()) rerun();
 }
 
 void Session::set_causal_mask(bool on) {

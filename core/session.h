@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "beam_search.h"
 #include "checkpoint.h"
 #include "tokenizer.h"
 #include "transformer.h"
@@ -19,14 +20,17 @@ public:
     // Takes a loaded or freshly initialised checkpoint and a backend (the CPU one by default).
     explicit Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend = make_cpu_backend());
     static Session load(const std::string& checkpoint_path);   // throws SafetensorsError
-    // A fresh model: the config's vocab sizes are taken from the vocabulary; Xavier init from config.seed.
-    static Checkpoint fresh(ModelConfig config, std::vector<std::string> vocabulary);
+    // A fresh model: the config's vocab sizes are taken from the vocabulary; Xavier init from
+    // config.seed. A SentencePiece config needs the tokenizer's serialized model.
+    static Checkpoint fresh(ModelConfig config, std::vector<std::string> vocabulary, std::string tokenizer_model = {});
 
     const ModelConfig& config() const { return m_checkpoint.config; }
     const Tokenizer& tokenizer() const { return m_tokenizer; }
     Transformer& model() { return *m_model; }
     const Transformer& model() const { return *m_model; }
     Backend& backend() { return *m_backend; }
+    // The training settings as JSON ("" when the checkpoint has no training record).
+    const std::string& training_json() const { return m_checkpoint.training_json; }
     // A copy of the current parameters with config, vocabulary and training settings.
     Checkpoint checkpoint() const;
     void save(const std::string& path) const;
@@ -47,6 +51,18 @@ public:
     // Greedy output per sentence (ids without BOS/EOS) and as text; see decode_limit().
     const std::vector<std::vector<int>>& decoded_ids() const { return m_decoded; }
     std::vector<std::string> decoded_text() const;
+
+    // How outputs are decoded: greedy (beam_size 1, the default) or beam search with GNMT's length
+    // penalty (the paper used beam 4, alpha 0.6). Throws std::invalid_argument for beam_size
+    // outside 1..16 or a length penalty outside [0, 5]; changing it re-decodes and re-runs.
+    struct Decoding {
+        int beam_size = 1;
+        double length_penalty = 0.6;
+    };
+    void set_decoding(const Decoding& decoding);
+    const Decoding& decoding() const { return m_decoding; }
+    // Per sentence, the last beam search (empty when decoding greedily).
+    const std::vector<BeamResult>& beam_results() const { return m_beams; }
 
     // The teaching toggles (masks, head ablation); changing them re-decodes and re-runs.
     const RunOptions& options() const { return m_model->options(); }
@@ -89,6 +105,8 @@ private:
     std::optional<std::string> m_target_text;
     std::vector<std::vector<Token>> m_source_tokens;
     std::vector<std::vector<int>> m_decoded;
+    Decoding m_decoding;
+    std::vector<BeamResult> m_beams;
     size_t m_cursor = 0;
 };
 

@@ -1,7 +1,8 @@
 // Task generators. Synthetic tasks (copy, reverse, sort) draw `length` symbols (ids 4 ..
 // 4+symbols-1, shown as "1" .. "symbols"); copy-text copies real sentences and random word
 // sequences over the whole vocabulary and UNK, so the model learns to copy any word, and a word
-// outside the vocabulary (typed sentences often hold some) as UNK. The held-out set
+// outside the vocabulary (typed sentences often hold some) as UNK. Translate reads sentence
+// pairs and batches them by length. The held-out set
 // comes from a stream of its own (fixed, independent of the training seed, so runs with
 // different seeds are measured on the same sequences) and the training stream rejects its inputs.
 #include "tasks.h"
@@ -9,6 +10,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
+
+#include "parallel_corpus.h"
+#include "subword_training.h"
 
 namespace tx {
 
@@ -129,15 +134,55 @@ Vocabulary task_vocabulary(const TrainingConfig& c, TokenizerKind kind) {
     return Vocabulary(tokens);
 }
 
+std::vector<SentencePair> read_pairs(const std::string& path) {
+    try {
+        return read_parallel_corpus(find_asset(path));
+    } catch (const std::runtime_error& e) {
+        throw ConfigError(std::string("translate: ") + e.what());
+    }
+}
+
+// The SentencePiece model of a task: the one given, or one trained on both sides of the data.
+Tokenizer subword_tokenizer(const TrainingConfig& c, SpecialTokens special, const std::string& model) {
+    if (!model.empty()) {
+        try {
+            return Tokenizer::sentencepiece(model, special);
+        } catch (const std::invalid_argument& e) {
+            throw ConfigError(std::string("tokenizer model: ") + e.what());
+        }
+    }
+    std::vector<std::string> sentences;
+    for (SentencePair& p : read_pairs(c.data_path)) {
+        sentences.push_back(std::move(p.source));
+        sentences.push_back(std::move(p.target));
+    }
+    try {
+        return Tokenizer::sentencepiece(train_sentencepiece(sentences, c.subword_vocab), special);
+    } catch (const std::exception& e) {
+        throw ConfigError(std::string("subword vocabulary from '") + c.data_path + "': " + e.what());
+    }
+}
+
+Tokenizer task_tokenizer(const TrainingConfig& c, TokenizerKind kind, SpecialTokens special, const std::string& model) {
+    if (c.task == TaskKind::Translate || (c.task == TaskKind::CopyText && kind == TokenizerKind::SentencePiece))
+        return subword_tokenizer(c, special, model);
+    if (c.task != TaskKind::CopyText) kind = TokenizerKind::Word;
+    return Tokenizer(kind, task_vocabulary(c, kind), special);
+}
+
 }  // namespace
 
-Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, SpecialTokens special)
-    : m_config(config), m_special(special),
-      m_tokenizer(config.task == TaskKind::CopyText ? tokenizer : TokenizerKind::Word, task_vocabulary(config, tokenizer),
-                  special),
+Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, SpecialTokens special,
+           const std::string& tokenizer_model)
+    : m_config(config), m_special(special), m_tokenizer(task_tokenizer(config, tokenizer, special, tokenizer_model)),
       m_train(0) {
     if (auto error = validate(config)) throw ConfigError(*error);
     const int fit = max_len - 1;   // room for EOS (source) or BOS (decoder input)
+    if (config.task == TaskKind::Translate) {
+        load_pairs(fit);
+        restart();
+        return;
+    }
     if (config.task == TaskKind::CopyText) {
         for (const std::string& line : read_lines(config.sentences_path, "sentences")) {
             std::vector<int> ids = m_tokenizer.encode(line);
@@ -172,14 +217,76 @@ Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, S
     restart();
 }
 
-void Task::restart() { m_train = Rng(mix_seed(TRAIN_STREAM, m_config.seed)); }
+void Task::load_pairs(int fit) {
+    const auto encode = [&](const SentencePair& p, Example& e) {
+        e.input = m_tokenizer.encode(p.source);
+        e.output = m_tokenizer.encode(p.target);
+        return !e.input.empty() && !e.output.empty() && static_cast<int>(e.input.size()) <= fit &&
+               static_cast<int>(e.output.size()) <= fit;
+    };
+    std::vector<SentencePair> train = read_pairs(m_config.data_path);
+    std::vector<SentencePair> held;
+    if (!m_config.valid_path.empty()) {
+        held = read_pairs(m_config.valid_path);
+    } else {
+        // One file: every 20th pair is held out (at most eval_sequences of them are used).
+        std::vector<SentencePair> rest;
+        for (size_t i = 0; i < train.size(); ++i) (i % 20 == 19 ? held : rest).push_back(std::move(train[i]));
+        train = std::move(rest);
+        if (held.empty()) throw ConfigError("translate: '" + m_config.data_path + "' has fewer than 20 pairs; " +
+                                            "it needs some for training and every 20th for evaluation");
+    }
+    for (const SentencePair& p : held) {
+        if (static_cast<int>(m_held_out.size()) >= m_config.eval_sequences) break;
+        Example e;
+        if (encode(p, e) && m_held_out_inputs.insert(e.input).second) m_held_out.push_back(std::move(e));
+    }
+    for (const SentencePair& p : train) {
+        Example e;
+        if (!encode(p, e)) ++m_skipped;
+        else if (!in_held_out(e.input)) m_pairs.push_back(std::move(e));
+    }
+    if (m_pairs.empty() || m_held_out.empty())
+        throw ConfigError("translate: no sentence pair fits the model's max_len (" + std::to_string(fit + 1) +
+                          " tokens with EOS/BOS) for " + (m_pairs.empty() ? "training" : "evaluation"));
+    for (const auto* set : {&m_pairs, &m_held_out})
+        for (const Example& e : *set)
+            m_max_tokens = std::max({m_max_tokens, static_cast<int>(e.input.size()), static_cast<int>(e.output.size())});
+}
+
+void Task::restart() {
+    m_train = Rng(mix_seed(TRAIN_STREAM, m_config.seed));
+    m_batch_queue.clear();
+}
+
+void Task::refill_length_batches(int rows) {
+    std::vector<size_t> order(m_pairs.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[m_train.uniform(i)]);
+    const size_t batch = static_cast<size_t>(rows), pool = 50 * batch;
+    for (size_t begin = 0; begin < order.size(); begin += pool) {
+        const auto first = order.begin() + static_cast<std::ptrdiff_t>(begin);
+        const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), begin + pool));
+        std::stable_sort(first, last, [&](size_t a, size_t b) {
+            const Example &x = m_pairs[a], &y = m_pairs[b];
+            return std::make_pair(x.input.size(), x.output.size()) < std::make_pair(y.input.size(), y.output.size());
+        });
+        std::vector<std::vector<size_t>> batches;
+        for (auto it = first; it < last; it += std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(batch), last - it))
+            batches.emplace_back(it, it + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(batch), last - it));
+        for (size_t i = batches.size(); i > 1; --i) std::swap(batches[i - 1], batches[m_train.uniform(i)]);
+        for (auto& b : batches) m_batch_queue.push_back(std::move(b));
+    }
+    std::reverse(m_batch_queue.begin(), m_batch_queue.end());   // taken from the back
+}
 
 Example Task::from_input(std::vector<int> input) const {
     Example e;
     e.output = input;
     switch (m_config.task) {
         case TaskKind::Copy:
-        case TaskKind::CopyText: break;
+        case TaskKind::CopyText:
+        case TaskKind::Translate: break;
         case TaskKind::Reverse: std::reverse(e.output.begin(), e.output.end()); break;
         case TaskKind::Sort:
             if (m_config.variant == "descending") std::sort(e.output.begin(), e.output.end(), std::greater<int>());
@@ -205,6 +312,7 @@ Example Task::draw_random_text(Rng& rng) const {
 }
 
 Example Task::draw(Rng& rng) {
+    if (m_config.task == TaskKind::Translate) return m_pairs[rng.uniform(m_pairs.size())];
     if (m_config.task == TaskKind::CopyText) {
         if (m_sentences.empty() || rng.uniform01() < m_config.random_fraction) return draw_random_text(rng);
         return from_input(m_sentences[rng.uniform(m_sentences.size())]);
@@ -222,6 +330,13 @@ Example Task::next_example() {
 }
 
 Batch Task::next_batch(int rows) {
+    if (m_config.task == TaskKind::Translate) {
+        if (m_batch_queue.empty()) refill_length_batches(rows);
+        std::vector<Example> examples;
+        for (size_t i : m_batch_queue.back()) examples.push_back(m_pairs[i]);
+        m_batch_queue.pop_back();
+        return make_batch(examples, m_special);
+    }
     std::vector<Example> examples;
     examples.reserve(static_cast<size_t>(rows));
     for (int i = 0; i < rows; ++i) examples.push_back(next_example());

@@ -45,10 +45,11 @@ Batch make_batch(const std::vector<Example>& examples, const SpecialTokens& spec
 class Task {
 public:
     // max_len: the model's longest sequence (BOS/EOS included); sentences that do not fit are
-    // skipped. Throws ConfigError when the task cannot be built (missing file, too small a
-    // sequence space for a disjoint held-out set).
+    // skipped. Throws ConfigError when the task cannot be built (missing file, a malformed line,
+    // too small a sequence space for a disjoint held-out set). A SentencePiece tokenizer uses
+    // tokenizer_model when given (fine-tuning a checkpoint), else one is trained on the data.
     Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer = TokenizerKind::Word,
-         SpecialTokens special = {});
+         SpecialTokens special = {}, const std::string& tokenizer_model = {});
 
     TaskKind kind() const { return m_config.task; }
     const Tokenizer& tokenizer() const { return m_tokenizer; }
@@ -58,8 +59,12 @@ public:
     const std::vector<Example>& held_out() const { return m_held_out; }
     bool in_held_out(const std::vector<int>& input) const { return m_held_out_inputs.count(input) > 0; }
     const std::vector<std::vector<int>>& sentences() const { return m_sentences; }   // copy-text only
+    const std::vector<Example>& training_pairs() const { return m_pairs; }            // translate only
+    int skipped_pairs() const { return m_skipped; }   // translate: pairs too long for max_len
 
     Example next_example();          // the training stream: never an input of the held-out set
+    // Translate: batches of pairs of similar lengths (less padding), in a seeded order: each
+    // epoch shuffles the pairs, sorts pools of 50 batches by length and shuffles the batches.
     Batch next_batch(int rows);
     void restart();                  // the training stream from its first example again
     std::string text(const std::vector<int>& ids) const { return m_tokenizer.decode(ids); }
@@ -68,12 +73,17 @@ private:
     Example draw(Rng& rng);
     Example draw_random_text(Rng& rng) const;
     Example from_input(std::vector<int> input) const;
+    void load_pairs(int fit);
+    void refill_length_batches(int rows);
 
     TrainingConfig m_config;
     SpecialTokens m_special;
     Tokenizer m_tokenizer;
     int m_max_tokens = 0;
     std::vector<std::vector<int>> m_sentences;   // copy-text: tokenized sentences that fit
+    std::vector<Example> m_pairs;                 // translate: training pairs that fit
+    int m_skipped = 0;
+    std::vector<std::vector<size_t>> m_batch_queue;   // translate: the epoch's batches left (pair indices)
     Rng m_train;
     std::vector<Example> m_held_out;
     std::set<std::vector<int>> m_held_out_inputs;

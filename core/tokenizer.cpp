@@ -221,6 +221,8 @@ Vocabulary load_vocabulary(const std::string& path) {
 
 Tokenizer::Tokenizer(TokenizerKind kind, Vocabulary vocabulary, SpecialTokens special)
     : m_kind(kind), m_vocabulary(std::move(vocabulary)), m_special(special) {
+    if (kind == TokenizerKind::SentencePiece)
+        throw std::invalid_argument("tokenizer: a SentencePiece tokenizer is made from its model (Tokenizer::sentencepiece)");
     const int ids[4] = {special.pad, special.bos, special.eos, special.unk};
     for (int i = 0; i < 4; ++i) {
         if (ids[i] < 0 || ids[i] >= m_vocabulary.size() || m_vocabulary.token(ids[i]) != SPECIAL_TEXT[i])
@@ -230,6 +232,7 @@ Tokenizer::Tokenizer(TokenizerKind kind, Vocabulary vocabulary, SpecialTokens sp
 }
 
 std::vector<Token> Tokenizer::tokenize(const std::string& text) const {
+    if (m_kind == TokenizerKind::SentencePiece) return tokenize_pieces(text);
     const std::vector<CodePoint> cps = split_code_points(text);
     std::vector<Token> out;
     const auto emit = [&](std::string surface, bool is_space) {
@@ -277,6 +280,7 @@ std::vector<int> Tokenizer::encode(const std::string& text) const {
 }
 
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
+    if (m_kind == TokenizerKind::SentencePiece) return decode_pieces(ids);
     std::string out;
     bool glue_next = false;   // the previous token was "(": no space after it
     for (int id : ids) {

@@ -34,7 +34,7 @@ namespace {
 
 ModelConfig with_task_vocabulary(ModelConfig model, const Task& task) {
     model.src_vocab = model.tgt_vocab = task.vocab_size();
-    if (task.kind() != TaskKind::CopyText) model.tokenizer = TokenizerKind::Word;
+    model.tokenizer = task.tokenizer().kind();
     return model;
 }
 
@@ -102,7 +102,9 @@ TrainingRun::StepResult TrainingRun::train_step() {
     return r;
 }
 
-EvalResult TrainingRun::evaluate(bool decode) { return tx::evaluate(*m_model, m_task->held_out(), decode); }
+EvalResult TrainingRun::evaluate(bool decode) {
+    return tx::evaluate(*m_model, m_task->held_out(), decode, 200, &m_task->tokenizer());
+}
 
 std::vector<SampleDecode> TrainingRun::samples(const EvalResult& result, int count) const {
     std::vector<SampleDecode> out;
@@ -150,6 +152,7 @@ Checkpoint TrainingRun::checkpoint() const {
     c.vocabulary = m_task->vocabulary();
     c.parameters = parameters();
     c.training_json = to_json(m_training);
+    c.tokenizer_model = m_task->tokenizer().model();
     return c;
 }
 
@@ -168,6 +171,7 @@ struct Trainer::Impl {
         base.config = run.model_config();
         base.vocabulary = run.task().vocabulary();
         base.training_json = to_json(run.training_config());
+        base.tokenizer_model = run.task().tokenizer().model();
         good_parameters = run.parameters();
         local.total_steps = run.total_steps();
         publish();
@@ -286,6 +290,7 @@ void Trainer::Impl::evaluate_now() {
     local.latest.eval_loss = ev.loss;
     local.latest.token_accuracy = ev.token_accuracy;
     local.latest.exact_match = ev.exact_match;
+    local.latest.bleu = ev.bleu;
     local.samples = run.samples(ev, 4);
     last_eval_step = run.step();
 }

@@ -27,6 +27,7 @@ struct TrainingPoint {          // one row of the history, also one row of --log
     double lr = 0.0;
     double token_accuracy = 0.0;   // held-out, teacher forced: argmax == target
     double exact_match = 0.0;      // held-out greedy decodes equal to the whole target
+    double bleu = 0.0;             // held-out corpus BLEU of the greedy decodes, in [0, 1]
     double tokens_per_s = 0.0;     // target tokens per second of training
 };
 

@@ -4,6 +4,7 @@
 #include "training_config.h"
 
 #include <climits>
+#include <filesystem>
 #include <limits>
 #include <type_traits>
 #include <cmath>
@@ -19,6 +20,7 @@ const char* to_string(TaskKind kind) {
         case TaskKind::CopyText: return "copy-text";
         case TaskKind::Reverse: return "reverse";
         case TaskKind::Sort: return "sort";
+        case TaskKind::Translate: return "translate";
     }
     return "?";
 }
@@ -28,6 +30,7 @@ std::optional<TaskKind> task_from_string(const std::string& name) {
     if (name == "copy-text" || name == "copy_text") return TaskKind::CopyText;
     if (name == "reverse") return TaskKind::Reverse;
     if (name == "sort") return TaskKind::Sort;
+    if (name == "translate") return TaskKind::Translate;
     return std::nullopt;
 }
 
@@ -64,6 +67,9 @@ std::optional<std::string> validate(const TrainingConfig& c) {
         return rule("target_exact", c.target_exact, "must be in [0, 1] (0: off)");
     if (!(c.random_fraction >= 0.0f && c.random_fraction <= 1.0f))
         return rule("random_fraction", c.random_fraction, "must be in [0, 1]");
+    if (c.subword_vocab < 300 || c.subword_vocab > 64000)
+        return rule("subword_vocab", c.subword_vocab, "must be between 300 and 64000");
+    if (c.task == TaskKind::Translate && c.data_path.empty()) return "data_path of the translate task must name a file";
     if (c.task == TaskKind::Sort && !c.variant.empty() && c.variant != "ascending" && c.variant != "descending" &&
         c.variant != "unique")
         return "variant ('" + c.variant + "') of the sort task must be \"ascending\", \"descending\" or \"unique\"";
@@ -95,6 +101,9 @@ std::string to_json(const TrainingConfig& c) {
     j["vocab_path"] = c.vocab_path;
     j["sentences_path"] = c.sentences_path;
     j["random_fraction"] = json_float(c.random_fraction);
+    j["data_path"] = c.data_path;
+    j["valid_path"] = c.valid_path;
+    j["subword_vocab"] = c.subword_vocab;
     return j.dump();
 }
 
@@ -130,7 +139,8 @@ TrainingConfig training_config_from_json(const std::string& text) {
     std::string task = to_string(c.task);
     read(j, "task", task);
     const auto kind = task_from_string(task);
-    if (!kind) throw ConfigError("training config: task ('" + task + "') must be copy, copy-text, reverse or sort");
+    if (!kind)
+        throw ConfigError("training config: task ('" + task + "') must be copy, copy-text, reverse, sort or translate");
     c.task = *kind;
     read(j, "symbols", c.symbols);
     read(j, "length", c.length);
@@ -154,13 +164,46 @@ TrainingConfig training_config_from_json(const std::string& text) {
     read(j, "vocab_path", c.vocab_path);
     read(j, "sentences_path", c.sentences_path);
     read(j, "random_fraction", c.random_fraction);
+    read(j, "data_path", c.data_path);
+    read(j, "valid_path", c.valid_path);
+    read(j, "subword_vocab", c.subword_vocab);
     if (auto error = validate(c)) throw ConfigError("training config: " + *error);
     return c;
+}
+
+std::string describe_training(const std::string& training_json) {
+    if (training_json.empty()) return "No training record: the weights may be untrained, so do not look for meaning in them.";
+    TrainingConfig c;
+    try {
+        c = training_config_from_json(training_json);
+    } catch (const ConfigError&) {
+        return "The training record cannot be read, so what this model learned is unknown.";
+    }
+    const std::string symbols = std::to_string(c.length) + " symbols (1.." + std::to_string(c.symbols) + ")";
+    switch (c.task) {
+        case TaskKind::Copy: return "Trained to copy " + symbols + ": its attention shows a diagonal, nothing more.";
+        case TaskKind::Reverse: return "Trained to reverse " + symbols + ": its cross-attention is an anti-diagonal.";
+        case TaskKind::Sort:
+            return "Trained to sort " + symbols + (c.variant == "descending" ? " in descending order" : "") +
+                   (c.variant == "unique" ? ", dropping duplicates" : "") + ": attention finds each next-smallest symbol.";
+        case TaskKind::CopyText:
+            return "Trained to copy text back unchanged (sentences and random token sequences): it does not translate.";
+        case TaskKind::Translate: {
+            const std::string file = std::filesystem::path(c.data_path).filename().string();
+            const std::string folder = std::filesystem::path(c.data_path).parent_path().filename().string();
+            if (folder == "en-es")
+                return "Trained to translate English into Spanish, on simple sentences of a small vocabulary "
+                       "(assets/corpus/en-es): expect guesses outside it.";
+            return "Trained to translate the left column of " + file + " into its right column.";
+        }
+    }
+    return "";
 }
 
 std::optional<Preset> preset_from_string(const std::string& name) {
     if (name == "tiny") return Preset::Tiny;
     if (name == "annotated") return Preset::Annotated;
+    if (name == "translate") return Preset::Translate;
     return std::nullopt;
 }
 
@@ -172,6 +215,16 @@ ModelConfig preset_model(Preset preset) {
         m.heads = 4;
         m.d_ff = 256;
         m.dropout = 0.0f;
+    } else if (preset == Preset::Translate) {
+        // English -> Spanish on the shipped corpus, subword tokens. Chosen by measurement (README,
+        // "Translation"): after 3.5 minutes on one core, 128/4/512 reached validation BLEU 97.7 and
+        // 256/4/1024 68.6; the corpus is small and regular, so the smaller model learns it sooner.
+        m.d_model = 128;
+        m.heads = 4;
+        m.d_ff = 512;
+        m.encoder_layers = m.decoder_layers = 3;
+        m.dropout = 0.1f;
+        m.tokenizer = TokenizerKind::SentencePiece;
     } else {
         m.d_model = 512;
         m.heads = 8;
@@ -185,7 +238,20 @@ ModelConfig preset_model(Preset preset) {
 TrainingConfig preset_training(Preset preset, TaskKind task) {
     TrainingConfig t;
     t.task = task;
-    if (preset == Preset::Annotated) {
+    if (preset == Preset::Translate) {
+        // The paper's label smoothing 0.1 and Adam settings; Noam with factor 1 as the paper
+        // (lr = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)), a shorter warmup than its
+        // 4000 because these runs are ~10^4 steps, not 10^5.
+        t.batch = 64;
+        t.batches_per_epoch = 1000;
+        t.epochs = 30;
+        t.base_lr = 1.0f;
+        t.warmup = 1500;
+        t.label_smoothing = 0.1f;
+        t.eval_sequences = 500;
+        t.snapshot_every = 25;
+        t.eval_every = 1000;
+    } else if (preset == Preset::Annotated) {
         // The Annotated Transformer's example_simple_model: LabelSmoothing(smoothing=0.0).
         t.batch = 80;
         t.batches_per_epoch = 20;

@@ -8,7 +8,8 @@
 
 namespace tx {
 
-enum class TaskKind { Copy, CopyText, Reverse, Sort };
+// Translate: sentence pairs from a tab-separated file (English -> Spanish by default).
+enum class TaskKind { Copy, CopyText, Reverse, Sort, Translate };
 const char* to_string(TaskKind kind);
 std::optional<TaskKind> task_from_string(const std::string& name);
 
@@ -40,19 +41,32 @@ struct TrainingConfig {
     std::string vocab_path = "assets/vocab/words.txt";
     std::string sentences_path = "assets/sentences/examples.txt";
     float random_fraction = 0.5f;  // copy-text: share of training rows that are random word sequences
+    // translate: training pairs (source<TAB>target per line) and held-out pairs; with no
+    // valid_path, every 20th pair of data_path is held out instead. The SentencePiece vocabulary
+    // (translate, and copy-text with the sentencepiece tokenizer) is trained on both sides of
+    // data_path's training pairs with at most subword_vocab pieces.
+    std::string data_path = "assets/corpus/en-es/train.tsv";
+    std::string valid_path = "assets/corpus/en-es/valid.tsv";
+    int subword_vocab = 2000;
 
     int64_t total_steps() const { return max_steps > 0 ? max_steps : static_cast<int64_t>(epochs) * batches_per_epoch; }
 };
+
+// One line saying what a model with these training settings was trained to do, for the app's
+// always-visible model line: "Trained to translate English into Spanish (...)". An empty or
+// unreadable JSON says that the model has no training record.
+std::string describe_training(const std::string& training_json);
 
 // Refuses a bad value with a message naming the field and the rule, as config.h's validate().
 std::optional<std::string> validate(const TrainingConfig& config);
 std::string to_json(const TrainingConfig& config);
 TrainingConfig training_config_from_json(const std::string& json);   // throws ConfigError
 
-enum class Preset { Tiny, Annotated };
+enum class Preset { Tiny, Annotated, Translate };
 std::optional<Preset> preset_from_string(const std::string& name);
 // The model hyperparameters of a preset (vocab sizes left for the task to set):
-// tiny = 64/4/256, 2+2 layers, dropout 0; annotated = 512/8/2048, 2+2, dropout 0.1.
+// tiny = 64/4/256, 2+2 layers, dropout 0; annotated = 512/8/2048, 2+2, dropout 0.1;
+// translate = the shipped English -> Spanish model (training_config.cpp says how it was chosen).
 ModelConfig preset_model(Preset preset);
 TrainingConfig preset_training(Preset preset, TaskKind task);
 

@@ -3,7 +3,8 @@
 #   1. Release build: the CPU suite, the app tests under Xvfb;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the CPU suite;
 #   3. ThreadSanitizer build of the trainer-thread tests;
-#   4. libFuzzer targets (clang) for the checkpoint loader and the tokenizers, run for a bounded time.
+#   4. libFuzzer targets (clang) for the checkpoint loader, the tokenizers and corpus files, run for a
+#      bounded time.
 # TX_FUZZ_SECONDS (default 60) sets each fuzzer's time. Exits non-zero at the first failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,8 +41,8 @@ TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_tests" --gtest_brief=1
 section "libFuzzer (${fuzz_seconds}s per target)"
 CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja "${quick[@]}" -DTX_FUZZ=ON \
   -DTX_OPENMP=OFF >/dev/null
-cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_checkpoint fuzz_tokenizer
-for target in fuzz_checkpoint fuzz_tokenizer; do
+cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_checkpoint fuzz_tokenizer fuzz_corpus
+for target in fuzz_checkpoint fuzz_tokenizer fuzz_corpus; do
   corpus=$(mktemp -d)
   cp -r "$root/tests/fuzz/corpus_${target#fuzz_}/." "$corpus/"
   "$root/build-fuzz/tests/fuzz/$target" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" 2>&1 | tail -n 4

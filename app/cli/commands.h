@@ -14,6 +14,7 @@ int cmd_forward(const Argv& argv);
 int cmd_decode(const Argv& argv);
 int cmd_train(const Argv& argv);
 int cmd_bench(const Argv& argv);
+int cmd_evaluate(const Argv& argv);
 
 // Shared by the commands: the help text printed for --help, and whether argv asks for it.
 bool wants_help(const Argv& argv);

@@ -11,13 +11,13 @@ Same data, same batches, same model and loss as ours:
   the TRAIN stream): each epoch shuffles the pairs, sorts pools of 50 batches by (source length,
   target length) with a stable sort, and shuffles the pool's batches. `--print-batches K` prints
   the first K batches' source ids (EOS included) as JSON, one batch a line, to compare with ours.
-- Model: 256/4/1024, 3+3 Post-LN layers without final norms (nn.TransformerEncoderLayer /
+- Model: 128/4/512, 3+3 Post-LN layers without final norms (nn.TransformerEncoderLayer /
   nn.TransformerDecoderLayer), embeddings × √d_model, sinusoidal PE, dropout 0.1, generator =
   linear + log-softmax, V = the SentencePiece vocabulary; Xavier-uniform on every matrix (PyTorch's
   defaults for biases, as ours). max_len 64.
 - Loss: label-smoothed KL per non-PAD target token, as core/ops_loss.cpp: the target distribution
   puts 1 - ε on the target, ε / (V - 2) on every other token except PAD, 0 on PAD (ε = 0.1).
-- Adam(β 0.9/0.98, ε 1e-9), Noam lr = 1.0 · 256^-0.5 · min(s^-0.5, s · 1500^-1.5), batch 64.
+- Adam(β 0.9/0.98, ε 1e-9), Noam lr = 1.0 · 128^-0.5 · min(s^-0.5, s · 1500^-1.5), batch 64.
 Timed: the training steps only (forward, loss, backward, update, and turning the batch's id lists
 into tensors, which ours also counts); evaluation is excluded, like ours. --minutes M trains for
 M minutes of that time, then evaluates (BLEU after the same training time). --eval decodes the
@@ -423,9 +423,9 @@ def main():
     ap.add_argument("--device", default="cpu", help="cpu or cuda (float32, eager)")
     ap.add_argument("--print-batches", type=int, default=0, metavar="K",
                     help="print the first K batches' source ids (EOS included) as JSON lines and exit")
-    ap.add_argument("--d-model", type=int, default=256)
+    ap.add_argument("--d-model", type=int, default=128)
     ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--d-ff", type=int, default=1024)
+    ap.add_argument("--d-ff", type=int, default=512)
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--dropout", type=float, default=0.1)
     ap.add_argument("--max-len", type=int, default=64)

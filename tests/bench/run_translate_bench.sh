@@ -1,6 +1,6 @@
 #!/bin/sh
 # Translation training throughput, ours vs PyTorch, side by side in one run (shared/PERF.md):
-# `txcli train --task translate --preset translate` (256/4/1024, 3+3, batch 64 grouped by length,
+# `txcli train --task translate --preset translate` (128/4/512, 3+3, batch 64 grouped by length,
 # label smoothing 0.1, dropout 0.1) and its peer tests/bench/bench_translate.py on the same pairs,
 # the same SentencePiece ids (from a 1-step checkpoint of ours made first) and the same batches.
 # Target tokens/s of STEPS training steps (evaluation excluded), then held-out BLEU and exact match

@@ -1,0 +1,146 @@
+// txcli evaluate: a trained translation (or copy) model on sentence pairs it never trained on:
+// corpus BLEU, exact match of the decoded text, and, with --alignments, how often each decoder
+// layer's cross-attention puts its largest weight on the reference source word.
+#include <chrono>
+#include <cstdio>
+
+#include "alignment.h"
+#include "args.h"
+#include "beam_search.h"
+#include "bleu.h"
+#include "checkpoint.h"
+#include "commands.h"
+#include "decoding.h"
+#include "model_source.h"
+#include "parallel_corpus.h"
+#include "tasks.h"
+#include "threads.h"
+
+namespace tx::cli {
+
+namespace {
+
+constexpr const char* EVALUATE_HELP =
+    "usage: txcli evaluate --checkpoint FILE [--data FILE.tsv] [--beam N] [--length-penalty A]\n"
+    "                      [--limit N] [--alignments FILE] [--threads N] [--json]\n"
+    "\n"
+    "Decodes the source side of sentence pairs and compares the text with the target side:\n"
+    "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens) and exact match of the whole text.\n"
+    "\n"
+    "  --data FILE.tsv      source<TAB>target pairs (default assets/corpus/en-es/test.tsv)\n"
+    "  --beam N             beam search with N beams (default 1: greedy decoding, batched)\n"
+    "  --length-penalty A   GNMT length penalty alpha for beam search (default 0.6)\n"
+    "  --limit N            only the first N pairs\n"
+    "  --alignments FILE    also score cross-attention alignments against reference links\n"
+    "                       (source<TAB>target<TAB>t-s ..., e.g. assets/corpus/en-es/test.align.tsv)\n"
+    "  --threads N          CPU threads for the matrix products (default 1)\n"
+    "  --json               print one JSON object\n"
+    "Decoding stops at EOS or after 2 x the source length + 10 tokens (within max_len).\n";
+
+}  // namespace
+
+int cmd_evaluate(const Argv& argv) {
+    if (wants_help(argv)) {
+        std::fputs(EVALUATE_HELP, stdout);
+        return 0;
+    }
+    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "threads"}, {"json"});
+    const std::string path = args.get("checkpoint");
+    const int beam = static_cast<int>(args.integer("beam", 1, 1, 64));
+    const double alpha = args.real("length-penalty", 0.6, 0.0, 10.0);
+    const long long limit = args.integer("limit", 0, 1, 1LL << 40);
+    set_cpu_threads(static_cast<int>(args.integer("threads", 1, 1, 1024)));
+    const std::string data = args.has("data") ? args.get("data") : find_asset("assets/corpus/en-es/test.tsv");
+
+    const Checkpoint checkpoint = load_checkpoint(path);
+    const Tokenizer tokenizer = make_tokenizer(checkpoint);
+    std::unique_ptr<Backend> backend = make_cpu_backend();
+    Transformer model(checkpoint.config, *backend);
+    model.set_parameters(checkpoint.parameters);
+    const ModelConfig& c = checkpoint.config;
+
+    std::vector<SentencePair> pairs = read_parallel_corpus(data);
+    if (limit > 0 && pairs.size() > static_cast<size_t>(limit)) pairs.resize(static_cast<size_t>(limit));
+
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::string> outputs(pairs.size());
+    int too_long = 0;
+    std::vector<size_t> batch;
+    const auto flush = [&] {
+        if (batch.empty()) return;
+        std::vector<std::vector<int>> src;
+        int longest = 0;
+        for (size_t i : batch) {
+            src.push_back(tokenizer.encode(pairs[i].source));
+            src.back().push_back(c.special.eos);
+            longest = std::max(longest, static_cast<int>(src.back().size()));
+        }
+        const auto out = greedy_decode(model, src, 2 * longest + 10);
+        for (size_t k = 0; k < batch.size(); ++k) outputs[batch[k]] = tokenizer.decode(out[k]);
+        batch.clear();
+    };
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        std::vector<int> src = tokenizer.encode(pairs[i].source);
+        if (static_cast<int>(src.size()) + 1 > c.max_len) {
+            ++too_long;   // counted as an empty translation: nothing is dropped from the score
+            continue;
+        }
+        if (beam > 1) {
+            src.push_back(c.special.eos);
+            BeamOptions options;
+            options.beam_size = beam;
+            options.length_penalty = alpha;
+            outputs[i] = tokenizer.decode(beam_search(model, src, 2 * static_cast<int>(src.size()) + 10, options).best);
+        } else {
+            batch.push_back(i);
+            if (batch.size() == 100) flush();
+        }
+    }
+    flush();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    std::vector<std::vector<std::string>> hypotheses, references;
+    int exact = 0;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        hypotheses.push_back(bleu_words(outputs[i]));
+        references.push_back(bleu_words(pairs[i].target));
+        exact += outputs[i] == pairs[i].target;
+    }
+    const BleuDetails bleu = corpus_bleu_details(hypotheses, references);
+    const double exact_match = pairs.empty() ? 0.0 : static_cast<double>(exact) / pairs.size();
+
+    std::string alignment_json;
+    if (args.has("alignments")) {
+        const std::vector<AlignmentProbe> probes = read_alignment_probes(args.get("alignments"));
+        if (!args.flag("json"))
+            std::printf("alignments: %zu probe sentences; share of reference links where the target word's largest "
+                        "cross-attention is on its source word\n", probes.size());
+        alignment_json = ", \"alignments\": {\"probes\": " + std::to_string(probes.size());
+        for (int layer = -1; layer < c.decoder_layers; ++layer) {
+            for (QueryRow rows : {QueryRow::Producing, QueryRow::Holding}) {
+                const AlignmentScore s = score_alignments(model, tokenizer, probes, layer, rows);
+                const std::string name = (layer < 0 ? std::string("all layers") : "layer " + std::to_string(layer)) +
+                                         (rows == QueryRow::Producing ? ", producing row" : ", holding row");
+                if (!args.flag("json"))
+                    std::printf("  %-28s %5.1f%%  (%d of %d links)\n", name.c_str(), 100 * s.accuracy(), s.correct, s.links);
+                alignment_json += ", \"" + name + "\": " + std::to_string(s.accuracy());
+            }
+        }
+        alignment_json += "}";
+    }
+
+    if (args.flag("json")) {
+        std::printf("{\"pairs\": %zu, \"bleu\": %.6f, \"exact_match\": %.6f, \"brevity_penalty\": %.6f, "
+                    "\"precisions\": [%.6f, %.6f, %.6f, %.6f], \"too_long\": %d, \"beam\": %d, \"seconds\": %.3f%s}\n",
+                    pairs.size(), bleu.bleu, exact_match, bleu.brevity_penalty, bleu.precision[0], bleu.precision[1],
+                    bleu.precision[2], bleu.precision[3], too_long, beam, seconds, alignment_json.c_str());
+    } else {
+        std::printf("%zu pairs from %s, %s: BLEU %.2f, exact match %.1f%% (%d of %zu)%s, %.1f s\n", pairs.size(),
+                    data.c_str(), beam > 1 ? ("beam " + std::to_string(beam)).c_str() : "greedy", 100 * bleu.bleu,
+                    100 * exact_match, exact, pairs.size(),
+                    too_long ? (", " + std::to_string(too_long) + " too long for max_len").c_str() : "", seconds);
+    }
+    return 0;
+}
+
+}  // namespace tx::cli
