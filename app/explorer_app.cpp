@@ -156,6 +156,10 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
         for (auto& p : m_panels)
             if (p->key() == key) p->open() = open;
     create_initial_session();
+    if (m_options.beam_size > 1 && m_session) {
+        m_session->set_decoding({m_options.beam_size, 0.6});
+        refresh(true);
+    }
     if (m_options.fused_attention && m_session) {
         m_session->set_fused_attention(true);
         refresh(true);
@@ -244,6 +248,11 @@ void ExplorerApp::make_panels() {
 }
 
 void ExplorerApp::create_initial_session() {
+    try {
+        m_catalog = read_model_catalog(resolve_asset("models/catalog.json"));
+    } catch (const std::exception& e) {
+        report_error(e.what());   // File -> Models stays empty; everything else works
+    }
     std::string notice;
     std::unique_ptr<Session> session;
     std::string source;
@@ -284,6 +293,9 @@ void ExplorerApp::create_initial_session() {
     }
     std::vector<std::string> sentences = m_options.sentences;
     if (sentences.empty() && !m_options.headless() && !m_settings.sentences.empty()) sentences = m_settings.sentences;
+    if (sentences.empty() && source == default_model)
+        for (const CatalogModel& m : m_catalog)
+            if (m.file == "default.safetensors") sentences = {m.sentence};
     if (sentences.empty()) sentences = {DEFAULT_SENTENCE};
     m_session = std::move(session);
     m_model_source = source;
@@ -398,6 +410,17 @@ void ExplorerApp::run_to_end() { queue([this] { if (m_session) { m_session->run_
 void ExplorerApp::restart() { queue([this] { if (m_session) { m_session->restart(); refresh(false); } }); }
 void ExplorerApp::run_to(size_t step) { queue([this, step] { if (m_session) { m_session->run_to(step); refresh(false); } }); }
 
+void ExplorerApp::set_decoding(int beam_size, double length_penalty) {
+    queue([this, beam_size, length_penalty] {
+        if (!m_session) return;
+        try {
+            m_session->set_decoding({beam_size, length_penalty});
+            refresh(true);
+        } catch (const std::exception& e) {
+            report_error(e.what());
+        }
+    });
+}
 void ExplorerApp::set_causal_mask(bool on) { queue([this, on] { if (m_session) { m_session->set_causal_mask(on); refresh(true); } }); }
 void ExplorerApp::set_padding_mask(bool on) { queue([this, on] { if (m_session) { m_session->set_padding_mask(on); refresh(true); } }); }
 void ExplorerApp::set_head_enabled(const std::string& prefix, int head, bool on) {
@@ -420,7 +443,7 @@ void ExplorerApp::rebuild_model(const ModelConfig& config) {
             return;
         }
         const auto vocabulary = m_view.vocabulary;
-        auto session = std::make_unique<Session>(Session::fresh(config, vocabulary));
+        auto session = std::make_unique<Session>(Session::fresh(config, vocabulary, m_session->tokenizer().model()));
         replace_session(std::move(session), "untrained (rebuilt, seed " + std::to_string(config.seed) + ")");
         report_status("model rebuilt with fresh weights");
     });
@@ -431,6 +454,19 @@ void ExplorerApp::load_checkpoint(const std::string& path) {
         try {
             auto session = std::make_unique<Session>(Session::load(path));
             replace_session(std::move(session), path);
+            report_status("loaded " + path);
+        } catch (const std::exception& e) {
+            report_error("cannot load " + path + ": " + e.what());
+        }
+    });
+}
+
+void ExplorerApp::open_catalog_model(const std::string& file, const std::string& sentence) {
+    const std::string path = resolve_asset("models/" + file);
+    queue([this, path, sentence] {
+        try {
+            auto session = std::make_unique<Session>(Session::load(path));
+            replace_session(std::move(session), path, {sentence});
             report_status("loaded " + path);
         } catch (const std::exception& e) {
             report_error("cannot load " + path + ": " + e.what());
@@ -677,6 +713,12 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
 void ExplorerApp::draw_menu_bar() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
+        if (ImGui::BeginMenu("Models", !m_catalog.empty())) {
+            for (const CatalogModel& m : m_catalog)
+                if (ImGui::MenuItem(m.name.c_str(), nullptr, m_model_source == resolve_asset("models/" + m.file)))
+                    open_catalog_model(m.file, m.sentence);
+            ImGui::EndMenu();
+        }
         if (ImGui::MenuItem("Load or save a checkpoint...")) show_panel("model");
         if (ImGui::MenuItem("Open the settings folder path in the log")) report_status("settings: " + (m_ini_path.empty() ? std::string("not saved") : m_ini_path));
         ImGui::Separator();
@@ -709,6 +751,15 @@ void ExplorerApp::draw_menu_bar() {
     if (ImGui::BeginMenu("Help")) {
         if (ImGui::MenuItem("About and keyboard")) m_show_about = true;
         ImGui::EndMenu();
+    }
+    // What the model was trained to do, always in sight, so nobody looks for meaning in a copy model.
+    if (m_view.valid && !m_view.model_description.empty()) {
+        const float x = ImGui::GetCursorPosX() + 16;
+        const float avail = ImGui::GetWindowWidth() - x - 10;
+        const std::string line = fit_text("Model: " + m_view.model_description, std::max(avail, 50.0f));
+        ImGui::SetCursorPosX(std::max(x, ImGui::GetWindowWidth() - ImGui::CalcTextSize(line.c_str()).x - 10));
+        ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.55f, 1.0f), "%s", line.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m_view.model_description.c_str());
     }
     ImGui::EndMainMenuBar();
 }

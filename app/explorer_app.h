@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "options.h"
+#include "model_catalog.h"
 #include "panel.h"
 
 namespace tx {
@@ -42,6 +43,7 @@ public:
     void run_to_end() override;
     void restart() override;
     void run_to(size_t step) override;
+    void set_decoding(int beam_size, double length_penalty) override;
     void set_causal_mask(bool on) override;
     void set_padding_mask(bool on) override;
     void set_head_enabled(const std::string& prefix, int head, bool on) override;
@@ -94,6 +96,7 @@ private:
     void replace_session(std::unique_ptr<Session> session, const std::string& source,
                          std::vector<std::string> sentences = {});
     void draw_menu_bar();
+    void open_catalog_model(const std::string& file, const std::string& sentence);
     void draw_status_bar();
     void draw_log_window();
     void draw_panels();
@@ -104,6 +107,7 @@ private:
 
     AppOptions m_options;
     std::string m_assets_dir;
+    std::vector<CatalogModel> m_catalog;   // File -> Models
     std::string m_config_dir;
     std::string m_ini_path;
     Settings m_settings;

@@ -23,6 +23,7 @@ const char* USAGE =
     "  --sentence TEXT       the input sentence; repeat for a padded batch (at most 4)\n"
     "  --step NAME|N         put the step cursor after step N (0-based) or the step named NAME\n"
     "  --fused-attention     start with fused attention (no (T,S) scores/probabilities steps)\n"
+    "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
     "                        model backend training\n"
@@ -95,6 +96,11 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v, 1, 100000);
             if (!n) return bad("--frames must be a whole number from 1 to 100000, got '" + v + "'");
             options.frames = *n;
+        } else if (arg == "--beam") {
+            if (!value(v)) return bad("--beam needs a beam size");
+            const auto n = whole_number(v, 1, 16);
+            if (!n) return bad("--beam must be a whole number from 1 (greedy) to 16, got '" + v + "'");
+            options.beam_size = *n;
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
             const auto n = whole_number(v, 1, 1000000);

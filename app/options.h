@@ -13,6 +13,7 @@ struct AppOptions {
     std::string panel;                      // show only this panel, filling the window
     std::vector<std::string> sentences;     // --sentence, repeatable (a padded batch)
     std::string step;                       // --step NAME|N: put the cursor after this step
+    int beam_size = 1;                      // --beam N: beam search instead of greedy decoding
     bool fused_attention = false;           // --fused-attention: start with the fused attention op
     int frames = 6;                         // frames rendered before the screenshot
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N

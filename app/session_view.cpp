@@ -1,6 +1,8 @@
 // Builds the SessionView snapshot from a Session (see session_view.h).
 #include "session_view.h"
 
+#include "training_config.h"
+
 #include "session.h"
 
 namespace tx::app {
@@ -50,6 +52,7 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
     view.valid = true;
     if (full) {
         view.model_source = model_source;
+        view.model_description = describe_training(session.training_json());
         view.config = session.config();
         view.vocabulary = session.tokenizer().vocabulary().tokens();
         view.vocab_size = static_cast<int>(view.vocabulary.size());
@@ -58,6 +61,9 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.source_tokens = session.source_tokens();
         view.decoded_ids = session.decoded_ids();
         view.decoded_text = session.decoded_text();
+        view.beam_size = session.decoding().beam_size;
+        view.length_penalty = session.decoding().length_penalty;
+        view.beams = session.beam_results();
         view.B = model.batch_size();
         view.S = model.src_len();
         view.T = model.tgt_len();

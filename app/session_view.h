@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend_comparison.h"
+#include "beam_search.h"
 #include "config.h"
 #include "tokenizer.h"
 #include "transformer.h"
@@ -22,6 +23,7 @@ struct SessionView {
     uint64_t version = 0;                    // grows on every change; widgets key caches on it
     bool valid = false;                      // false until a model is loaded
     std::string model_source;                // where the weights came from (file, "untrained", "trainer")
+    std::string model_description;           // what the model was trained to do (describe_training)
     ModelConfig config;
     int vocab_size = 0;
     std::vector<std::string> vocabulary;     // index = id
@@ -35,6 +37,9 @@ struct SessionView {
     std::vector<std::vector<Token>> source_tokens;   // per sentence, without EOS
     std::vector<std::vector<int>> decoded_ids;
     std::vector<std::string> decoded_text;
+    int beam_size = 1;                       // 1: greedy decoding
+    double length_penalty = 0.6;             // GNMT alpha, beam search only
+    std::vector<BeamResult> beams;           // per sentence when beam_size > 1
 
     int B = 0, S = 0, T = 0;
     std::vector<int32_t> src_ids;            // [B,S] encoder input: tokens + EOS, PAD-padded

@@ -2,6 +2,8 @@
 // Enter), so typing stays smooth while greedy decoding reruns the model.
 #include "panels/input_panel.h"
 
+#include <algorithm>
+
 #include "imgui_stdlib.h"
 #include "widgets/ui.h"
 
@@ -63,6 +65,36 @@ void InputPanel::draw_content(PanelContext& ctx) {
         if (ImGui::InputTextWithHint("##target", "target text for the decoder", &m_target, ImGuiInputTextFlags_EnterReturnsTrue)) enter = true;
         if (ImGui::IsItemEdited()) changed = true;
     }
+    // Decoding: greedy, or beam search with GNMT's length penalty (the paper: beam 4, alpha 0.6).
+    bool beam = v.beam_size > 1;
+    if (beam && !ImGui::IsAnyItemActive()) {
+        m_beam_size = v.beam_size;
+        m_alpha = static_cast<float>(v.length_penalty);
+    }
+    bool decoding_changed = false;
+    ImGui::TextUnformatted("Decoding:");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("greedy", !beam)) beam = false, decoding_changed = true;
+    item_tooltip("At every position take the single most probable next token.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("beam search", beam)) beam = true, decoding_changed = true;
+    item_tooltip("Keep the K most probable partial outputs at every step; rank finished ones by log P(Y) / lp(Y), "
+                 "lp(Y) = ((5 + |Y|) / 6)^alpha (Wu et al. 2016). The paper used K = 4, alpha = 0.6.");
+    if (beam) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(80);
+        // Applied on release: a beam search per frame while dragging would stall the window.
+        ImGui::SliderInt("K", &m_beam_size, 2, 8);
+        if (ImGui::IsItemDeactivatedAfterEdit()) decoding_changed = true;
+        item_tooltip("Beam size: how many partial outputs are kept at each step.");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(80);
+        ImGui::SliderFloat("alpha", &m_alpha, 0.0f, 2.0f, "%.1f");
+        if (ImGui::IsItemDeactivatedAfterEdit()) decoding_changed = true;
+        item_tooltip("Length penalty alpha: 0 ranks by log P(Y) alone, which favours short outputs; larger values favour longer ones.");
+    }
+    if (decoding_changed) ctx.commands.set_decoding(beam ? std::max(2, m_beam_size) : 1, m_alpha);
+
     if (changed) {
         m_pending = true;
         m_edit_time = ImGui::GetTime();
@@ -75,11 +107,20 @@ void InputPanel::draw_content(PanelContext& ctx) {
     }
 
     // Two short lines (the help marker sits beside the first; a wrapped line would put it mid-text).
-    ImGui::TextDisabled("%s tokenizer \xC2\xB7 vocabulary %d", v.config.tokenizer == TokenizerKind::Word ? "word-level" : "character-level",
+    const bool subword = v.config.tokenizer == TokenizerKind::SentencePiece;
+    ImGui::TextDisabled("%s tokenizer \xC2\xB7 vocabulary %d",
+                        subword ? "subword (SentencePiece BPE)"
+                        : v.config.tokenizer == TokenizerKind::Word ? "word-level" : "character-level",
                         v.vocab_size);
-    help_marker("Word-level: words and punctuation marks are tokens. Character-level: every character is a token "
-                "(a space shows as \xE2\x90\xA3). Words outside the vocabulary become UNK (red) and stay visible; "
-                "PAD (grey) fills shorter rows of a batch.");
+    if (subword)
+        help_marker("Subword: frequent words are one piece, rarer ones split into pieces (\"\xE2\x96\x81dorm\" + \"ir\xC3\xA1n\"); "
+                    "\xE2\x96\x81 marks a piece that starts a word. One vocabulary serves both languages, as in the paper. "
+                    "A character the model never saw becomes its UTF-8 bytes (red <0x..> pieces), so nothing is dropped. "
+                    "PAD (grey) fills shorter rows of a batch.");
+    else
+        help_marker("Word-level: words and punctuation marks are tokens. Character-level: every character is a token "
+                    "(a space shows as \xE2\x90\xA3). Words outside the vocabulary become UNK (red) and stay visible; "
+                    "PAD (grey) fills shorter rows of a batch.");
     ImGui::TextDisabled("special ids: PAD %d \xC2\xB7 BOS %d \xC2\xB7 EOS %d \xC2\xB7 UNK %d", sp.pad, sp.bos, sp.eos, sp.unk);
     ImGui::Separator();
 
@@ -96,8 +137,12 @@ void InputPanel::draw_content(PanelContext& ctx) {
             ImGui::PushID(s);
             const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
             if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) {
-                const std::string tip = "\"" + toks[static_cast<size_t>(s)].text + "\" is not in the vocabulary: it became UNK (id " +
-                                        std::to_string(sp.unk) + ")";
+                const std::string tip =
+                    subword && id != sp.unk
+                        ? "\"" + toks[static_cast<size_t>(s)].text + "\" is a byte piece: a character outside the model's "
+                          "pieces became its UTF-8 bytes (the model has rarely seen them)"
+                        : "\"" + toks[static_cast<size_t>(s)].text + "\" is not in the vocabulary: it became UNK (id " +
+                              std::to_string(sp.unk) + ")";
                 token_chip(toks[static_cast<size_t>(s)].text, id, ChipKind::Unknown, tip.c_str());
             } else if (id == sp.pad) {
                 token_chip("PAD", id, ChipKind::Pad, "padding: fills this row to the batch's longest source");
@@ -127,7 +172,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
         }
         ImGui::NewLine();
         const std::string out = b < static_cast<int>(v.decoded_text.size()) ? v.decoded_text[static_cast<size_t>(b)] : "";
-        ImGui::TextUnformatted("Greedy decode:");
+        ImGui::TextUnformatted(v.beam_size > 1 ? "Beam search output:" : "Greedy decode:");
         ImGui::SameLine();
         ImGui::PushTextWrapPos(0.0f);
         if (out.empty()) ImGui::TextDisabled("(empty: EOS was the first prediction)");

@@ -1,5 +1,6 @@
 // Input panel: one to four sentences (a padded batch), the tokenizer, tokens as chips with their
-// ids (UNK and PAD marked), the decoder input and the greedy decode.
+// ids (UNK and PAD marked), the decoding choice (greedy or beam search), the decoder input and
+// the decoded output.
 #pragma once
 #include "panel.h"
 
@@ -19,6 +20,8 @@ private:
     uint64_t m_synced_version = 0;
     bool m_pending = false;
     double m_edit_time = 0.0;
+    int m_beam_size = 4;      // the sliders' values, sent when released
+    float m_alpha = 0.6f;
 };
 
 }  // namespace tx::app

@@ -58,7 +58,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     help_marker("Dot products of dk-wide vectors grow like \xE2\x88\x9A" "dk; without the scaling, softmax saturates "
                 "(one weight near 1, the rest near 0) and its gradients vanish. Switch it off and look at the attention.");
     ImGui::PopItemWidth();
-    ImGui::TextDisabled("tokenizer: %s (fixed by the vocabulary)", v.config.tokenizer == TokenizerKind::Word ? "word" : "char");
+    ImGui::TextDisabled("tokenizer: %s (fixed by the vocabulary)", to_string(v.config.tokenizer));
     if (changed) m_edited = true;
 
     const auto why = validate(m_edit);

@@ -1,0 +1,19 @@
+// The shipped models (assets/models/catalog.json): what File -> Models lists, each with the file,
+// a short name for the menu and a sentence that suits it. What a model was trained to do is not
+// written here: it comes from the checkpoint's own training record (describe_training).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tx::app {
+
+struct CatalogModel {
+    std::string file;       // relative to assets/models/
+    std::string name;       // menu label, "English → Spanish translation"
+    std::string sentence;   // an input that suits the model
+};
+
+// Reads the catalog; throws std::runtime_error naming the file and the problem.
+std::vector<CatalogModel> read_model_catalog(const std::string& path);
+
+}  // namespace tx::app
