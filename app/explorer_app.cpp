@@ -61,6 +61,12 @@ std::string user_config_dir() {
 
 bool is_left_column(const std::string& key) { return key == "input" || key == "shapes"; }
 
+// The same file by two paths (relative or absolute); false when either does not exist.
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code error;
+    return fs::equivalent(a, b, error) && !error;
+}
+
 double now_s() { return ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0; }
 
 }  // namespace
@@ -181,6 +187,8 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             m_session->restart();
             m_session->run_to(index);
             refresh(false);
+            // A step inside an attention block also opens that block in the Attention panel.
+            if (const int block = m_view.attention_block_of(index); block >= 0) m_selection.attention_block = block;
         } catch (const std::exception& e) {
             report_error(e.what());
         }
@@ -217,6 +225,7 @@ void ExplorerApp::load_fonts() {
                                     0x2200, 0x22FF,   // mathematical operators (√ ∞ ≤ − ∑ ·)
                                     0x2300, 0x23FF,   // technical (⏵ ⏸ ⏹)
                                     0x2400, 0x243F,   // control pictures (␣)
+                                    0x2580, 0x259F,   // block elements (▁, SentencePiece's word-start mark)
                                     0x25A0, 0x25FF,   // geometric shapes (▶ ■ ●)
                                     0x2700, 0x27BF,   // dingbats (✓ ✗)
                                     0x1D00, 0x1DBF,   // phonetic extensions (ᵀ)
@@ -293,9 +302,9 @@ void ExplorerApp::create_initial_session() {
     }
     std::vector<std::string> sentences = m_options.sentences;
     if (sentences.empty() && !m_options.headless() && !m_settings.sentences.empty()) sentences = m_settings.sentences;
-    if (sentences.empty() && source == default_model)
-        for (const CatalogModel& m : m_catalog)
-            if (m.file == "default.safetensors") sentences = {m.sentence};
+    // A shipped model opens on the sentence the catalog gives it.
+    for (const CatalogModel& m : m_catalog)
+        if (sentences.empty() && same_file(source, resolve_asset("models/" + m.file))) sentences = {m.sentence};
     if (sentences.empty()) sentences = {DEFAULT_SENTENCE};
     m_session = std::move(session);
     m_model_source = source;
@@ -715,7 +724,7 @@ void ExplorerApp::draw_menu_bar() {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::BeginMenu("Models", !m_catalog.empty())) {
             for (const CatalogModel& m : m_catalog)
-                if (ImGui::MenuItem(m.name.c_str(), nullptr, m_model_source == resolve_asset("models/" + m.file)))
+                if (ImGui::MenuItem(m.name.c_str(), nullptr, same_file(m_model_source, resolve_asset("models/" + m.file))))
                     open_catalog_model(m.file, m.sentence);
             ImGui::EndMenu();
         }
@@ -813,8 +822,11 @@ void ExplorerApp::draw_panels() {
     PanelContext ctx{m_view, m_training, m_trainer_info, *this, m_selection, m_options.self_test};
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float status_h = ImGui::GetFrameHeight() + 6;
-    const ImVec2 pos = vp->WorkPos;
-    const ImVec2 size(vp->WorkSize.x, vp->WorkSize.y - status_h);
+    // Below the main menu bar. ImGui 1.86 moves WorkPos below it only from the next frame on,
+    // and the panels take their first-use positions in the first frame.
+    const float menu_h = ImGui::GetFrameHeight();
+    const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
+    const ImVec2 size(vp->Size.x, vp->Size.y - menu_h - status_h);
     const bool reset = m_focus_panel == "__reset__";
     if (reset) m_focus_panel.clear();
     const ImGuiCond cond = reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;

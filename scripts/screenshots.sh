@@ -12,9 +12,13 @@ shot() {   # file, then app arguments
     xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --size 1600x1000 --screenshot "$out/$file" "$@"
 }
 shot explorer.png
-shot step-through.png --layout steps --sentence "The animal didn't cross the street because it was too tired." \
-    --sentence "The cat sat." --step decoder.layers.1.cross_attn.probs
-shot attention.png --layout attention
-shot masks.png --layout masks --sentence "The cat sat." --sentence "The animal didn't cross the street because it was too tired."
+shot step-through.png --layout steps --sentence "The small white dogs will not sleep in the old house." \
+    --sentence "I see the dog." --step decoder.layers.2.cross_attn.probs
+shot attention.png --layout attention --step decoder.layers.2.cross_attn.probs
+shot beam.png --layout attention --beam 4 --sentence "Will your bird sing behind the castle?" \
+    --step decoder.layers.2.cross_attn.probs
+shot masks.png --layout masks --sentence "I see the dog." --sentence "The small white dogs will not sleep in the old house."
 shot positional.png --layout positional
+shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.safetensors" \
+    --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training

@@ -1,7 +1,7 @@
 // Alignments read off cross-attention (core/alignment.h): the probe file's format and its errors,
 // the piece-to-word bookkeeping checked on an untrained model against a hand sum of the traced
 // probabilities, and the shipped English -> Spanish model on a few probes where the right source
-// word is known ("The red car is fast." -> "rojo" looks at "red").
+// word is known ("The red car is big." -> "rojo" looks at "red").
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -63,7 +63,7 @@ TEST(Alignment, ReadsProbesAndNamesBadLines) {
 // On an untrained model, the word matrix must be the traced probabilities summed over a word's
 // source pieces, averaged over its target pieces, the heads and the layers.
 TEST(Alignment, WordAttentionSumsPiecesOfTheTrace) {
-    const std::vector<std::string> sentences = {"The red car is fast.", "El coche rojo es rápido.",
+    const std::vector<std::string> sentences = {"The red car is big.", "El coche rojo es grande.",
                                                 "Dormirán en la casa blanca pequeña.", "The small white house."};
     const Tokenizer tokenizer = Tokenizer::sentencepiece(train_sentencepiece(sentences, MIN_SUBWORD_VOCAB));
     ModelConfig c;
@@ -154,8 +154,8 @@ TEST_F(ShippedTranslation, TranslatesAndAlignsProbes) {
     };
     // Adjectives move behind their nouns, so the right lines cross.
     const Probe probes[] = {
-        {"The red car is fast.", "El coche rojo es rápido.", "rojo", "red"},
-        {"The red car is fast.", "El coche rojo es rápido.", "coche", "car"},
+        {"The red car is big.", "El coche rojo es grande.", "rojo", "red"},
+        {"The red car is big.", "El coche rojo es grande.", "coche", "car"},
         {"The small white house is big.", "La casa blanca pequeña es grande.", "casa", "house"},
         {"The small white house is big.", "La casa blanca pequeña es grande.", "pequeña", "small"},
     };
@@ -163,6 +163,18 @@ TEST_F(ShippedTranslation, TranslatesAndAlignsProbes) {
         EXPECT_EQ(translate(p.source), p.target);
         EXPECT_EQ(looks_at(p.source, p.target, p.word), p.source_word) << p.source << " -> " << p.word;
     }
+}
+
+// The figure the README reports, on the first 50 test sentences: the shipped model measured
+// 98.2% on all 2000 (txcli evaluate --alignments); 90% leaves room for a retrained model but
+// fails one whose cross-attention does not align.
+TEST_F(ShippedTranslation, CrossAttentionFindsTheReferenceWords) {
+    auto probes = read_alignment_probes(std::string(TX_SOURCE_DIR) + "/assets/corpus/en-es/test.align.tsv");
+    ASSERT_GE(probes.size(), 50u);
+    probes.resize(50);
+    const AlignmentScore score = score_alignments(*model, tokenizer(), probes, -1, QueryRow::Producing);
+    EXPECT_GE(score.links, 150);
+    EXPECT_GE(score.accuracy(), 0.9) << score.correct << " of " << score.links;
 }
 
 }  // namespace

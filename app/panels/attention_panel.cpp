@@ -187,7 +187,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
     ImGui::Separator();
     ImGui::TextUnformatted("Head ablation");
     help_marker("Switch a head off: its context is replaced by zeros before the output projection, as if the head "
-                "did not exist. The greedy decode reruns, so you can see what the head contributes.");
+                "did not exist. The decode (greedy or beam search) reruns, so you can see what the head contributes.");
     const AttentionBlock& cur = v.attention[static_cast<size_t>(sel.attention_block)];
     ImGui::TextDisabled("%s", cur.prefix.c_str());
     for (int h = 0; h < H; ++h) {
@@ -206,7 +206,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         if (ImGui::SmallButton("switch every head back on")) ctx.commands.enable_all_heads();
     }
     ImGui::Separator();
-    ImGui::TextUnformatted("Greedy decode now:");
+    ImGui::TextUnformatted(v.beam_size > 1 ? "Beam search output now:" : "Greedy decode now:");
     for (size_t b = 0; b < v.decoded_text.size(); ++b) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%zu: %s", b + 1,

@@ -40,6 +40,14 @@ done
 shot batch-step 0.34,0.1,1,0.9:40 -- --sentence "The animal didn't cross the street because it was too tired." \
     --sentence "The cat sat." --step encoder.layers.0.self_attn.probs
 shot layout-windows 0,0.03,1,0.97:40 -- --layout windows
+# Every shipped model of File > Models opens on its catalog sentence and steps to its last
+# cross-attention; the translation model also decodes with beam search.
+models="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../assets/models" && pwd)"
+for m in copy reverse sort; do
+    shot "model-$m" 0.34,0.1,1,0.9:40 -- --checkpoint "$models/$m.safetensors" --step decoder.layers.1.cross_attn.probs \
+        --layout attention
+done
+shot translate-beam 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --beam 4 --step decoder.layers.2.cross_attn.probs --layout attention
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
 # Bad arguments: one-line reason, exit 2.
