@@ -93,7 +93,7 @@ public:
 private:
     void rerun();                         // decode + set batch + run all steps, cursor at end
     // Greedy decoding stops at EOS, or after 2 × the longest source + 10 tokens (within max_len):
-    // an untrained model never emits EOS, and a 127-token output would bury every view.
+    // an untrained model rarely emits EOS, and a 127-token output would bury every view.
     int decode_limit(const std::vector<std::vector<int>>& src) const;
     std::vector<std::vector<int>> source_ids() const;
 

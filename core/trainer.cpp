@@ -91,7 +91,8 @@ TrainingRun::StepResult TrainingRun::train_step() {
         r.diverged = true;
         r.message = std::string("diverged at step ") + std::to_string(m_step + 1) + ": " +
                     (!std::isfinite(r.loss) ? "the loss" : "the gradient norm") +
-                    " is not finite; the weights of the last good step are kept (try a lower lr or --clip)";
+                    " is not finite; the weights of the last good step are kept (try a lower learning rate, or clip the "
+                    "gradient norm: --clip in txcli, \"clip norm\" in the Training panel)";
     } else {
         m_optimizer->step(model.parameters(), model.gradients(), r.grad_norm, r.lr);
         ++m_step;

@@ -338,8 +338,9 @@ void Transformer::build() {
         const size_t e = add_step(
             {prefix + "_embed.out", StepKind::Embed, stack, -1,
              "X = E[ids] · √d_model",
-             std::string("Each ") + side + " token id picks its row of the embedding table; the row is scaled by "
-             "√d_model so that embeddings and positional encodings have comparable size (paper §3.4)."},
+             std::string("Each ") + side + " token id picks its row of the embedding table, multiplied by √d_model "
+             "(paper §3.4). The paper gives no reason; a common reading is that it lifts the embeddings to a size "
+             "comparable to the positional encoding added next, whose entries lie in [−1, 1]."},
             bsd,
             [this, weight, ids, rows, D, embed_scale, e = m_steps.size()] {
                 m_backend.embedding_forward(out(e), ids(), weight, m_B * rows(), D, embed_scale);
@@ -350,8 +351,9 @@ void Transformer::build() {
         const size_t p = add_step(
             {prefix + "_pos.out", StepKind::Positional, stack, -1,
              "X + PE,  PE[p,2i] = sin(p/10000^(2i/D)),  PE[p,2i+1] = cos(p/10000^(2i/D))",
-             "Attention alone ignores order, so a fixed sinusoidal code of each position is added; relative "
-             "offsets become linear functions of these codes (paper §3.5)."},
+             "Attention alone ignores order, so a fixed sinusoidal code of each position is added (paper §3.5). "
+             "For a fixed offset k, PE(p+k) is a fixed linear map of PE(p): each (sin, cos) pair is rotated by k "
+             "times its frequency. The paper hypothesised that this lets the model attend by relative position."},
             bsd,
             [this, e, rows, D, p = m_steps.size()] {
                 if (m_options.positional_encoding)
@@ -484,6 +486,7 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
                                        : "Values: what each position passes on when it is attended to.";
         if (kind == AttentionKind::Cross && !query)
             explanation += " In cross-attention keys and values come from the encoder's output (the memory).";
+        explanation += " W is stored [out, in] as in PyTorch's nn.Linear, so X·Wᵀ here is the paper's X·W.";
         const size_t n = m_steps.size();
         return add_step(
             {prefix + "." + role, StepKind::Projection, stack, layer,
@@ -514,8 +517,10 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
     block.scores = add_step(
         {prefix + ".scores", StepKind::Scores, stack, layer, "scores = Q·Kᵀ" + scale_text + "   (query rows × key columns)",
          m_config.scale_attention
-             ? "How well each query matches each key. Dividing by √dk keeps the dot products' spread near 1, so "
-               "softmax does not saturate into one-hot rows with vanishing gradients (paper §3.2.1)."
+             ? "How well each query matches each key. If the components of q and k were independent with mean 0 "
+               "and variance 1 (the paper's assumption, §3.2.1), q·k would have variance dk; dividing by √dk "
+               "brings its spread back to 1, so softmax does not saturate into one-hot rows with vanishing "
+               "gradients."
              : "How well each query matches each key. Scaling by 1/√dk is switched off: with large dk the dot "
                "products grow, softmax saturates into near one-hot rows and its gradients vanish.",
          {}, true},
@@ -649,8 +654,9 @@ size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, 
         return add_step(
             {name + ".out", kind, stack, layer, "out = LayerNorm(x + sublayer(x))",
              "Add & norm: the residual connection adds the sublayer's result to its input, so information and "
-             "gradients can bypass the sublayer; LayerNorm then rescales each position to mean 0, variance 1 "
-             "(times a learned gain, plus a bias)."},
+             "gradients can bypass the sublayer. LayerNorm then normalises each position over its d_model "
+             "features: γ ⊙ (x − μ) / √(σ² + ε) + β, with μ and σ² the mean and biased variance of that row, "
+             "ε = 1e-5, γ and β learned."},
             shape,
             [this, n, input, residual, w, b, rows, D, eps, bd] {
                 m_backend.residual_forward(aux(n, 0), out(residual), out(input), static_cast<int>(bd()));
@@ -668,9 +674,11 @@ size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, 
     return add_step(
         {name + ".out", kind, stack, layer, "out = LayerNorm(x)",
          final_norm ? "Pre-LN: the final LayerNorm of the stack normalises the residual stream, which is never "
-                      "normalised inside the layers."
-                    : "Pre-LN: the sublayer sees a normalised copy of the residual stream; the stream itself is "
-                      "left unnormalised, which keeps gradients well-behaved in deep stacks."},
+                      "normalised inside the layers. LayerNorm = γ ⊙ (x − μ) / √(σ² + ε) + β over each row's d_model "
+                      "features (biased variance, ε = 1e-5)."
+                    : "Pre-LN: the sublayer sees a normalised copy of the residual stream, γ ⊙ (x − μ) / √(σ² + ε) + β "
+                      "over each row's d_model features; the stream itself is left unnormalised, which keeps "
+                      "gradients well-behaved in deep stacks."},
         shape,
         [this, n, input, w, b, rows, D, eps] {
             m_backend.layernorm_forward(out(n), aux(n, 0), aux(n, 1), out(input), w, b, m_B * rows(), D, eps);

@@ -94,10 +94,16 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
     item_tooltip("P = softmax(masked scores): what the head actually uses (eval mode, before dropout).");
     ImGui::SameLine();
     ImGui::RadioButton("raw scores", &m_values, 1);
-    item_tooltip("Q\xC2\xB7K\xE1\xB5\x80 / \xE2\x88\x9A" "d_k before masking: any real number. Softmax turns each row into weights.");
+    item_tooltip(v.config.scale_attention
+                     ? "Q\xC2\xB7K\xE1\xB5\x80 / \xE2\x88\x9A" "d_k before masking: any real number. Softmax turns each row into weights."
+                     : "Q\xC2\xB7K\xE1\xB5\x80 (unscaled: the 1/\xE2\x88\x9A" "d_k scaling is off in this model) before masking: any "
+                       "real number. Softmax turns each row into weights.");
     ImGui::SameLine();
     ImGui::RadioButton("masked scores", &m_values, 2);
-    item_tooltip("Scores after the mask: forbidden keys are \xE2\x88\x92\xE2\x88\x9E (grey) and get weight exactly 0.");
+    item_tooltip(v.options.causal_mask && v.options.padding_mask
+                     ? "Scores after the mask: forbidden keys are \xE2\x88\x92\xE2\x88\x9E (grey) and get weight exactly 0."
+                     : "Scores after the mask: forbidden keys are \xE2\x88\x92\xE2\x88\x9E (grey) and get weight exactly 0. "
+                       "Some masks are off now (Masks panel), so fewer keys are forbidden.");
     ImGui::SameLine();
     ImGui::Checkbox("selected head only", &m_single);
     sel.show_scores = m_values != 0;

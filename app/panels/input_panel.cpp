@@ -16,7 +16,8 @@ constexpr double APPLY_DELAY_S = 0.35;
 InputPanel::InputPanel()
     : Panel("Input", "input",
             "Type up to four sentences; several form a padded batch. Each becomes token ids (the encoder input is "
-            "tokens + EOS); the decoder starts from BOS and greedily appends the most probable next token.") {}
+            "tokens + EOS); the decoder starts from BOS and appends the most probable next token (greedy), or keeps "
+            "the K most probable partial outputs (beam search).") {}
 
 void InputPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -113,7 +114,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
                         : v.config.tokenizer == TokenizerKind::Word ? "word-level" : "character-level",
                         v.vocab_size);
     if (subword)
-        help_marker("Subword: frequent words are one piece, rarer ones split into pieces (\"\xE2\x96\x81dorm\" + \"ir\xC3\xA1n\"); "
+        help_marker("Subword: frequent words are one piece, rarer ones split into pieces (\"\xE2\x96\x81" "dorm\" + \"ir\xC3\xA1n\"); "
                     "\xE2\x96\x81 marks a piece that starts a word. One vocabulary serves both languages, as in the paper. "
                     "A character the model never saw becomes its UTF-8 bytes (red <0x..> pieces), so nothing is dropped. "
                     "PAD (grey) fills shorter rows of a batch.");
@@ -178,9 +179,12 @@ void InputPanel::draw_content(PanelContext& ctx) {
         if (out.empty()) ImGui::TextDisabled("(empty: EOS was the first prediction)");
         else ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%s", out.c_str());
         ImGui::PopTextWrapPos();
+        // Session::decode_limit: S counts the longest source with its EOS.
+        const int limit = std::min(v.config.max_len - 1, 2 * v.S + 10);
         if (b < static_cast<int>(v.decoded_ids.size()) &&
-            static_cast<int>(v.decoded_ids[static_cast<size_t>(b)].size()) >= v.config.max_len - 1)
-            ImGui::TextDisabled("stopped at max_len without EOS (an untrained model rarely predicts EOS)");
+            static_cast<int>(v.decoded_ids[static_cast<size_t>(b)].size()) >= limit)
+            ImGui::TextDisabled("stopped without EOS at the length limit, min(max_len \xE2\x88\x92 1, 2\xC2\xB7S + 10) = %d "
+                                "tokens (an untrained model rarely predicts EOS)", limit);
         ImGui::Separator();
         ImGui::PopID();
     }

@@ -13,7 +13,8 @@ MasksPanel::MasksPanel()
     : Panel("Masks", "masks",
             "Masks decide which keys a query may look at: the padding mask hides PAD tokens of a batch, the causal "
             "(look-ahead) mask hides later decoder positions. A masked score becomes \xE2\x88\x92\xE2\x88\x9E, so "
-            "softmax gives it weight exactly 0.") {}
+            "softmax gives it weight exactly 0. Only keys are masked: a PAD position's own query row is still "
+            "computed, and its result is never used (the loss and the decode skip PAD positions).") {}
 
 void MasksPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -36,8 +37,8 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "%s%s",
                            !causal ? "Causal mask OFF: every decoder position now sees the whole decoder input, including "
-                                     "positions it should still be predicting. The decode below changes because the "
-                                     "model was trained with the mask. " : "",
+                                     "positions it should still be predicting. The model was trained with the mask, so its "
+                                     "outputs may change (see the decode in the Input panel). " : "",
                            !padding ? "Padding mask OFF: PAD keys now receive attention weight, so padded sentences "
                                       "mix in meaningless PAD vectors." : "");
         ImGui::PopTextWrapPos();

@@ -11,8 +11,8 @@ namespace tx::app {
 
 ModelPanel::ModelPanel()
     : Panel("Model", "model",
-            "The hyperparameters of the encoder-decoder. Changing one builds a new model with fresh random weights "
-            "(Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
+            "The hyperparameters of the encoder-decoder. Edit them, then press Rebuild: that builds a new model with "
+            "fresh random weights (Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
 
 void ModelPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -40,7 +40,8 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     changed |= ImGui::InputInt("max length", &m_edit.max_len);
     help_marker("Longest sequence, BOS/EOS included; also the length of the positional-encoding table.");
     changed |= ImGui::InputFloat("dropout", &m_edit.dropout, 0.05f, 0.1f, "%.2f");
-    help_marker("Used in training only: the explorer runs in eval mode, so what you see has no dropout.");
+    help_marker("Stored with the model and used only when it is trained (txcli train); the explorer always runs in "
+                "eval mode, so what you see has no dropout, and the Training panel's tasks use their own settings.");
     int seed = static_cast<int>(m_edit.seed);
     if (ImGui::InputInt("seed", &seed)) {
         m_edit.seed = static_cast<uint64_t>(std::max(seed, 0));

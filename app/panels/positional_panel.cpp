@@ -16,7 +16,8 @@ PositionalPanel::PositionalPanel()
     : Panel("Positional encoding", "positional",
             "Attention itself ignores order, so each position p gets a fixed vector added to its embedding: "
             "PE[p,2i] = sin(p/10000^(2i/d_model)), PE[p,2i+1] = cos(\xE2\x80\xA6). Low dimensions oscillate fast, high "
-            "ones slowly, and PE(p+k) is a rotation of PE(p), so relative offsets are easy to read.") {}
+            "ones slowly. For a fixed offset k, PE(p+k) is a fixed rotation of each (sin, cos) pair of PE(p); the "
+            "paper hypothesised that this makes relative positions easy to attend to.") {}
 
 void PositionalPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -119,6 +120,9 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     sim.cols = L;
     sim.row_labels = &pos;
     sim.col_labels = &pos;
+    // The colour bar starts at 0 (or below, where a distance gives a negative dot product), so the
+    // colours show how far from orthogonal two codes are, not just the spread between them.
+    if (!m_sim.empty()) sim.vmin = std::min(0.0f, *std::min_element(m_sim.begin(), m_sim.end()));
     sim.row_axis = "position i";
     sim.col_axis = "position j";
     sim.size = ImVec2(w, 0);
@@ -132,7 +136,8 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     draw_heatmap(sim, &ctx.commands);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::TextDisabled("The dot product depends only on the distance |i\xE2\x88\x92j|: the bright diagonal is each position "
-                        "with itself (= d_model/2), and it falls off with distance.");
+                        "with itself (d_model/2 for even d_model: sin\xC2\xB2 + cos\xC2\xB2 = 1 per pair). "
+                        "Away from it the value falls roughly with distance, but it ripples and never reaches 0.");
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
 }

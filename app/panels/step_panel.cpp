@@ -14,9 +14,26 @@ namespace {
 
 std::string group_name(const StepInfo& s) {
     if (s.layer >= 0) return std::string(s.stack == Stack::Encoder ? "Encoder" : "Decoder") + " layer " + std::to_string(s.layer);
-    if (s.stack == Stack::Encoder) return "Encoder: embedding";
-    if (s.stack == Stack::Decoder) return "Decoder: embedding";
+    // Pre-LN ends each stack with a LayerNorm of its own (encoder.norm, decoder.norm), after the layers.
+    const bool final_norm = s.name.rfind("encoder.norm", 0) == 0 || s.name.rfind("decoder.norm", 0) == 0;
+    if (s.stack == Stack::Encoder) return final_norm ? "Encoder: final LayerNorm (Pre-LN)" : "Encoder: embedding";
+    if (s.stack == Stack::Decoder) return final_norm ? "Decoder: final LayerNorm (Pre-LN)" : "Decoder: embedding";
     return "Output: generator";
+}
+
+// What the current teaching toggles change about a step, so its text follows the settings
+// (empty when the step runs as its formula says).
+std::string toggle_note(const StepInfo& s, const RunOptions& o) {
+    const bool decoder_self = s.name.find("decoder.") == 0 && s.name.find(".self_attn.") != std::string::npos;
+    if (s.kind == StepKind::Mask) {
+        if (decoder_self && !o.causal_mask && !o.padding_mask) return "Now: the causal and padding masks are off, so nothing is set to \xE2\x88\x92\xE2\x88\x9E here.";
+        if (decoder_self && !o.causal_mask) return "Now: the causal mask is off, so later positions are visible; only PAD keys are masked.";
+        if (!o.padding_mask) return decoder_self ? "Now: the padding mask is off; only the causal mask applies."
+                                                 : "Now: the padding mask is off, so nothing is set to \xE2\x88\x92\xE2\x88\x9E here.";
+    }
+    if (s.kind == StepKind::Positional && !o.positional_encoding)
+        return "Now: positional encoding is off, so this step passes X through unchanged and the model cannot tell word order.";
+    return "";
 }
 
 bool same_group(const StepInfo& a, const StepInfo& b) { return a.stack == b.stack && a.layer == b.layer; }
@@ -169,6 +186,8 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(s.explanation.c_str());
+    if (const std::string note = toggle_note(s, v.options); !note.empty())
+        ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "%s", note.c_str());
     ImGui::PopTextWrapPos();
 
     const std::vector<float>* out = v.output(index);

@@ -22,7 +22,8 @@ const Preset PRESETS[] = {Preset::Tiny, Preset::Annotated};
 TrainingPanel::TrainingPanel()
     : Panel("Training", "training",
             "Train a Transformer live on a small task (copy, reverse, sort symbol sequences, or copy text) with Adam "
-            "and the paper's warm-up learning rate. Watch the loss fall and the cross-attention of a probe input "
+            "and the paper's learning-rate schedule shape (linear warm-up, then 1/\xE2\x88\x9Astep decay; the factor "
+            "and warm-up are the fields below, the paper used 4000 warm-up steps). Watch the loss fall and the cross-attention of a probe input "
             "form a pattern (a diagonal for copy) as the model learns to align output with input.") {}
 
 void TrainingPanel::draw_content(PanelContext& ctx) {
@@ -122,6 +123,10 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
                 "a linear warm-up, then a 1/\xE2\x88\x9Astep decay.");
     changed |= ImGui::InputInt("warmup", &m_training.warmup);
     changed |= ImGui::InputFloat("label smoothing", &m_training.label_smoothing, 0.05f, 0.1f, "%.2f");
+    help_marker("The training loss is the KL divergence to targets smoothed by this much (the paper used 0.1); the "
+                "held-out loss is plain cross-entropy, so with smoothing the two are not on the same scale.");
+    changed |= ImGui::InputFloat("clip norm", &m_training.clip_norm, 0.5f, 1.0f, "%.2f");
+    help_marker("Scale the gradient down when its norm exceeds this value (0: off). Helps when training diverges.");
     int seed = static_cast<int>(m_training.seed);
     if (ImGui::InputInt("seed", &seed)) {
         m_training.seed = static_cast<uint64_t>(std::max(seed, 0));
