@@ -2,7 +2,8 @@
 // checkpoint_from_safetensors may only refuse with SafetensorsError; any other exception,
 // crash, sanitizer report or allocation beyond libFuzzer's -rss_limit_mb is a bug.
 // Seeds (corpus_checkpoint/): checkpoints saved by save_checkpoint for 5-token vocabularies
-// with d_model 2 (Post-LN 1+1 layers, Pre-LN 0+1 layers) and a hand-made two-tensor file.
+// with d_model 2 (Post-LN 1+1 layers, Pre-LN 0+1 layers), a subword checkpoint carrying its
+// SentencePiece model, and a hand-made two-tensor file.
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -15,7 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (const tx::NamedTensor& t : file.tensors) {
             int64_t numel = 1;
             for (int64_t d : t.shape) numel *= d;
-            if (numel != static_cast<int64_t>(t.data.size())) {
+            // U8 tensors (a SentencePiece model) hold bytes; the others floats.
+            const size_t stored = t.dtype == "U8" ? t.bytes.size() : t.data.size();
+            if (numel != static_cast<int64_t>(stored) || (t.dtype == "U8" && !t.data.empty())) {
                 std::fprintf(stderr, "tensor '%s': shape and data disagree\n", t.name.c_str());
                 std::abort();
             }
