@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "eigen_types.h"
+#include "gemm_packed.h"
 #include "threads.h"
 
 #if defined(__AVX512F__)
@@ -31,11 +32,21 @@ namespace tx::cpu {
 
 namespace {
 
-void eigen_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    Eigen::Map<const RowMatrix<float>> x(inp, N, C);
-    Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
+// Rows at which packing the weight pays for itself (gemm_packed.h): from 128 rows the packed
+// product beats Eigen's at C = 64–128 (on a Zen 4 core, 89–105 against 76–87 GFLOP/s; at 32
+// rows Eigen's, 73–77 against 60–72).
+constexpr int MIN_PACKED_ROWS = 128;
+
+// The product where the dot-product kernel does not run: packed, or Eigen's for few rows.
+void short_rows_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
     Eigen::Map<RowMatrix<float>> y(out, N, OC);
-    y.noalias() = x * w.transpose();
+    if (N >= MIN_PACKED_ROWS && sgemm_packed_has_kernel()) {
+        sgemm_packed(out, OC, inp, C, false, weight, C, true, N, OC, C, false);
+    } else {
+        Eigen::Map<const RowMatrix<float>> x(inp, N, C);
+        Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
+        y.noalias() = x * w.transpose();
+    }
     if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
 }
 
@@ -239,7 +250,7 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
 
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
     if (!sgemm_uses_kernel(C, OC)) {
-        eigen_nt(out, inp, weight, bias, N, C, OC);
+        short_rows_nt(out, inp, weight, bias, N, C, OC);
         return;
     }
     // inp rows in chunks that stay in L2 while every block of 6 weight rows passes over them;
@@ -293,7 +304,7 @@ bool sgemm_uses_kernel(int C, int OC) { return C >= MIN_KERNEL_C && OC >= NT_COL
 #else  // no AVX-512: Eigen's product
 
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    eigen_nt(out, inp, weight, bias, N, C, OC);
+    short_rows_nt(out, inp, weight, bias, N, C, OC);
 }
 
 bool sgemm_uses_kernel(int, int) { return false; }

@@ -2,10 +2,10 @@
 // row-major buffers, without packing. Eigen's GEMM repacks both operands on every call; at the
 // few rows of a forward pass (N = B·T ≈ 32–128 tokens) packing the weight costs about as much as
 // the product itself, so this product has a kernel of its own, written for AVX-512 (register
-// tiles that read the weight in its stored layout). Where the compiler does not target AVX-512
-// (portable builds), and for short rows (C < 256) where the kernel loses, it is Eigen's product. The backward products stay Eigen's (ops_linear.cpp):
-// neither of their operands needs a transposed read, and Eigen's packing pays off at the
-// training batch's hundreds of rows.
+// tiles that read the weight in its stored layout). For short rows (C < 256), where that kernel
+// loses, it is the packed product of gemm_packed.h from 128 rows on (a training batch) and
+// Eigen's product below; a build that does not target AVX-512 uses Eigen's product throughout.
+// The backward products are gemm_packed.h's (ops_linear.cpp).
 #pragma once
 
 namespace tx::cpu {

@@ -3,6 +3,8 @@
 // CUDA twin: gpu/ (same name and argument order, namespace tx::cuda).
 #include "ops.h"
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 
 namespace tx::cpu {
@@ -18,11 +20,17 @@ void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, R
     // the corrections hoisted out of the loop: one divide per element instead of three.
     const Real step = lr / bc1;
     const Real inv_sqrt_bc2 = Real(1) / std::sqrt(bc2);
-    for (int64_t i = 0; i < n; ++i) {
-        const Real g = grads[i];
-        m[i] = beta1 * m[i] + (Real(1) - beta1) * g;
-        v[i] = beta2 * v[i] + (Real(1) - beta2) * g * g;
-        params[i] -= step * m[i] / (std::sqrt(v[i]) * inv_sqrt_bc2 + eps);
+    // Eigen's array expressions, a chunk at a time: vectorised (std::sqrt per element is not, as
+    // it may set errno), and the chunk's four buffers stay in L1 between the three lines.
+    using Array = Eigen::Array<Real, Eigen::Dynamic, 1>;
+    constexpr int64_t CHUNK = 1024;
+    for (int64_t i = 0; i < n; i += CHUNK) {
+        const int64_t len = std::min(CHUNK, n - i);
+        const Eigen::Map<const Array> g(grads + i, len);
+        Eigen::Map<Array> mi(m + i, len), vi(v + i, len), p(params + i, len);
+        mi = beta1 * mi + (Real(1) - beta1) * g;
+        vi = beta2 * vi + (Real(1) - beta2) * g * g;
+        p -= step * mi / (vi.sqrt() * inv_sqrt_bc2 + eps);
     }
 }
 

@@ -1,8 +1,8 @@
 // Linear layer and the head split/merge of multi-head attention (paper §3.2.2), CPU ops of ops.h.
 // linear: out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias, weight stored as torch.nn.Linear does.
-// The float forward product is gemm.h's sgemm_nt (no per-call packing of the weight); the
-// others, and all double ones (the finite-difference tests' precision), are Eigen GEMMs on
-// row-major maps of the raw buffers.
+// The float forward product is gemm.h's sgemm_nt (no per-call packing of the weight), the float
+// backward products gemm_packed.h's (Eigen's where the build does not target AVX-512); all double
+// ones (the finite-difference tests' precision) are Eigen GEMMs on row-major maps of the raw buffers.
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
 #include "ops.h"
 
@@ -10,6 +10,7 @@
 
 #include "eigen_types.h"
 #include "gemm.h"
+#include "gemm_packed.h"
 
 namespace tx::cpu {
 
@@ -31,6 +32,15 @@ template <typename Real>
 void linear_backward(Real* dinp, Real* dweight, Real* dbias, const Real* dout, const Real* inp,
                      const Real* weight, int N, int C, int OC) {
     // += into each gradient that is asked for; a frozen or input-free layer passes null
+    if constexpr (std::is_same_v<Real, float>) {
+        // Packing pays from 32-wide operands on (at 14 outputs, a tiny task's generator, Eigen's is faster).
+        if (sgemm_packed_has_kernel() && C >= 32 && OC >= 32) {
+            if (dinp) sgemm_packed(dinp, C, dout, OC, false, weight, C, false, N, C, OC, true);      // g · W
+            if (dweight) sgemm_packed(dweight, C, dout, OC, true, inp, C, false, OC, C, N, true);    // gᵀ · x
+            if (dbias) Eigen::Map<RowVector<Real>>(dbias, OC) += Eigen::Map<const RowMatrix<Real>>(dout, N, OC).colwise().sum();
+            return;
+        }
+    }
     Eigen::Map<const RowMatrix<Real>> g(dout, N, OC);      // (N,OC)
     if (dinp) {
         Eigen::Map<const RowMatrix<Real>> w(weight, OC, C);

@@ -31,7 +31,9 @@ void log_softmax_backward(Real* dinp, const Real* dout, const Real* out, int R, 
         Real* dx = dinp + r * V;
         Real gsum = 0;
         for (int v = 0; v < V; ++v) gsum += g[v];
-        for (int v = 0; v < V; ++v) dx[v] += g[v] - std::exp(o[v]) * gsum;
+        // Eigen's array exp is vectorised (std::exp per element took ~1.5% of a translation step).
+        using Array = Eigen::Array<Real, Eigen::Dynamic, 1>;
+        Eigen::Map<Array>(dx, V) += Eigen::Map<const Array>(g, V) - Eigen::Map<const Array>(o, V).exp() * gsum;
     }
 }
 
@@ -56,19 +58,23 @@ SmoothedTarget<Real> smoothed_target(int target, int V, Real smoothing, int pad_
 template <typename Real>
 void cross_entropy_forward(Real* losses, const Real* log_probs, const int32_t* targets, int R, int V,
                            Real smoothing, int pad_id) {
-    // losses (R) = Σ_v t_v (log t_v - log_probs_v). Terms with t_v = 0 are skipped, not computed:
-    // 0·log 0 = 0 by definition, and 0·(-inf) for a log-probability of -inf would give NaN.
+    // losses (R) = Σ_v t_v (log t_v - log_probs_v). t takes two non-zero values, so the sum is
+    // on·(log on - lp[y]) + off·((V-2)·log off - Σ_others lp): two logarithms a row, not V. Terms
+    // with t_v = 0 are left out, not computed: 0·log 0 = 0 by definition, and 0·(-inf) for a
+    // log-probability of -inf would give NaN.
     for (int64_t r = 0; r < R; ++r) {
-        if (targets[r] == pad_id) {
+        const int y = targets[r];
+        if (y == pad_id) {
             losses[r] = Real(0);
             continue;
         }
-        const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
+        const SmoothedTarget<Real> t = smoothed_target(y, V, smoothing, pad_id);
         const Real* lp = log_probs + r * V;
-        Real loss = 0;
-        for (int v = 0; v < V; ++v) {
-            const Real tv = t(v);
-            if (tv > Real(0)) loss += tv * (std::log(tv) - lp[v]);
+        Real loss = t.on > Real(0) ? t.on * (std::log(t.on) - lp[y]) : Real(0);
+        if (t.off > Real(0)) {
+            Real others = 0;   // the V-2 tokens that are neither the target nor PAD
+            for (int v = 0; v < V; ++v) others += (v != y && v != pad_id) ? lp[v] : Real(0);
+            loss += t.off * (Real(V - 2) * std::log(t.off) - others);
         }
         losses[r] = loss;
     }

@@ -4,11 +4,13 @@
 // fully masked rows are zeros, the dropout mask is reproducible, and hand-worked values for
 // cross-entropy and Adam. Tolerances: |got - ref| <= atol + rtol*|ref|.
 #include "backend.h"
+#include "gemm_packed.h"
 #include "ops.h"
 #include "threads.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -213,6 +215,47 @@ TEST(Linear, ForwardKernelEdgesMatchLoop) {
                 for (int i = 0; i < offset; ++i) EXPECT_EQ(out[i], 123.0f) << "wrote before the output";
             }
         }
+    }
+    tx::set_cpu_threads(threads_before);
+}
+
+// The packed product behind the backward passes and the forward pass at short rows: every
+// operand layout, overwrite and accumulate, row strides wider than the rows, and sizes that cut
+// its blocks (8 × 32 tiles, 256 of K, 96 rows, 512 columns) anywhere, on 1 and 2 threads.
+TEST(Linear, PackedProductMatchesLoop) {
+    struct Shape { int M, N, K; };
+    const Shape shapes[] = {{1, 1, 1},     {8, 32, 256},   {9, 33, 257}, {7, 31, 5},    {97, 513, 300},
+                            {200, 70, 600}, {13, 1030, 17}, {3, 5, 1000}, {130, 128, 128}, {64, 2008, 64}};
+    const int threads_before = tx::cpu_threads();
+    for (int threads : {1, 2}) {
+        tx::set_cpu_threads(threads);
+        for (const Shape& sh : shapes)
+            for (int layout = 0; layout < 4; ++layout)
+                for (bool accumulate : {false, true}) {
+                    const bool ta = layout & 1, tb = layout & 2;
+                    const int pad = 3;   // ld = width + pad: the kernel must not read or write between rows
+                    const int lda = (ta ? sh.M : sh.K) + pad, ldb = (tb ? sh.K : sh.N) + pad, ldc = sh.N + pad;
+                    SCOPED_TRACE(::testing::Message() << "M " << sh.M << " N " << sh.N << " K " << sh.K << " ta " << ta
+                                                      << " tb " << tb << " accumulate " << accumulate << " threads " << threads);
+                    const vector<float> a = random_floats(static_cast<size_t>(ta ? sh.K : sh.M) * lda, 31);
+                    const vector<float> b = random_floats(static_cast<size_t>(tb ? sh.N : sh.K) * ldb, 32);
+                    vector<float> c = random_floats(static_cast<size_t>(sh.M) * ldc, 33);
+                    const vector<float> before = c;
+                    tx::cpu::sgemm_packed(c.data(), ldc, a.data(), lda, ta, b.data(), ldb, tb, sh.M, sh.N, sh.K, accumulate);
+                    double worst = 0.0;
+                    for (int i = 0; i < sh.M; ++i) {
+                        for (int j = 0; j < sh.N; ++j) {
+                            double want = accumulate ? before[static_cast<size_t>(i) * ldc + j] : 0.0;
+                            for (int k = 0; k < sh.K; ++k)
+                                want += static_cast<double>(ta ? a[static_cast<size_t>(k) * lda + i] : a[static_cast<size_t>(i) * lda + k]) *
+                                        (tb ? b[static_cast<size_t>(j) * ldb + k] : b[static_cast<size_t>(k) * ldb + j]);
+                            worst = std::max(worst, std::abs(c[static_cast<size_t>(i) * ldc + j] - want) / (1e-5 * (1 + sh.K)));
+                        }
+                        for (int j = sh.N; j < ldc; ++j)   // the padding between rows is left alone
+                            EXPECT_EQ(c[static_cast<size_t>(i) * ldc + j], before[static_cast<size_t>(i) * ldc + j]);
+                    }
+                    EXPECT_LE(worst, 1.0) << "largest error in units of 1e-5 · (1 + K)";
+                }
     }
     tx::set_cpu_threads(threads_before);
 }
