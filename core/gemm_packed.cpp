@@ -182,6 +182,12 @@ void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, cons
         return;
     }
     const int threads = cpu_threads();
+    // Rows per A block: MC, or fewer so that the blocks split evenly across the threads (a weight
+    // gradient of 128 rows is two blocks of 64 on two threads, not 96 and 32).
+    int blocks = (M + MC - 1) / MC;
+    if (threads > 1) blocks = (std::max(blocks, threads) + threads - 1) / threads * threads;
+    const int block_rows = std::min(MC, ((M + blocks - 1) / blocks + MR - 1) / MR * MR);
+    blocks = (M + block_rows - 1) / block_rows;
     std::vector<float>& bp = packed_b_buffer();
     const size_t b_size = static_cast<size_t>(KC) * ((std::min(N, NC) + NR - 1) / NR * NR);
     if (bp.size() < b_size) bp.resize(b_size);
@@ -191,10 +197,9 @@ void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, cons
             const int kc = std::min(KC, K - pc);
             const bool add = accumulate || pc > 0;
             pack_b(bp.data(), B, ldb, trans_b, pc, jc, kc, nc);
-            const int blocks = (M + MC - 1) / MC;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
             for (int blk = 0; blk < blocks; ++blk) {
-                const int ic = blk * MC, mc = std::min(MC, M - ic);
+                const int ic = blk * block_rows, mc = std::min(block_rows, M - ic);
                 std::vector<float>& ap = packed_a_buffer();
                 const size_t a_size = static_cast<size_t>(MC) * KC;
                 if (ap.size() < a_size) ap.resize(a_size);

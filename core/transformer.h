@@ -127,7 +127,7 @@ public:
     // after forward(); fills the gradient of log_probs, so backward() can follow. Returns the
     // loss and sets `tokens` to the number of non-PAD targets.
     double loss(const std::vector<int32_t>& targets, float smoothing, int* tokens = nullptr);
-    void zero_gradients();
+    void zero_gradients();                // parameter gradients (activation ones: loss() and backward())
     void backward();                      // every step's backward, in reverse order (+=)
 
 private:
