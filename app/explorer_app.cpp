@@ -430,6 +430,9 @@ void ExplorerApp::set_decoding(int beam_size, double length_penalty) {
         }
     });
 }
+void ExplorerApp::set_positional_encoding(bool on) {
+    queue([this, on] { if (m_session) { m_session->set_positional_encoding(on); refresh(true); } });
+}
 void ExplorerApp::set_causal_mask(bool on) { queue([this, on] { if (m_session) { m_session->set_causal_mask(on); refresh(true); } }); }
 void ExplorerApp::set_padding_mask(bool on) { queue([this, on] { if (m_session) { m_session->set_padding_mask(on); refresh(true); } }); }
 void ExplorerApp::set_head_enabled(const std::string& prefix, int head, bool on) {

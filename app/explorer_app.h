@@ -45,6 +45,7 @@ public:
     void run_to(size_t step) override;
     void set_decoding(int beam_size, double length_penalty) override;
     void set_causal_mask(bool on) override;
+    void set_positional_encoding(bool on) override;
     void set_padding_mask(bool on) override;
     void set_head_enabled(const std::string& prefix, int head, bool on) override;
     void enable_all_heads() override;

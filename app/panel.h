@@ -28,6 +28,7 @@ public:
     virtual void run_to(size_t step) = 0;                      // cursor just after `step`
     virtual void set_decoding(int beam_size, double length_penalty) = 0;   // beam 1: greedy
     virtual void set_causal_mask(bool on) = 0;
+    virtual void set_positional_encoding(bool on) = 0;          // off: embeddings only, no word order
     virtual void set_padding_mask(bool on) = 0;
     virtual void set_head_enabled(const std::string& prefix, int head, bool on) = 0;
     virtual void enable_all_heads() = 0;

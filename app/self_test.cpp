@@ -115,6 +115,17 @@ void SelfTest::build() {
     });
     add("masks on", [this](ExplorerApp& app) {
         check(app.view().options.causal_mask && app.view().options.padding_mask, "masks switched back on");
+        app.show_panel("positional");
+        app.set_positional_encoding(false);
+        return true;
+    });
+    add("positional encoding off", [this](ExplorerApp& app) {
+        check(!app.view().options.positional_encoding, "positional encoding switched off");
+        app.set_positional_encoding(true);
+        return true;
+    });
+    add("positional encoding on", [this](ExplorerApp& app) {
+        check(app.view().options.positional_encoding, "positional encoding switched back on");
         app.show_panel("backend");
         app.set_fused_attention(true);
         return true;

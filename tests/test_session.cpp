@@ -2,6 +2,7 @@
 // word vocabulary. (Whether the numbers are right is test_golden's job; this is the driving.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -136,6 +137,27 @@ TEST(Session, CausalMaskToggleChangesDecoderAttention) {
     EXPECT_EQ(s.model().tgt_mask()[1], 1.0f);   // row 0 may now see key 1
     s.set_causal_mask(true);
     EXPECT_EQ(above_diagonal(), 0.0);
+}
+
+// Without positional encoding attention sees its keys as a set: two sentences with the same words
+// in another order give the same decoder log-probabilities (up to the summation order), with it
+// they do not (a fresh model: the property is the architecture's, not learned).
+TEST(Session, WithoutPositionalEncodingWordOrderIsInvisible) {
+    const std::string a = "the cat saw the dog .", b = "the dog saw the cat .";
+    const auto log_probs = [](Session& s, const std::string& sentence) {
+        s.set_input({sentence}, std::string("the cat"));
+        return s.model().step_output(s.model().step_count() - 1);
+    };
+    Session s = make_session();
+    const auto max_diff = [](const std::vector<float>& x, const std::vector<float>& y) {
+        double d = 0;
+        for (size_t i = 0; i < x.size(); ++i) d = std::max(d, static_cast<double>(std::abs(x[i] - y[i])));
+        return d;
+    };
+    EXPECT_GT(max_diff(log_probs(s, a), log_probs(s, b)), 1e-3);
+    s.set_positional_encoding(false);
+    EXPECT_FALSE(s.options().positional_encoding);
+    EXPECT_LT(max_diff(log_probs(s, a), log_probs(s, b)), 1e-5);
 }
 
 TEST(Session, PaddingMaskToggle) {

@@ -13,8 +13,15 @@ namespace tx::cli {
 
 namespace {
 
+// --no-positional: the teaching toggle that leaves the positional encoding out, so the model
+// sees a bag of tokens (the encoder cannot tell word order).
+constexpr const char* NO_POSITIONAL_HELP =
+    "  --no-positional      run without adding the positional encoding (the model then cannot tell word order)\n";
+
 Session open_session(const Args& args) {
-    return Session(model_from_options(args), backend_from_name(args.get_or("backend", "cpu")));
+    Session session(model_from_options(args), backend_from_name(args.get_or("backend", "cpu")));
+    session.set_positional_encoding(!args.flag("no-positional"));
+    return session;
 }
 
 std::string token_line(const Session& session, const std::vector<Token>& tokens) {
@@ -71,12 +78,14 @@ const char* DECODE_HELP =
 
 int cmd_forward(const Argv& argv) {
     if (wants_help(argv)) {
-        std::printf("%s%s", FORWARD_HELP, MODEL_OPTIONS_HELP);
+        std::printf("%s%s%s", FORWARD_HELP, NO_POSITIONAL_HELP, MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
     valued.insert({"src", "tgt", "dump", "backend"});
-    const Args args(argv, valued, MODEL_FLAGS);
+    auto flags = MODEL_FLAGS;
+    flags.insert("no-positional");
+    const Args args(argv, valued, flags);
     const auto sources = args.all("src");
     if (sources.empty()) throw CliError("missing required option --src");
     Session session = open_session(args);
@@ -103,13 +112,13 @@ int cmd_forward(const Argv& argv) {
 
 int cmd_decode(const Argv& argv) {
     if (wants_help(argv)) {
-        std::printf("%s%s", DECODE_HELP, MODEL_OPTIONS_HELP);
+        std::printf("%s%s%s", DECODE_HELP, NO_POSITIONAL_HELP, MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
     valued.insert({"src", "backend", "beam", "length-penalty"});
     auto flags = MODEL_FLAGS;
-    flags.insert("nbest");
+    flags.insert({"nbest", "no-positional"});
     const Args args(argv, valued, flags);
     const auto sources = args.all("src");
     if (sources.empty()) throw CliError("missing required option --src");

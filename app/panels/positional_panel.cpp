@@ -21,6 +21,16 @@ PositionalPanel::PositionalPanel()
 
 void PositionalPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
+    bool on = v.options.positional_encoding;
+    if (ImGui::Checkbox("add the positional encoding to the embeddings", &on)) ctx.commands.set_positional_encoding(on);
+    item_tooltip("Off: no token's vector depends on its position any more (encoder and decoder). Attention treats its "
+                 "keys as a set, so the encoder's outputs are the same vectors whatever the source word order, and the "
+                 "translation cannot depend on it. Try it, then swap two words of the sentence.");
+    if (!on) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f),
+                           "OFF: the encoder now sees a bag of tokens; the decode (Input panel) may change.");
+    }
     const int D = v.config.d_model;
     const int follow = std::max({v.S, v.T, 2});
     ImGui::SetNextItemWidth(220);
