@@ -166,6 +166,7 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
         m_session->set_decoding({m_options.beam_size, 0.6});
         refresh(true);
     }
+    m_selection.attention_lines = m_options.attention_lines;
     if (m_options.fused_attention && m_session) {
         m_session->set_fused_attention(true);
         refresh(true);

@@ -24,6 +24,7 @@ const char* USAGE =
     "  --step NAME|N         put the step cursor after step N (0-based) or the step named NAME (an\n"
     "                        attention step also opens its block in the Attention panel)\n"
     "  --fused-attention     start with fused attention (no (T,S) scores/probabilities steps)\n"
+    "  --attention-lines     the Attention panel starts with lines between tokens instead of heatmaps\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
@@ -73,6 +74,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.self_test = true;
         } else if (arg == "--fused-attention") {
             options.fused_attention = true;
+        } else if (arg == "--attention-lines") {
+            options.attention_lines = true;
         } else if (arg == "--screenshot") {
             if (!value(options.screenshot) || options.screenshot.empty()) return bad("--screenshot needs a file name");
         } else if (arg == "--layout") {

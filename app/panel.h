@@ -63,6 +63,7 @@ struct Selection {
     int attention_block = 0;     // index into SessionView::attention
     int head = 0;
     bool show_scores = false;    // raw scaled scores instead of probabilities
+    bool attention_lines = false;   // Attention panel: lines between tokens instead of heatmaps
 };
 
 struct TrainerInfo {

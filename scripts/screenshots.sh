@@ -15,6 +15,7 @@ shot explorer.png
 shot step-through.png --layout steps --sentence "The small white dogs will not sleep in the old house." \
     --sentence "I see the dog." --step decoder.layers.2.cross_attn.probs
 shot attention.png --layout attention --step decoder.layers.2.cross_attn.probs
+shot alignment-lines.png --layout attention --attention-lines --step decoder.layers.2.cross_attn.probs
 shot beam.png --layout attention --beam 4 --sentence "Will your bird sing behind the castle?" \
     --step decoder.layers.2.cross_attn.probs
 shot masks.png --layout masks --sentence "I see the dog." --sentence "The small white dogs will not sleep in the old house."

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
 
@@ -119,7 +120,16 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("##heads", ImVec2(0, 0), false);
-    draw_heads(ctx);
+    ImGui::TextUnformatted("view:");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("heatmaps", !sel.attention_lines)) sel.attention_lines = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("lines", sel.attention_lines)) sel.attention_lines = true;
+    item_tooltip("Lines: every query token (right) joined to the key tokens (left) it attends to, as opaque as the "
+                 "weight, one colour per head; hover a token to keep only its lines. For cross-attention this is the "
+                 "alignment picture: the lines cross where Spanish changes the English word order.");
+    if (sel.attention_lines) draw_lines(ctx);
+    else draw_heads(ctx);
     ImGui::EndChild();
 }
 
@@ -219,6 +229,81 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
                            fit_text(v.decoded_text[b].empty() ? "(empty)" : v.decoded_text[b], 900.0f).c_str());
         ImGui::PopTextWrapPos();
     }
+}
+
+void AttentionPanel::draw_lines(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    const Selection& sel = ctx.selection;
+    const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
+    const int H = v.config.heads;
+    const std::vector<float>* data = v.output(a.probs);
+    const int row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
+    const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
+    const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
+    ImGui::Text("%s, layer %d: probabilities as lines", kind_title(a.kind), a.layer);
+    if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
+        ImGui::TextWrapped("%s", v.missing_reason(a.probs).c_str());
+        if (!v.finished(a.probs) && ImGui::Button("Run to end")) ctx.commands.run_to_end();
+        return;
+    }
+    if (static_cast<int>(m_line_heads.size()) != H) m_line_heads.assign(static_cast<size_t>(H), true);
+    ImGui::TextUnformatted("heads:");
+    for (int h = 0; h < H; ++h) {
+        ImGui::SameLine();
+        ImGui::PushID(h);
+        bool on = m_line_heads[static_cast<size_t>(h)];
+        ImGui::PushStyleColor(ImGuiCol_CheckMark, head_colour(h));
+        ImGui::PushStyleColor(ImGuiCol_Text, head_colour(h));
+        char label[16];
+        std::snprintf(label, sizeof label, "h%d", h);
+        if (ImGui::Checkbox(label, &on)) m_line_heads[static_cast<size_t>(h)] = on;
+        ImGui::PopStyleColor(2);
+        ImGui::PopID();
+    }
+    const Axes ax = axes_of(v, a, row);
+    // A decoder query row holds its input token and writes the next one: both are named, so the
+    // line from "▁coche → ▁rojo" to "red" reads as the alignment it is. The next token is the
+    // sequence's (decode or teacher-forced target); after the last one, the model's most probable
+    // token there (EOS when the decode ended).
+    std::vector<std::string> queries = ax.rows;
+    if (a.kind != AttentionKind::EncoderSelf) {
+        const int pad = v.config.special.pad;
+        const auto id_at = [&](int t) { return v.tgt_ids[static_cast<size_t>(row) * v.T + t]; };
+        const std::vector<float>* log_probs = v.output(v.steps.size() - 1);   // [B,T,V]
+        for (int t = 0; t < v.T; ++t) {
+            if (id_at(t) == pad) continue;
+            std::string next = "\xE2\x80\xA6";   // not computed yet
+            if (t + 1 < v.T && id_at(t + 1) != pad) {
+                next = ax.rows[static_cast<size_t>(t) + 1];
+            } else if (log_probs && static_cast<int>(log_probs->size()) >= v.B * v.T * v.vocab_size) {
+                const float* lp = log_probs->data() + (static_cast<size_t>(row) * v.T + t) * v.vocab_size;
+                next = v.token_text(static_cast<int>(std::max_element(lp, lp + v.vocab_size) - lp));
+            } else if (!v.target_text && row < static_cast<int>(v.decoded_ids.size()) &&
+                       static_cast<int>(v.decoded_ids[static_cast<size_t>(row)].size()) < std::min(v.config.max_len - 1, 2 * v.S + 10)) {
+                next = v.token_text(v.config.special.eos);   // the decode stopped there: it wrote EOS
+            }
+            queries[static_cast<size_t>(t)].append(" \xE2\x86\x92 ").append(next);
+        }
+    }
+    ImGui::TextDisabled(a.kind == AttentionKind::EncoderSelf
+                            ? "left: keys (source tokens) \xC2\xB7 right: queries (source tokens)"
+                            : a.kind == AttentionKind::Cross
+                                  ? "left: keys (source tokens) \xC2\xB7 right: queries (decoder position: input \xE2\x86\x92 the token it writes)"
+                                  : "left: keys (decoder inputs) \xC2\xB7 right: queries (decoder position: input \xE2\x86\x92 the token it writes)");
+    ImGui::Separator();
+    AttentionLinesSpec spec;
+    spec.probs = data->data() + static_cast<size_t>(row) * H * R * C;
+    spec.heads = H;
+    spec.rows = R;
+    spec.cols = C;
+    spec.row_labels = &queries;
+    spec.col_labels = &ax.cols;
+    spec.head_on = m_line_heads;
+    // PAD query rows are computed but never used (only keys are masked): no lines for them.
+    const std::vector<int32_t>& query_ids = a.kind == AttentionKind::EncoderSelf ? v.src_ids : v.tgt_ids;
+    for (int q = 0; q < R; ++q)
+        spec.row_used.push_back(query_ids[static_cast<size_t>(row) * R + q] != v.config.special.pad);
+    draw_attention_lines(spec);
 }
 
 void AttentionPanel::draw_heads(PanelContext& ctx) {

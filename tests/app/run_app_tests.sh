@@ -47,6 +47,9 @@ for m in copy reverse sort; do
     shot "model-$m" 0.34,0.1,1,0.9:40 -- --checkpoint "$models/$m.safetensors" --step decoder.layers.1.cross_attn.probs \
         --layout attention
 done
+# Attention as lines, on a padded batch (the second row's PAD positions get no label arrow).
+shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention --sentence "I see the dog." \
+    --sentence "The small white dogs will not sleep in the old house." --step decoder.layers.2.cross_attn.probs
 shot translate-beam 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --beam 4 --step decoder.layers.2.cross_attn.probs --layout attention
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
