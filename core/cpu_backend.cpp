@@ -1,12 +1,17 @@
 // CpuBackend: the reference tx::Backend. Tensors live in ordinary host memory (64-byte aligned,
-// one AVX-512 line, zero-filled); every op forwards to its float instantiation in ops.h.
+// one AVX-512 line, zero-filled); every op forwards to its float instantiation in ops.h. Buffer
+// clears, norms and scaling share their work over the CPU threads (parallel_for.h).
 // The CUDA twin is gpu/cuda_backend.cu.
 #include "backend.h"
 #include "ops.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
+
+#include "parallel_for.h"
 
 namespace tx {
 
@@ -33,7 +38,14 @@ public:
         if (bytes) std::memmove(dst, src, bytes);
     }
     void fill_zero(void* dst, size_t bytes) override {
-        if (bytes) std::memset(dst, 0, bytes);
+        // The gradient buffers (megabytes) are cleared every training step: split over the threads.
+        constexpr int64_t BLOCK = 1 << 16;
+        char* bytes_out = static_cast<char*>(dst);
+        const int64_t n = static_cast<int64_t>(bytes);
+        parallel_for((n + BLOCK - 1) / BLOCK, 16, [=](int64_t first, int64_t last) {
+            const int64_t begin = first * BLOCK, end = std::min(n, last * BLOCK);
+            std::memset(bytes_out + begin, 0, static_cast<size_t>(end - begin));
+        });
     }
 
     void embedding_forward(float* out, const int32_t* ids, const float* weight, int N, int D,
@@ -143,17 +155,31 @@ public:
         cpu::cross_entropy_backward<float>(dlog_probs, dlosses, targets, R, V, smoothing, pad_id);
     }
     double squared_norm(const float* x, int64_t n) override {
-        // Four partial sums: a dependency chain of one add per element would bound the loop at one
-        // element per add latency; in double, the sum of 10^7 squares keeps its digits.
-        double s[4] = {0, 0, 0, 0};
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4)
-            for (int k = 0; k < 4; ++k) s[k] += static_cast<double>(x[i + k]) * x[i + k];
-        for (; i < n; ++i) s[0] += static_cast<double>(x[i]) * x[i];
-        return s[0] + s[1] + s[2] + s[3];
+        // Partial sums over fixed blocks, added in block order: the same bits on any thread count.
+        // Within a block, four running sums: a chain of one add per element would bound the loop
+        // at one element per add latency; in double, the sum of 10^7 squares keeps its digits.
+        constexpr int64_t BLOCK = 1 << 16;
+        const int64_t blocks = (n + BLOCK - 1) / BLOCK;
+        std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+        parallel_for(blocks, 8, [&](int64_t first, int64_t last) {
+            for (int64_t block = first; block < last; ++block) {
+                const int64_t end = std::min(n, (block + 1) * BLOCK);
+                double s[4] = {0, 0, 0, 0};
+                int64_t i = block * BLOCK;
+                for (; i + 4 <= end; i += 4)
+                    for (int k = 0; k < 4; ++k) s[k] += static_cast<double>(x[i + k]) * x[i + k];
+                for (; i < end; ++i) s[0] += static_cast<double>(x[i]) * x[i];
+                partial[static_cast<size_t>(block)] = s[0] + s[1] + s[2] + s[3];
+            }
+        });
+        double sum = 0.0;
+        for (double p : partial) sum += p;
+        return sum;
     }
     void scale(float* x, int64_t n, float factor) override {
-        for (int64_t i = 0; i < n; ++i) x[i] *= factor;
+        parallel_for(n, 1 << 15, [=](int64_t first, int64_t last) {
+            for (int64_t i = first; i < last; ++i) x[i] *= factor;
+        });
     }
     void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr, float beta1,
                      float beta2, float eps, int64_t t) override {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "parallel_for.h"
+
 namespace tx::cpu {
 
 template <typename Real>
@@ -23,15 +25,18 @@ void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, R
     // Eigen's array expressions, a chunk at a time: vectorised (std::sqrt per element is not, as
     // it may set errno), and the chunk's four buffers stay in L1 between the three lines.
     using Array = Eigen::Array<Real, Eigen::Dynamic, 1>;
+    // The chunks are shared out over the CPU threads (parallel_for.h); each value is one thread's.
     constexpr int64_t CHUNK = 1024;
-    for (int64_t i = 0; i < n; i += CHUNK) {
-        const int64_t len = std::min(CHUNK, n - i);
-        const Eigen::Map<const Array> g(grads + i, len);
-        Eigen::Map<Array> mi(m + i, len), vi(v + i, len), p(params + i, len);
-        mi = beta1 * mi + (Real(1) - beta1) * g;
-        vi = beta2 * vi + (Real(1) - beta2) * g * g;
-        p -= step * mi / (vi.sqrt() * inv_sqrt_bc2 + eps);
-    }
+    parallel_for((n + CHUNK - 1) / CHUNK, 16, [=](int64_t first, int64_t last) {
+        for (int64_t i = first * CHUNK; i < std::min(n, last * CHUNK); i += CHUNK) {
+            const int64_t len = std::min(CHUNK, n - i);
+            const Eigen::Map<const Array> g(grads + i, len);
+            Eigen::Map<Array> mi(m + i, len), vi(v + i, len), p(params + i, len);
+            mi = beta1 * mi + (Real(1) - beta1) * g;
+            vi = beta2 * vi + (Real(1) - beta2) * g * g;
+            p -= step * mi / (vi.sqrt() * inv_sqrt_bc2 + eps);
+        }
+    });
 }
 
 template void adam_update<float>(float*, float*, float*, const float*, int64_t, float, float, float, float,

@@ -1,6 +1,8 @@
 // Scaled dot-product attention (paper §3.2.1) as four CPU ops of ops.h:
 // scores = q·kᵀ·scale (B,H,T,S) -> mask with -inf -> row softmax -> context = probs·v (B,H,T,dk).
-// scores and context are one Eigen GEMM per (b,h) on row-major maps of the raw buffers.
+// scores and context are one Eigen GEMM per (b,h) on row-major maps of the raw buffers; the
+// (b,h) pairs and softmax rows are shared out over the CPU threads (parallel_for.h), each output
+// written by one thread, so the bits do not depend on the thread count.
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
 #include "ops.h"
 
@@ -8,35 +10,45 @@
 #include <cmath>
 #include <limits>
 
+#include "parallel_for.h"
+
 namespace tx::cpu {
 
+namespace {
+constexpr int64_t HEADS_PER_THREAD = 4;    // (b,h) pairs: one small GEMM each
+constexpr int64_t ROWS_PER_THREAD = 64;    // softmax rows of S or T values
+}  // namespace
 
 template <typename Real>
 void scores_forward(Real* out, const Real* q, const Real* k, int B, int H, int T, int S, int dk, Real scale) {
     // out (B,H,T,S), q (B,H,T,dk), k (B,H,S,dk)
-    for (int64_t bh = 0; bh < static_cast<int64_t>(B) * H; ++bh) {
-        Eigen::Map<const RowMatrix<Real>> qm(q + bh * T * dk, T, dk);
-        Eigen::Map<const RowMatrix<Real>> km(k + bh * S * dk, S, dk);
-        Eigen::Map<RowMatrix<Real>> om(out + bh * T * S, T, S);
-        om.noalias() = scale * (qm * km.transpose());
-    }
+    parallel_for(static_cast<int64_t>(B) * H, HEADS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t bh = first; bh < last; ++bh) {
+            Eigen::Map<const RowMatrix<Real>> qm(q + bh * T * dk, T, dk);
+            Eigen::Map<const RowMatrix<Real>> km(k + bh * S * dk, S, dk);
+            Eigen::Map<RowMatrix<Real>> om(out + bh * T * S, T, S);
+            om.noalias() = scale * (qm * km.transpose());
+        }
+    });
 }
 
 template <typename Real>
 void scores_backward(Real* dq, Real* dk_, const Real* dout, const Real* q, const Real* k,
                      int B, int H, int T, int S, int dk, Real scale) {
     // dq (B,H,T,dk) += scale·dout·k, dk_ (B,H,S,dk) += scale·doutᵀ·q; either may be null
-    for (int64_t bh = 0; bh < static_cast<int64_t>(B) * H; ++bh) {
-        Eigen::Map<const RowMatrix<Real>> g(dout + bh * T * S, T, S);
-        if (dq) {
-            Eigen::Map<const RowMatrix<Real>> km(k + bh * S * dk, S, dk);
-            Eigen::Map<RowMatrix<Real>>(dq + bh * T * dk, T, dk).noalias() += scale * (g * km);
+    parallel_for(static_cast<int64_t>(B) * H, HEADS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t bh = first; bh < last; ++bh) {
+            Eigen::Map<const RowMatrix<Real>> g(dout + bh * T * S, T, S);
+            if (dq) {
+                Eigen::Map<const RowMatrix<Real>> km(k + bh * S * dk, S, dk);
+                Eigen::Map<RowMatrix<Real>>(dq + bh * T * dk, T, dk).noalias() += scale * (g * km);
+            }
+            if (dk_) {
+                Eigen::Map<const RowMatrix<Real>> qm(q + bh * T * dk, T, dk);
+                Eigen::Map<RowMatrix<Real>>(dk_ + bh * S * dk, S, dk).noalias() += scale * (g.transpose() * qm);
+            }
         }
-        if (dk_) {
-            Eigen::Map<const RowMatrix<Real>> qm(q + bh * T * dk, T, dk);
-            Eigen::Map<RowMatrix<Real>>(dk_ + bh * S * dk, S, dk).noalias() += scale * (g.transpose() * qm);
-        }
-    }
+    });
 }
 
 template <typename Real>
@@ -44,26 +56,28 @@ void attention_mask_forward(Real* out, const Real* scores, const Real* mask, int
     // out, scores (B,H,T,S); mask (B,T,S) is shared by the H heads; out may be scores
     const Real neg_inf = -std::numeric_limits<Real>::infinity();
     const int64_t TS = static_cast<int64_t>(T) * S;
-    for (int b = 0; b < B; ++b)
-        for (int h = 0; h < H; ++h) {
-            const int64_t off = (static_cast<int64_t>(b) * H + h) * TS;
-            const Real* m = mask ? mask + b * TS : nullptr;
+    parallel_for(static_cast<int64_t>(B) * H, HEADS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t bh = first; bh < last; ++bh) {
+            const int64_t off = bh * TS;
+            const Real* m = mask ? mask + (bh / H) * TS : nullptr;
             for (int64_t i = 0; i < TS; ++i)
                 out[off + i] = (!m || m[i] != Real(0)) ? scores[off + i] : neg_inf;
         }
+    });
 }
 
 template <typename Real>
 void attention_mask_backward(Real* dscores, const Real* dout, const Real* mask, int B, int H, int T, int S) {
     // dscores (B,H,T,S) += dout where kept; a masked score does not reach the output
     const int64_t TS = static_cast<int64_t>(T) * S;
-    for (int b = 0; b < B; ++b)
-        for (int h = 0; h < H; ++h) {
-            const int64_t off = (static_cast<int64_t>(b) * H + h) * TS;
-            const Real* m = mask ? mask + b * TS : nullptr;
+    parallel_for(static_cast<int64_t>(B) * H, HEADS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t bh = first; bh < last; ++bh) {
+            const int64_t off = bh * TS;
+            const Real* m = mask ? mask + (bh / H) * TS : nullptr;
             for (int64_t i = 0; i < TS; ++i)
                 if (!m || m[i] != Real(0)) dscores[off + i] += dout[off + i];
         }
+    });
 }
 
 template <typename Real>
@@ -72,62 +86,70 @@ void softmax_forward(Real* probs, const Real* inp, int R, int C) {
     // entries are set to exactly 0 after the vectorised exp: Eigen's SSE2 exp returns a
     // denormal (~1e-39) for -inf, and a masked key must get exactly nothing.
     const Real neg_inf = -std::numeric_limits<Real>::infinity();
-    for (int64_t r = 0; r < R; ++r) {
-        const Real* x = inp + r * C;
-        Real* p = probs + r * C;
-        Real maxval = neg_inf;
-        for (int c = 0; c < C; ++c) maxval = x[c] > maxval ? x[c] : maxval;
-        if (maxval == neg_inf) {
-            // fully masked row: -inf - (-inf) would be NaN; nothing to attend to gives zeros
-            for (int c = 0; c < C; ++c) p[c] = Real(0);
-            continue;
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            const Real* x = inp + r * C;
+            Real* p = probs + r * C;
+            Real maxval = neg_inf;
+            for (int c = 0; c < C; ++c) maxval = x[c] > maxval ? x[c] : maxval;
+            if (maxval == neg_inf) {
+                // fully masked row: -inf - (-inf) would be NaN; nothing to attend to gives zeros
+                for (int c = 0; c < C; ++c) p[c] = Real(0);
+                continue;
+            }
+            Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>> ps(p, C);
+            ps = (Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>>(x, C) - maxval).exp();
+            for (int c = 0; c < C; ++c)
+                if (x[c] == neg_inf) p[c] = Real(0);
+            ps *= Real(1) / ps.sum();
         }
-        Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>> ps(p, C);
-        ps = (Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>>(x, C) - maxval).exp();
-        for (int c = 0; c < C; ++c)
-            if (x[c] == neg_inf) p[c] = Real(0);
-        ps *= Real(1) / ps.sum();
-    }
+    });
 }
 
 template <typename Real>
 void softmax_backward(Real* dinp, const Real* dout, const Real* probs, int R, int C) {
     // dinp (R,C) += probs * (dout - Σ_c dout*probs); a zero row (fully masked) gets nothing
-    for (int64_t r = 0; r < R; ++r) {
-        const Real* g = dout + r * C;
-        const Real* p = probs + r * C;
-        Real* dx = dinp + r * C;
-        Real dot = 0;
-        for (int c = 0; c < C; ++c) dot += g[c] * p[c];
-        for (int c = 0; c < C; ++c) dx[c] += p[c] * (g[c] - dot);
-    }
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            const Real* g = dout + r * C;
+            const Real* p = probs + r * C;
+            Real* dx = dinp + r * C;
+            Real dot = 0;
+            for (int c = 0; c < C; ++c) dot += g[c] * p[c];
+            for (int c = 0; c < C; ++c) dx[c] += p[c] * (g[c] - dot);
+        }
+    });
 }
 
 template <typename Real>
 void context_forward(Real* out, const Real* probs, const Real* v, int B, int H, int T, int S, int dk) {
     // out (B,H,T,dk), probs (B,H,T,S), v (B,H,S,dk)
-    for (int64_t bh = 0; bh < static_cast<int64_t>(B) * H; ++bh) {
-        Eigen::Map<const RowMatrix<Real>> pm(probs + bh * T * S, T, S);
-        Eigen::Map<const RowMatrix<Real>> vm(v + bh * S * dk, S, dk);
-        Eigen::Map<RowMatrix<Real>>(out + bh * T * dk, T, dk).noalias() = pm * vm;
-    }
+    parallel_for(static_cast<int64_t>(B) * H, HEADS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t bh = first; bh < last; ++bh) {
+            Eigen::Map<const RowMatrix<Real>> pm(probs + bh * T * S, T, S);
+            Eigen::Map<const RowMatrix<Real>> vm(v + bh * S * dk, S, dk);
+            Eigen::Map<RowMatrix<Real>>(out + bh * T * dk, T, dk).noalias() = pm * vm;
+        }
+    });
 }
 
 template <typename Real>
 void context_backward(Real* dprobs, Real* dv, const Real* dout, const Real* probs, const Real* v,
                       int B, int H, int T, int S, int dk) {
     // dprobs (B,H,T,S) += dout·vᵀ, dv (B,H,S,dk) += probsᵀ·dout; either may be null
-    for (int64_t bh = 0; bh < static_cast<int64_t>(B) * H; ++bh) {
-        Eigen::Map<const RowMatrix<Real>> g(dout + bh * T * dk, T, dk);
-        if (dprobs) {
-            Eigen::Map<const RowMatrix<Real>> vm(v + bh * S * dk, S, dk);
-            Eigen::Map<RowMatrix<Real>>(dprobs + bh * T * S, T, S).noalias() += g * vm.transpose();
+    parallel_for(static_cast<int64_t>(B) * H, HEADS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t bh = first; bh < last; ++bh) {
+            Eigen::Map<const RowMatrix<Real>> g(dout + bh * T * dk, T, dk);
+            if (dprobs) {
+                Eigen::Map<const RowMatrix<Real>> vm(v + bh * S * dk, S, dk);
+                Eigen::Map<RowMatrix<Real>>(dprobs + bh * T * S, T, S).noalias() += g * vm.transpose();
+            }
+            if (dv) {
+                Eigen::Map<const RowMatrix<Real>> pm(probs + bh * T * S, T, S);
+                Eigen::Map<RowMatrix<Real>>(dv + bh * S * dk, S, dk).noalias() += pm.transpose() * g;
+            }
         }
-        if (dv) {
-            Eigen::Map<const RowMatrix<Real>> pm(probs + bh * T * S, T, S);
-            Eigen::Map<RowMatrix<Real>>(dv + bh * S * dk, S, dk).noalias() += pm.transpose() * g;
-        }
-    }
+    });
 }
 
 template void scores_forward<float>(float*, const float*, const float*, int, int, int, int, int, float);

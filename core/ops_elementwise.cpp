@@ -1,11 +1,16 @@
 // Elementwise CPU ops of ops.h over flat buffers of N values: residual add, ReLU, and inverted
 // dropout (paper §5.4) with a counter-based mask that the CUDA twin reproduces bit for bit.
+// Each splits its N values into contiguous ranges over the CPU threads (parallel_for.h).
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
 #include "ops.h"
+
+#include "parallel_for.h"
 
 namespace tx::cpu {
 
 namespace {
+
+constexpr int64_t VALUES_PER_THREAD = 32768;   // below 64k values one thread streams them faster
 
 // The dropout draw for element i, shared with the CUDA kernel (copy it exactly there):
 //   z = seed ^ (i * 0x9E3779B97F4A7C15)                      (uint64 arithmetic, wraps)
@@ -30,26 +35,34 @@ Real dropout_uniform(uint64_t seed, uint64_t i) {
 
 template <typename Real>
 void residual_forward(Real* out, const Real* a, const Real* b, int N) {
-    for (int64_t i = 0; i < N; ++i) out[i] = a[i] + b[i];
+    parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) out[i] = a[i] + b[i];
+    });
 }
 
 template <typename Real>
 void residual_backward(Real* da, Real* db, const Real* dout, int N) {
     // da += dout, db += dout; either may be null
-    if (da) for (int64_t i = 0; i < N; ++i) da[i] += dout[i];
-    if (db) for (int64_t i = 0; i < N; ++i) db[i] += dout[i];
+    parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
+        if (da) for (int64_t i = first; i < last; ++i) da[i] += dout[i];
+        if (db) for (int64_t i = first; i < last; ++i) db[i] += dout[i];
+    });
 }
 
 template <typename Real>
 void relu_forward(Real* out, const Real* inp, int N) {
-    for (int64_t i = 0; i < N; ++i) out[i] = inp[i] > Real(0) ? inp[i] : Real(0);
+    parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) out[i] = inp[i] > Real(0) ? inp[i] : Real(0);
+    });
 }
 
 template <typename Real>
 void relu_backward(Real* dinp, const Real* dout, const Real* out, int N) {
     // reads relu's output, not its input, so the FFN can run relu in place
-    for (int64_t i = 0; i < N; ++i)
-        if (out[i] > Real(0)) dinp[i] += dout[i];
+    parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i)
+            if (out[i] > Real(0)) dinp[i] += dout[i];
+    });
 }
 
 template <typename Real>
@@ -57,16 +70,20 @@ void dropout_forward(Real* out, Real* mask, const Real* inp, int N, Real p, uint
     // out, mask, inp (N). Kept values are scaled by 1/(1-p) so the expectation is unchanged and
     // evaluation needs no rescaling. p = 0 keeps everything (u >= 0 always) with mask 1.
     const Real scale = Real(1) / (Real(1) - p);
-    for (int64_t i = 0; i < N; ++i) {
-        const bool keep = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p;
-        mask[i] = keep ? scale : Real(0);
-        out[i] = inp[i] * mask[i];
-    }
+    parallel_for(N, VALUES_PER_THREAD / 4, [=](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) {
+            const bool keep = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p;
+            mask[i] = keep ? scale : Real(0);
+            out[i] = inp[i] * mask[i];
+        }
+    });
 }
 
 template <typename Real>
 void dropout_backward(Real* dinp, const Real* dout, const Real* mask, int N) {
-    for (int64_t i = 0; i < N; ++i) dinp[i] += dout[i] * mask[i];
+    parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) dinp[i] += dout[i] * mask[i];
+    });
 }
 
 template void residual_forward<float>(float*, const float*, const float*, int);

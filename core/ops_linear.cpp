@@ -3,6 +3,7 @@
 // The float forward product is gemm.h's sgemm_nt (no per-call packing of the weight), the float
 // backward products gemm_packed.h's (Eigen's where the build does not target AVX-512); all double
 // ones (the finite-difference tests' precision) are Eigen GEMMs on row-major maps of the raw buffers.
+// The head split and merge copy batch rows on the CPU threads (parallel_for.h).
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
 #include "ops.h"
 
@@ -11,6 +12,7 @@
 #include "eigen_types.h"
 #include "gemm.h"
 #include "gemm_packed.h"
+#include "parallel_for.h"
 
 namespace tx::cpu {
 
@@ -57,52 +59,60 @@ template <typename Real>
 void split_heads_forward(Real* out, const Real* inp, int B, int T, int H, int dk) {
     // out (B,H,T,dk) from inp (B,T,H*dk)
     const int D = H * dk;
-    for (int b = 0; b < B; ++b)
-        for (int h = 0; h < H; ++h)
-            for (int t = 0; t < T; ++t) {
-                const Real* x = inp + (static_cast<int64_t>(b) * T + t) * D + h * dk;
-                Real* o = out + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
-                for (int i = 0; i < dk; ++i) o[i] = x[i];
-            }
+    parallel_for(B, 4, [=](int64_t first, int64_t last) {
+        for (int64_t b = first; b < last; ++b)
+            for (int h = 0; h < H; ++h)
+                for (int t = 0; t < T; ++t) {
+                    const Real* x = inp + (static_cast<int64_t>(b) * T + t) * D + h * dk;
+                    Real* o = out + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
+                    for (int i = 0; i < dk; ++i) o[i] = x[i];
+                }
+    });
 }
 
 template <typename Real>
 void split_heads_backward(Real* dinp, const Real* dout, int B, int T, int H, int dk) {
     // dinp (B,T,H*dk) += dout (B,H,T,dk) moved back to its columns
     const int D = H * dk;
-    for (int b = 0; b < B; ++b)
-        for (int h = 0; h < H; ++h)
-            for (int t = 0; t < T; ++t) {
-                Real* dx = dinp + (static_cast<int64_t>(b) * T + t) * D + h * dk;
-                const Real* g = dout + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
-                for (int i = 0; i < dk; ++i) dx[i] += g[i];
-            }
+    parallel_for(B, 4, [=](int64_t first, int64_t last) {
+        for (int64_t b = first; b < last; ++b)
+            for (int h = 0; h < H; ++h)
+                for (int t = 0; t < T; ++t) {
+                    Real* dx = dinp + (static_cast<int64_t>(b) * T + t) * D + h * dk;
+                    const Real* g = dout + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
+                    for (int i = 0; i < dk; ++i) dx[i] += g[i];
+                }
+    });
 }
 
 template <typename Real>
 void merge_heads_forward(Real* out, const Real* inp, int B, int T, int H, int dk) {
     // out (B,T,H*dk) from inp (B,H,T,dk)
     const int D = H * dk;
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t)
-            for (int h = 0; h < H; ++h) {
-                const Real* x = inp + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
-                Real* o = out + (static_cast<int64_t>(b) * T + t) * D + h * dk;
-                for (int i = 0; i < dk; ++i) o[i] = x[i];
-            }
+    parallel_for(B, 4, [=](int64_t first, int64_t last) {
+        for (int64_t b = first; b < last; ++b)
+            for (int t = 0; t < T; ++t)
+                for (int h = 0; h < H; ++h) {
+                    const Real* x = inp + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
+                    Real* o = out + (static_cast<int64_t>(b) * T + t) * D + h * dk;
+                    for (int i = 0; i < dk; ++i) o[i] = x[i];
+                }
+    });
 }
 
 template <typename Real>
 void merge_heads_backward(Real* dinp, const Real* dout, int B, int T, int H, int dk) {
     // dinp (B,H,T,dk) += dout (B,T,H*dk) split back into heads
     const int D = H * dk;
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t)
-            for (int h = 0; h < H; ++h) {
-                Real* dx = dinp + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
-                const Real* g = dout + (static_cast<int64_t>(b) * T + t) * D + h * dk;
-                for (int i = 0; i < dk; ++i) dx[i] += g[i];
-            }
+    parallel_for(B, 4, [=](int64_t first, int64_t last) {
+        for (int64_t b = first; b < last; ++b)
+            for (int t = 0; t < T; ++t)
+                for (int h = 0; h < H; ++h) {
+                    Real* dx = dinp + ((static_cast<int64_t>(b) * H + h) * T + t) * dk;
+                    const Real* g = dout + (static_cast<int64_t>(b) * T + t) * D + h * dk;
+                    for (int i = 0; i < dk; ++i) dx[i] += g[i];
+                }
+    });
 }
 
 template void linear_forward<float>(float*, const float*, const float*, const float*, int, int, int);

@@ -1,40 +1,51 @@
 // The training loss, CPU ops of ops.h: log_softmax over the vocabulary, then label-smoothed
 // cross-entropy (paper §5.4) written as the KL divergence of the Annotated Transformer's
-// LabelSmoothing. log_probs (R,V), targets and losses (R). CUDA twins: gpu/ (namespace tx::cuda).
+// LabelSmoothing. log_probs (R,V), targets and losses (R). Rows are shared out over the CPU
+// threads (parallel_for.h), one writer per row. CUDA twins: gpu/ (namespace tx::cuda).
 #include "ops.h"
 
 #include <Eigen/Core>
 #include <cmath>
 #include <limits>
 
+#include "parallel_for.h"
+
 namespace tx::cpu {
+
+namespace {
+constexpr int64_t ROWS_PER_THREAD = 8;   // rows of V values (V is the vocabulary: thousands)
+}  // namespace
 
 template <typename Real>
 void log_softmax_forward(Real* out, const Real* inp, int R, int V) {
     // out (R,V) = x - max - log Σ exp(x - max): the max shift keeps exp() from overflowing
-    for (int64_t r = 0; r < R; ++r) {
-        const Real* x = inp + r * V;
-        Real* o = out + r * V;
-        Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>> xs(x, V);
-        const Real maxval = xs.maxCoeff();
-        const Real lse = maxval + std::log((xs - maxval).exp().sum());
-        Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>>(o, V) = xs - lse;
-    }
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            const Real* x = inp + r * V;
+            Real* o = out + r * V;
+            Eigen::Map<const Eigen::Array<Real, Eigen::Dynamic, 1>> xs(x, V);
+            const Real maxval = xs.maxCoeff();
+            const Real lse = maxval + std::log((xs - maxval).exp().sum());
+            Eigen::Map<Eigen::Array<Real, Eigen::Dynamic, 1>>(o, V) = xs - lse;
+        }
+    });
 }
 
 template <typename Real>
 void log_softmax_backward(Real* dinp, const Real* dout, const Real* out, int R, int V) {
     // dinp (R,V) += dout - exp(out) * Σ_v dout
-    for (int64_t r = 0; r < R; ++r) {
-        const Real* g = dout + r * V;
-        const Real* o = out + r * V;
-        Real* dx = dinp + r * V;
-        Real gsum = 0;
-        for (int v = 0; v < V; ++v) gsum += g[v];
-        // Eigen's array exp is vectorised (std::exp per element took ~1.5% of a translation step).
-        using Array = Eigen::Array<Real, Eigen::Dynamic, 1>;
-        Eigen::Map<Array>(dx, V) += Eigen::Map<const Array>(g, V) - Eigen::Map<const Array>(o, V).exp() * gsum;
-    }
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            const Real* g = dout + r * V;
+            const Real* o = out + r * V;
+            Real* dx = dinp + r * V;
+            Real gsum = 0;
+            for (int v = 0; v < V; ++v) gsum += g[v];
+            // Eigen's array exp is vectorised (std::exp per element took ~1.5% of a translation step).
+            using Array = Eigen::Array<Real, Eigen::Dynamic, 1>;
+            Eigen::Map<Array>(dx, V) += Eigen::Map<const Array>(g, V) - Eigen::Map<const Array>(o, V).exp() * gsum;
+        }
+    });
 }
 
 namespace {
@@ -62,34 +73,38 @@ void cross_entropy_forward(Real* losses, const Real* log_probs, const int32_t* t
     // on·(log on - lp[y]) + off·((V-2)·log off - Σ_others lp): two logarithms a row, not V. Terms
     // with t_v = 0 are left out, not computed: 0·log 0 = 0 by definition, and 0·(-inf) for a
     // log-probability of -inf would give NaN.
-    for (int64_t r = 0; r < R; ++r) {
-        const int y = targets[r];
-        if (y == pad_id) {
-            losses[r] = Real(0);
-            continue;
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            const int y = targets[r];
+            if (y == pad_id) {
+                losses[r] = Real(0);
+                continue;
+            }
+            const SmoothedTarget<Real> t = smoothed_target(y, V, smoothing, pad_id);
+            const Real* lp = log_probs + r * V;
+            Real loss = t.on > Real(0) ? t.on * (std::log(t.on) - lp[y]) : Real(0);
+            if (t.off > Real(0)) {
+                Real others = 0;   // the V-2 tokens that are neither the target nor PAD
+                for (int v = 0; v < V; ++v) others += (v != y && v != pad_id) ? lp[v] : Real(0);
+                loss += t.off * (Real(V - 2) * std::log(t.off) - others);
+            }
+            losses[r] = loss;
         }
-        const SmoothedTarget<Real> t = smoothed_target(y, V, smoothing, pad_id);
-        const Real* lp = log_probs + r * V;
-        Real loss = t.on > Real(0) ? t.on * (std::log(t.on) - lp[y]) : Real(0);
-        if (t.off > Real(0)) {
-            Real others = 0;   // the V-2 tokens that are neither the target nor PAD
-            for (int v = 0; v < V; ++v) others += (v != y && v != pad_id) ? lp[v] : Real(0);
-            loss += t.off * (Real(V - 2) * std::log(t.off) - others);
-        }
-        losses[r] = loss;
-    }
+    });
 }
 
 template <typename Real>
 void cross_entropy_backward(Real* dlog_probs, const Real* dlosses, const int32_t* targets, int R, int V,
                             Real smoothing, int pad_id) {
     // dlog_probs (R,V) += -t_v * dlosses[r]; pad rows have no loss, hence no gradient
-    for (int64_t r = 0; r < R; ++r) {
-        if (targets[r] == pad_id) continue;
-        const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
-        Real* d = dlog_probs + r * V;
-        for (int v = 0; v < V; ++v) d[v] -= t(v) * dlosses[r];
-    }
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            if (targets[r] == pad_id) continue;
+            const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
+            Real* d = dlog_probs + r * V;
+            for (int v = 0; v < V; ++v) d[v] -= t(v) * dlosses[r];
+        }
+    });
 }
 
 template void log_softmax_forward<float>(float*, const float*, int, int);

@@ -190,6 +190,7 @@ void Transformer::ensure_buffers() {
         if (step.out.size() < numel) {
             step.out = Array(m_backend, numel);
             step.grad = Array(m_backend, numel);
+            m_backend.fill_zero(step.grad.data(), numel * sizeof(float));   // backward()'s invariant
         }
         step.aux.resize(step.aux_numel.size());
         for (size_t a = 0; a < step.aux_numel.size(); ++a) {
@@ -282,9 +283,16 @@ void Transformer::backward() {
     // Activation gradients start from zero on every backward (only d(log_probs), set by loss(),
     // is kept); parameter gradients accumulate (+=). So forward/loss/backward over several
     // batches sums their gradients, and backward twice gives twice the gradient.
-    for (size_t i = 0; i + 1 < m_steps.size(); ++i)
-        m_backend.fill_zero(m_steps[i].grad.data(), static_cast<size_t>(m_info[i].shape.numel()) * sizeof(float));
-    for (size_t i = m_steps.size(); i-- > 0;) m_steps[i].backward();
+    // Invariant: outside backward() every activation gradient but d(log_probs) is all zeros
+    // (ensure_buffers zeroes new buffers). A step's gradient is cleared right after its own
+    // backward has read it, while it is still in cache: clearing them all up front streamed the
+    // whole activation memory through DRAM once more per step (4% of a translation step).
+    const size_t last = m_steps.size() - 1;
+    m_steps[last].backward();
+    for (size_t i = last; i-- > 0;) {
+        m_steps[i].backward();
+        m_backend.fill_zero(dout(i), static_cast<size_t>(m_info[i].shape.numel()) * sizeof(float));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "parameters.h"
 #include "safetensors.h"
 #include "tasks.h"
+#include "threads.h"
 #include "trainer.h"
 #include "training_config.h"
 #include "transformer.h"
@@ -347,6 +348,34 @@ TEST(Training, SameSeedGivesTheSameLossCurveBitForBit) {
     TrainingRun fresh(preset_model(Preset::Tiny), preset_training(Preset::Tiny, TaskKind::Copy));
     (void)fresh;
     EXPECT_EQ(a.step(), 0);
+}
+
+// The CPU ops share rows, heads and chunks over the threads with one writer per output value
+// (core/parallel_for.h), and the matrix products split whole output blocks: two threads must
+// train the same bits as one. The tiny preset's batch (80 rows of 16 values each side, d_ff 256,
+// 4 heads) is large enough that every shared op really splits.
+TEST(Training, OneAndTwoThreadsTrainTheSameBits) {
+    if (!tx::cpu_threads_supported()) GTEST_SKIP() << "built without OpenMP";
+    const int threads_before = tx::cpu_threads();
+    tx::set_cpu_threads(2);
+    if (tx::cpu_threads() < 2) {
+        tx::set_cpu_threads(threads_before);
+        GTEST_SKIP() << "one core only";
+    }
+    ModelConfig m = preset_model(Preset::Tiny);
+    m.dropout = 0.1f;
+    const TrainingConfig t = preset_training(Preset::Tiny, TaskKind::Copy);
+    std::vector<double> losses[2];
+    std::vector<float> parameters[2];
+    for (int threads : {1, 2}) {
+        tx::set_cpu_threads(threads);
+        TrainingRun run(m, t);
+        for (int i = 0; i < 5; ++i) losses[threads - 1].push_back(run.train_step().loss);
+        parameters[threads - 1] = run.parameters();
+    }
+    tx::set_cpu_threads(threads_before);
+    EXPECT_EQ(losses[0], losses[1]);
+    EXPECT_TRUE(parameters[0] == parameters[1]) << "the parameters after 5 steps differ between 1 and 2 threads";
 }
 
 TEST(Training, TinyCopyModelLearnsWithinTwoHundredSteps) {
