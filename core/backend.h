@@ -85,6 +85,9 @@ public:
                                        float smoothing, int pad_id) = 0;
     virtual void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
                                         float smoothing, int pad_id) = 0;
+    virtual void cross_entropy_log_softmax_backward(float* dlogits, const float* dlosses, const float* log_probs,
+                                                    const int32_t* targets, int R, int V, float smoothing,
+                                                    int pad_id) = 0;
     // Σ x² over n floats, accumulated in double (the optimizer's gradient norm; non-finite when
     // any x is), and x *= factor in place (gradient clipping). Kept on the backend so that a
     // device backend never copies the gradients to the host.

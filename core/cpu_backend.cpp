@@ -154,6 +154,11 @@ public:
                                 float smoothing, int pad_id) override {
         cpu::cross_entropy_backward<float>(dlog_probs, dlosses, targets, R, V, smoothing, pad_id);
     }
+    void cross_entropy_log_softmax_backward(float* dlogits, const float* dlosses, const float* log_probs,
+                                            const int32_t* targets, int R, int V, float smoothing,
+                                            int pad_id) override {
+        cpu::cross_entropy_log_softmax_backward<float>(dlogits, dlosses, log_probs, targets, R, V, smoothing, pad_id);
+    }
     double squared_norm(const float* x, int64_t n) override {
         // Partial sums over fixed blocks, added in block order: the same bits on any thread count.
         // Within a block, four running sums: a chain of one add per element would bound the loop

@@ -134,6 +134,12 @@ void cross_entropy_forward(Real* losses, const Real* log_probs, const int32_t* t
 template <typename Real>
 void cross_entropy_backward(Real* dlog_probs, const Real* dlosses, const int32_t* targets, int R, int V,
                             Real smoothing, int pad_id);
+// The two backwards above in one pass, as training uses them: the gradient goes straight to the
+// logits, d(log_probs) is never written. dlogits (R,V) += dlosses[r] · (p_v · Σ_u t_u − t_v) with
+// p = exp(log_probs) the softmax (Σ_u t_u = 1 unless V = 2); rows whose target is pad get nothing.
+template <typename Real>
+void cross_entropy_log_softmax_backward(Real* dlogits, const Real* dlosses, const Real* log_probs,
+                                        const int32_t* targets, int R, int V, Real smoothing, int pad_id);
 
 // Adam (Kingma & Ba) with bias correction, in place over flat buffers of n floats; step t >= 1.
 template <typename Real>

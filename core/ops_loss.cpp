@@ -107,6 +107,28 @@ void cross_entropy_backward(Real* dlog_probs, const Real* dlosses, const int32_t
     });
 }
 
+template <typename Real>
+void cross_entropy_log_softmax_backward(Real* dlogits, const Real* dlosses, const Real* log_probs,
+                                        const int32_t* targets, int R, int V, Real smoothing, int pad_id) {
+    // dlogits (R,V) += dl · (p_v Σt − t_v): cross_entropy_backward gives d(log_probs) = −dl·t, and
+    // log_softmax_backward turns g into g − p·Σg = dl·(p·Σt − t).
+    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) {
+            if (targets[r] == pad_id) continue;
+            const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
+            const Real total = t.on + (V > 2 ? t.off * Real(V - 2) : Real(0));   // Σ_u t_u
+            const Real dl = dlosses[r];
+            using Array = Eigen::Array<Real, Eigen::Dynamic, 1>;
+            Eigen::Map<Array> d(dlogits + r * V, V);
+            // Every token as one of the "others" first (t_v = off; vectorised), then the two
+            // exceptions corrected: the target (t = on) and pad (t = 0).
+            d += (Eigen::Map<const Array>(log_probs + r * V, V).exp() * total - t.off) * dl;
+            d[t.target] += (t.off - t.on) * dl;
+            if (pad_id >= 0 && pad_id < V) d[pad_id] += t.off * dl;
+        }
+    });
+}
+
 template void log_softmax_forward<float>(float*, const float*, int, int);
 template void log_softmax_forward<double>(double*, const double*, int, int);
 template void log_softmax_backward<float>(float*, const float*, const float*, int, int);
@@ -115,5 +137,9 @@ template void cross_entropy_forward<float>(float*, const float*, const int32_t*,
 template void cross_entropy_forward<double>(double*, const double*, const int32_t*, int, int, double, int);
 template void cross_entropy_backward<float>(float*, const float*, const int32_t*, int, int, float, int);
 template void cross_entropy_backward<double>(double*, const double*, const int32_t*, int, int, double, int);
+template void cross_entropy_log_softmax_backward<float>(float*, const float*, const float*, const int32_t*, int, int,
+                                                        float, int);
+template void cross_entropy_log_softmax_backward<double>(double*, const double*, const double*, const int32_t*, int,
+                                                         int, double, int);
 
 }  // namespace tx::cpu

@@ -183,6 +183,7 @@ void Transformer::update_masks() {
 }
 
 void Transformer::ensure_buffers() {
+    m_loss_set = false;   // a new batch: the last loss's targets are not its
     for (size_t i = 0; i < m_steps.size(); ++i) {
         Step& step = m_steps[i];
         m_info[i].shape = step.shape();
@@ -254,6 +255,8 @@ double Transformer::loss(const std::vector<int32_t>& targets, float smoothing, i
         count += t != m_config.special.pad;
     }
     if (tokens) *tokens = count;
+    m_loss_smoothing = smoothing;
+    m_loss_set = count > 0;   // no target token: no loss, and backward() adds no gradient
     if (count == 0) return 0.0;
     m_backend.upload(m_targets.data(), targets.data(), targets.size() * sizeof(int32_t));
     const size_t log_probs = m_steps.size() - 1;
@@ -266,10 +269,6 @@ double Transformer::loss(const std::vector<int32_t>& targets, float smoothing, i
     // Mean over target tokens: d(loss)/d(loss_r) = 1/count for every row (PAD rows give 0 anyway).
     const std::vector<float> dlosses(static_cast<size_t>(rows), 1.0f / static_cast<float>(count));
     m_backend.upload(m_dlosses.data(), dlosses.data(), dlosses.size() * sizeof(float));
-    // The gradient of log_probs is this loss's alone (set, not accumulated across loss calls).
-    m_backend.fill_zero(dout(log_probs), static_cast<size_t>(rows) * V * sizeof(float));
-    m_backend.cross_entropy_backward(dout(log_probs), m_dlosses.data(), m_targets.data(), rows, V, smoothing,
-                                     m_config.special.pad);
     return sum / count;
 }
 
@@ -280,18 +279,18 @@ void Transformer::zero_gradients() {
 }
 
 void Transformer::backward() {
-    // Activation gradients start from zero on every backward (only d(log_probs), set by loss(),
-    // is kept); parameter gradients accumulate (+=). So forward/loss/backward over several
-    // batches sums their gradients, and backward twice gives twice the gradient.
-    // Invariant: outside backward() every activation gradient but d(log_probs) is all zeros
+    // Activation gradients start from zero on every backward (the loss's gradient enters at the
+    // last step from what loss() kept); parameter gradients accumulate (+=). So forward/loss/
+    // backward over several batches sums their gradients, and backward twice gives twice the
+    // gradient. Invariant: outside backward() every activation gradient is all zeros
     // (ensure_buffers zeroes new buffers). A step's gradient is cleared right after its own
     // backward has read it, while it is still in cache: clearing them all up front streamed the
     // whole activation memory through DRAM once more per step (4% of a translation step).
-    const size_t last = m_steps.size() - 1;
-    m_steps[last].backward();
-    for (size_t i = last; i-- > 0;) {
+    // d(log_probs), the last step's, is never written (the loss's gradient goes to the logits).
+    for (size_t i = m_steps.size(); i-- > 0;) {
         m_steps[i].backward();
-        m_backend.fill_zero(dout(i), static_cast<size_t>(m_info[i].shape.numel()) * sizeof(float));
+        if (i + 1 < m_steps.size())
+            m_backend.fill_zero(dout(i), static_cast<size_t>(m_info[i].shape.numel()) * sizeof(float));
     }
 }
 
@@ -453,7 +452,11 @@ void Transformer::build() {
                  m_backend.log_softmax_forward(out(n), out(logits), m_B * m_T, V);
              },
              [this, logits, V, n = m_steps.size()] {
-                 m_backend.log_softmax_backward(dout(logits), dout(n), out(n), m_B * m_T, V);
+                 // The loss's gradient enters here, fused with log-softmax's (loss() keeps the
+                 // targets and d(loss)/d(loss_r)): d(log_probs) itself is never needed.
+                 if (m_loss_set)
+                     m_backend.cross_entropy_log_softmax_backward(dout(logits), m_dlosses.data(), out(n), m_targets.data(),
+                                                                  m_B * m_T, V, m_loss_smoothing, m_config.special.pad);
              });
 }
 

@@ -124,8 +124,8 @@ public:
     std::vector<float> step_output(size_t index) const;   // host copy of a finished step's output
 
     // Training: mean label-smoothed cross-entropy over non-PAD targets [B,T] (the next tokens),
-    // after forward(); fills the gradient of log_probs, so backward() can follow. Returns the
-    // loss and sets `tokens` to the number of non-PAD targets.
+    // after forward(); keeps the targets so that backward() can follow (until the batch changes).
+    // Returns the loss and sets `tokens` to the number of non-PAD targets.
     double loss(const std::vector<int32_t>& targets, float smoothing, int* tokens = nullptr);
     void zero_gradients();                // parameter gradients (activation ones: loss() and backward())
     void backward();                      // every step's backward, in reverse order (+=)
@@ -174,7 +174,9 @@ private:
     BackendArray<int32_t> m_src_ids, m_tgt_ids, m_targets;
     Array m_src_keep, m_tgt_keep, m_cross_keep;   // [B,S,S], [B,T,T], [B,T,S]: 1 = may attend
     Array m_losses;                                 // [B*T]
-    Array m_dlosses;                                // [B*T]
+    Array m_dlosses;                                // [B*T] d(mean loss)/d(loss_r) = 1/tokens
+    float m_loss_smoothing = 0.0f;                  // of the last loss()
+    bool m_loss_set = false;                        // loss() ran on the current batch
 
     std::vector<Step> m_steps;
     std::vector<StepInfo> m_info;

@@ -177,6 +177,12 @@ public:
                                 float smoothing, int pad_id) override {
         cuda::cross_entropy_backward(dlog_probs, dlosses, targets, R, V, smoothing, pad_id, m_stream);
     }
+    void cross_entropy_log_softmax_backward(float* dlogits, const float* dlosses, const float* log_probs,
+                                            const int32_t* targets, int R, int V, float smoothing,
+                                            int pad_id) override {
+        cuda::cross_entropy_log_softmax_backward(dlogits, dlosses, log_probs, targets, R, V, smoothing, pad_id,
+                                                 m_stream);
+    }
     double squared_norm(const float* x, int64_t n) override {
         return cuda::squared_norm(x, n, m_norm_scratch, m_stream);
     }

@@ -71,6 +71,9 @@ void cross_entropy_forward(float* losses, const float* log_probs, const int32_t*
                            float smoothing, int pad_id, cudaStream_t stream);
 void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
                             float smoothing, int pad_id, cudaStream_t stream);
+void cross_entropy_log_softmax_backward(float* dlogits, const float* dlosses, const float* log_probs,
+                                        const int32_t* targets, int R, int V, float smoothing, int pad_id,
+                                        cudaStream_t stream);
 
 // optimizer (ops_adam.cu): Σ x² in double (scratch: one device double; waits for the result),
 // x *= factor, and Adam as one kernel over the flat buffers

@@ -86,6 +86,19 @@ __global__ void cross_entropy_backward_kernel(float* dlog_probs, const float* dl
     dlog_probs[i] -= t(static_cast<int>(i % V)) * dlosses[r];
 }
 
+__global__ void cross_entropy_log_softmax_backward_kernel(float* dlogits, const float* dlosses, const float* log_probs,
+                                                         const int32_t* targets, int R, int V, float smoothing,
+                                                         int pad_id) {
+    // dlogits (R,V) += dl · (p_v Σt − t_v), p = exp(log_probs); pad rows get nothing
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i >= static_cast<long long>(R) * V) return;
+    const long long r = i / V;
+    if (targets[r] == pad_id) return;
+    const SmoothedTarget t = smoothed_target(targets[r], V, smoothing, pad_id);
+    const float total = t.on + (V > 2 ? t.off * static_cast<float>(V - 2) : 0.0f);
+    dlogits[i] += dlosses[r] * (expf(log_probs[i]) * total - t(static_cast<int>(i % V)));
+}
+
 }  // namespace
 
 void log_softmax_forward(float* out, const float* inp, int R, int V, cudaStream_t stream) {
@@ -116,6 +129,16 @@ void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32
     cross_entropy_backward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(dlog_probs, dlosses, targets, R, V,
                                                                                   smoothing, pad_id);
     check_launch("cross_entropy_backward");
+}
+
+void cross_entropy_log_softmax_backward(float* dlogits, const float* dlosses, const float* log_probs,
+                                        const int32_t* targets, int R, int V, float smoothing, int pad_id,
+                                        cudaStream_t stream) {
+    const long long n = static_cast<long long>(R) * V;
+    if (n <= 0) return;
+    cross_entropy_log_softmax_backward_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(
+        dlogits, dlosses, log_probs, targets, R, V, smoothing, pad_id);
+    check_launch("cross_entropy_log_softmax_backward");
 }
 
 }  // namespace tx::cuda

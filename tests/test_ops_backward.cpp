@@ -393,6 +393,34 @@ TEST(Backward, CrossEntropy) {
         Vec dlogits(logits.size(), 0.0);
         tx::cpu::log_softmax_backward(dlogits.data(), dlp.data(), lp.data(), R, V);
         EXPECT_TRUE(gradients_match(dlogits, numeric_grad(logits, g, chain))) << "smoothing " << smoothing;
+
+        // the fused op that training uses: the same gradient in one pass, added (+=) to what is there
+        Vec fused(logits.size(), 0.5);
+        tx::cpu::cross_entropy_log_softmax_backward(fused.data(), g.data(), lp.data(), targets.data(), R, V, smoothing,
+                                                    pad);
+        for (double& v : fused) v -= 0.5;
+        EXPECT_TRUE(gradients_match(fused, numeric_grad(logits, g, chain))) << "fused, smoothing " << smoothing;
+        for (size_t i = 0; i < fused.size(); ++i) EXPECT_NEAR(fused[i], dlogits[i], 1e-12) << "fused vs composed " << i;
+        for (int v = 0; v < V; ++v) EXPECT_EQ(fused[1 * V + v], 0.0);   // pad row: no gradient
+    }
+}
+
+// The fused loss gradient in float on a vocabulary that fills SIMD registers and leaves a tail,
+// with pad in the middle of it, against the two ops it replaces.
+TEST(Backward, FusedLossGradientMatchesTheComposedOpsInFloat) {
+    const int R = 5, V = 37, pad = 17;
+    const std::vector<int32_t> targets = {3, pad, 36, 0, 18};
+    const Vec x = random_vec(R * V, 45, -4.0, 4.0), g = random_vec(R, 46);
+    std::vector<float> logits(x.begin(), x.end()), dl(g.begin(), g.end()), lp(logits.size());
+    tx::cpu::log_softmax_forward(lp.data(), logits.data(), R, V);
+    for (float smoothing : {0.0f, 0.1f}) {
+        std::vector<float> dlp(lp.size(), 0.0f), composed(lp.size(), 0.0f), fused(lp.size(), 0.0f);
+        tx::cpu::cross_entropy_backward(dlp.data(), dl.data(), targets.data(), R, V, smoothing, pad);
+        tx::cpu::log_softmax_backward(composed.data(), dlp.data(), lp.data(), R, V);
+        tx::cpu::cross_entropy_log_softmax_backward(fused.data(), dl.data(), lp.data(), targets.data(), R, V, smoothing,
+                                                    pad);
+        for (size_t i = 0; i < fused.size(); ++i)
+            EXPECT_NEAR(fused[i], composed[i], 1e-6 + 1e-5 * std::abs(composed[i])) << "smoothing " << smoothing << " at " << i;
     }
 }
 

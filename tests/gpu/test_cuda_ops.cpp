@@ -269,6 +269,11 @@ TEST_F(OpParity, LogSoftmaxAndLabelSmoothedCrossEntropy) {
             });
             expect_close(losses, ATOL * 10, RTOL, "cross_entropy_forward");
             expect_close(dlp, ATOL, RTOL, "cross_entropy_backward");
+            auto dlogits_fused = random(lp.size());
+            both([&](Backend& be, Side s) {
+                be.cross_entropy_log_softmax_backward(s(dlogits_fused), s(dlosses), s(lp), s(targets), R, V, smoothing, 0);
+            });
+            expect_close(dlogits_fused, ATOL, RTOL, "cross_entropy_log_softmax_backward");
         }
         auto dout = random(lp.size()), dlogits = random(lp.size());
         both([&](Backend& be, Side s) { be.log_softmax_backward(s(dlogits), s(dout), s(lp), R, V); });
