@@ -249,7 +249,14 @@ void DecodingPanel::draw_comparison(const SessionView& v, int row) {
         const std::string gp = diff < static_cast<int>(g.size()) ? piece_text(v, g[static_cast<size_t>(diff)]) : "(ended)";
         const std::string bp = diff < static_cast<int>(b.size()) ? piece_text(v, b[static_cast<size_t>(diff)]) : "(ended)";
         std::string verdict;
-        if (!greedy.finished && best.finished)
+        if (v.beam_size == 1)
+            // One beam is greedy decoding, but it runs on this sentence alone and greedy on the whole batch.
+            verdict = v.options.padding_mask
+                          ? "With K = 1 beam search is greedy decoding on this sentence alone; greedy ran on the padded "
+                            "batch, and rounding differences between the two runs tipped a near-tie."
+                          : "With K = 1 beam search is greedy decoding on this sentence alone; greedy ran on the padded "
+                            "batch, and with the padding mask off its PAD positions changed the choices.";
+        else if (!greedy.finished && best.finished)
             verdict = "Greedy reached the length limit without EOS; beam search ranks any finished hypothesis above "
                       "one cut at the limit.";
         else if (greedy.finished && !best.finished)
