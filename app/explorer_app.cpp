@@ -27,6 +27,7 @@
 #include "panels/shapes_panel.h"
 #include "panels/step_panel.h"
 #include "panels/training_panel.h"
+#include "panels/decoding_panel.h"
 #include "screenshot.h"
 #include "self_test.h"
 #include "session.h"
@@ -255,6 +256,7 @@ void ExplorerApp::make_panels() {
     m_panels.push_back(std::make_unique<ModelPanel>());
     m_panels.push_back(std::make_unique<BackendPanel>());
     m_panels.push_back(std::make_unique<TrainingPanel>());
+    m_panels.push_back(std::make_unique<DecodingPanel>());
 }
 
 void ExplorerApp::create_initial_session() {
@@ -708,6 +710,9 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
         try {
             write_back_buffer_png(m_options.screenshot, 0, 0, framebuffer_w, framebuffer_h, framebuffer_h);
             std::printf("transformer-explorer: wrote %s (%dx%d)\n", m_options.screenshot.c_str(), framebuffer_w, framebuffer_h);
+            if (m_options.print_decoded)
+                for (size_t b = 0; b < m_view.decoded_text.size(); ++b)
+                    std::printf("decoded %zu: %s\n", b + 1, m_view.decoded_text[b].c_str());
             finish(0);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "transformer-explorer: %s\n", e.what());

@@ -9,7 +9,7 @@ namespace tx::app {
 
 const std::vector<std::string>& panel_keys() {
     static const std::vector<std::string> keys = {"input",  "steps", "attention", "masks",   "positional",
-                                                  "shapes", "model", "backend",   "training"};
+                                                  "shapes", "model", "backend",   "training", "decoding"};
     return keys;
 }
 
@@ -26,9 +26,11 @@ const char* USAGE =
     "  --fused-attention     start with fused attention (no (T,S) scores/probabilities steps)\n"
     "  --attention-lines     the Attention panel starts with lines between tokens instead of heatmaps\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
+    "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
+    "                        per sentence (\"decoded 1: TEXT\")\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
-    "                        model backend training\n"
+    "                        model backend training decoding\n"
     "  --screenshot FILE     render, write the window to FILE (PNG) and exit 0\n"
     "  --frames N            frames to render before the screenshot (default 6)\n"
     "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
@@ -76,6 +78,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.fused_attention = true;
         } else if (arg == "--attention-lines") {
             options.attention_lines = true;
+        } else if (arg == "--print-decoded") {
+            options.print_decoded = true;
         } else if (arg == "--screenshot") {
             if (!value(options.screenshot) || options.screenshot.empty()) return bad("--screenshot needs a file name");
         } else if (arg == "--layout") {
@@ -87,7 +91,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--panel needs a name");
             if (!is_panel(v))
                 return bad("unknown panel '" + v +
-                           "': use input, steps, attention, masks, positional, shapes, model, backend or training");
+                           "': use input, steps, attention, masks, positional, shapes, model, backend, training or decoding");
             options.panel = v;
         } else if (arg == "--sentence") {
             if (!value(v)) return bad("--sentence needs a text");
@@ -125,6 +129,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             return bad("unknown argument '" + arg + "'");
         }
     }
+    if (options.print_decoded && options.screenshot.empty()) return bad("--print-decoded needs --screenshot");
     return std::nullopt;
 }
 

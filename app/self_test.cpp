@@ -52,7 +52,7 @@ void SelfTest::build() {
         return true;
     });
     add("settle", wait_frames(3));
-    for (const char* key : {"input", "steps", "attention", "masks", "positional", "shapes", "model", "backend", "training"}) {
+    for (const char* key : {"input", "steps", "attention", "masks", "positional", "shapes", "model", "backend", "training", "decoding"}) {
         add(std::string("open panel ") + key, [key](ExplorerApp& app) {
             app.show_panel(key);
             return true;
@@ -155,6 +155,35 @@ void SelfTest::build() {
     add("draw", wait_frames(2));
     add("heads back on", [](ExplorerApp& app) {
         app.enable_all_heads();
+        return true;
+    });
+    add("beam search", [](ExplorerApp& app) {
+        app.show_panel("decoding");
+        app.set_decoding(4, 0.6);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check beam search", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        check(v.beam_size == 4, "the Decoding panel's K = 4 reaches the session");
+        check(v.beams.size() == static_cast<size_t>(v.B) && v.greedy.size() == static_cast<size_t>(v.B),
+              "both decodings of every sentence in the view");
+        if (!v.beams.empty() && !v.beams[0].trace.empty()) {
+            check(v.decoded_ids[0] == v.beams[0].best, "K = 4: the app shows beam search's best output");
+            check(v.beams[0].trace[0].prefixes.size() == 1 && v.beams[0].trace[0].candidates.size() == 4,
+                  "step 1 of the trace: one beam (BOS) proposing 4 pieces");
+        }
+        app.set_decoding(1, 0.6);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check greedy", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        check(v.beam_size == 1, "K = 1 reaches the session");
+        if (!v.beams.empty() && !v.greedy.empty()) {
+            check(v.decoded_text[0] == v.greedy_text[0], "K = 1: the app shows greedy's output");
+            check(v.beams[0].best == v.greedy[0].ids, "beam search with K = 1 finds greedy's output");
+        }
         return true;
     });
     add("batch", [this](ExplorerApp& app) {

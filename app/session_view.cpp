@@ -64,6 +64,19 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.beam_size = session.decoding().beam_size;
         view.length_penalty = session.decoding().length_penalty;
         view.beams = session.beam_results();
+        view.greedy = session.greedy_results();
+        const Tokenizer& tokenizer = session.tokenizer();
+        view.greedy_text.clear();
+        for (const BeamHypothesis& h : view.greedy) view.greedy_text.push_back(tokenizer.decode(h.ids));
+        view.hypothesis_text.assign(view.beams.size(), {});
+        view.prefix_text.assign(view.beams.size(), {});
+        for (size_t b = 0; b < view.beams.size(); ++b) {
+            for (const BeamHypothesis& h : view.beams[b].hypotheses) view.hypothesis_text[b].push_back(tokenizer.decode(h.ids));
+            for (const BeamStep& step : view.beams[b].trace) {
+                view.prefix_text[b].emplace_back();
+                for (const auto& prefix : step.prefixes) view.prefix_text[b].back().push_back(tokenizer.decode(prefix));
+            }
+        }
         view.B = model.batch_size();
         view.S = model.src_len();
         view.T = model.tgt_len();

@@ -39,7 +39,13 @@ struct SessionView {
     std::vector<std::string> decoded_text;
     int beam_size = 1;                       // 1: greedy decoding
     double length_penalty = 0.6;             // GNMT alpha, beam search only
-    std::vector<BeamResult> beams;           // per sentence when beam_size > 1
+    // Both decodings of every sentence, whichever is chosen (Session::greedy_results/beam_results),
+    // and their texts as the tokenizer writes them.
+    std::vector<BeamResult> beams;           // per sentence: beam search with beam_size, length_penalty
+    std::vector<BeamHypothesis> greedy;      // per sentence: greedy's output, scored with length_penalty
+    std::vector<std::string> greedy_text;    // per sentence
+    std::vector<std::vector<std::string>> hypothesis_text;        // [sentence][rank] beams[].hypotheses
+    std::vector<std::vector<std::vector<std::string>>> prefix_text;   // [sentence][step][beam] trace prefixes
 
     int B = 0, S = 0, T = 0;
     std::vector<int32_t> src_ids;            // [B,S] encoder input: tokens + EOS, PAD-padded

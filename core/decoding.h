@@ -7,9 +7,17 @@
 
 namespace tx {
 
+// How probable greedy's output is, so it can be ranked as beam search ranks its hypotheses.
+struct GreedyScore {
+    double log_prob = 0.0;   // log P(Y | source): the chosen tokens' log-probabilities, EOS included when chosen
+    bool finished = false;   // EOS was chosen within the limit
+};
+
 // src: B rows of source ids (tokens + EOS). Returns per row the generated ids after BOS, up to
-// and excluding EOS, at most max_new tokens (clamped to max_len - 1). Leaves the model's batch
-// set to the last decoder input.
-std::vector<std::vector<int>> greedy_decode(Transformer& model, const std::vector<std::vector<int>>& src, int max_new);
+// and excluding EOS, at most max_new tokens (clamped to max_len - 1); `scores`, when given,
+// receives one GreedyScore per row, summed from the very log-probabilities the choices were made
+// from. Leaves the model's batch set to the last decoder input.
+std::vector<std::vector<int>> greedy_decode(Transformer& model, const std::vector<std::vector<int>>& src, int max_new,
+                                            std::vector<GreedyScore>* scores = nullptr);
 
 }  // namespace tx

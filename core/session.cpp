@@ -1,4 +1,4 @@
-// Session: inputs -> tokens -> greedy decode -> batch -> steps, with a cursor for stepping.
+// Session: inputs -> tokens -> greedy decode and beam search -> batch -> steps, with a cursor for stepping.
 #include "session.h"
 
 #include <algorithm>
@@ -98,19 +98,25 @@ int Session::decode_limit(const std::vector<std::vector<int>>& src) const {
 void Session::rerun() {
     const auto src = source_ids();
     const ModelConfig& c = config();
-    m_beams.clear();
-    if (m_decoding.beam_size > 1) {
-        m_decoded.clear();
-        for (const auto& row : src) {
-            m_beams.push_back(beam_search(*m_model, row, decode_limit(src), {m_decoding.beam_size, m_decoding.length_penalty}));
-            m_decoded.push_back(m_beams.back().best);
-        }
-    } else {
-        m_decoded = greedy_decode(*m_model, src, decode_limit(src));
+    // Both decodings, whichever is shown: each leaves the model's batch set to its last decoder
+    // input, and the shown pass below sets the batch again.
+    std::vector<GreedyScore> scores;
+    const std::vector<std::vector<int>> greedy = greedy_decode(*m_model, src, decode_limit(src), &scores);
+    m_greedy.clear();
+    for (size_t b = 0; b < greedy.size(); ++b) {
+        const int length = static_cast<int>(greedy[b].size()) + (scores[b].finished ? 1 : 0);
+        m_greedy.push_back({greedy[b], scores[b].log_prob,
+                            scores[b].log_prob / length_penalty(length, m_decoding.length_penalty), length,
+                            scores[b].finished});
     }
+    m_beams.clear();
+    for (const auto& row : src)
+        m_beams.push_back(beam_search(*m_model, row, decode_limit(src), {m_decoding.beam_size, m_decoding.length_penalty}));
+    m_decoded.clear();
+    for (size_t b = 0; b < src.size(); ++b) m_decoded.push_back(m_decoding.beam_size > 1 ? m_beams[b].best : greedy[b]);
     // The decoder input of the shown pass. With a target text: BOS + its tokens (teacher forcing).
-    // Otherwise BOS + the greedy output, so every position's log-probabilities are the ones
-    // greedy decoding chose from (the last one predicts EOS).
+    // Otherwise BOS + the decoded output, so every position's log-probabilities are the ones the
+    // decoding chose from (the last one predicts EOS).
     std::vector<std::vector<int>> tgt;
     for (const auto& out : m_decoded) {
         std::vector<int> row{c.special.bos};

@@ -39,16 +39,17 @@ public:
     // Replaces the parameters (e.g. from the trainer), keeping the config; re-runs.
     void set_parameters(const std::vector<float>& parameters);
 
-    // Inputs. 1..MAX_BATCH sentences; several form a padded batch. Tokenizes, decodes greedily
-    // (unless a target text is given: then the decoder input is BOS + its tokens, teacher forcing),
-    // sets the batch and runs every step. Throws std::invalid_argument with a clear reason
+    // Inputs. 1..MAX_BATCH sentences; several form a padded batch. Tokenizes, decodes (unless a
+    // target text is given: then the decoder input is BOS + its tokens, teacher forcing), sets
+    // the batch and runs every step. Throws std::invalid_argument with a clear reason
     // (too many sentences, a sentence too long for max_len); the previous input stays.
     static constexpr int MAX_BATCH = 4;
     void set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target = std::nullopt);
     const std::vector<std::string>& sentences() const { return m_sentences; }
     const std::optional<std::string>& target_text() const { return m_target_text; }
     const std::vector<std::vector<Token>>& source_tokens() const { return m_source_tokens; }   // without EOS
-    // Greedy output per sentence (ids without BOS/EOS) and as text; see decode_limit().
+    // The output of the chosen decoding per sentence (ids without BOS/EOS) and as text: greedy's,
+    // or beam search's best when the beam size is above 1; see decode_limit().
     const std::vector<std::vector<int>>& decoded_ids() const { return m_decoded; }
     std::vector<std::string> decoded_text() const;
 
@@ -61,7 +62,11 @@ public:
     };
     void set_decoding(const Decoding& decoding);
     const Decoding& decoding() const { return m_decoding; }
-    // Per sentence, the last beam search (empty when decoding greedily).
+    // Both decodings of every sentence, whichever one is chosen, so that they can be compared:
+    // greedy_decode's output scored as a hypothesis (log P of the chosen tokens, EOS included when
+    // chosen; score = log P / lp with the length penalty above), and beam search with the beam size
+    // and length penalty above, trace included (with beam size 1 it finds greedy's output).
+    const std::vector<BeamHypothesis>& greedy_results() const { return m_greedy; }
     const std::vector<BeamResult>& beam_results() const { return m_beams; }
 
     // The teaching toggles (masks, head ablation); changing them re-decodes and re-runs.
@@ -106,6 +111,7 @@ private:
     std::vector<std::vector<Token>> m_source_tokens;
     std::vector<std::vector<int>> m_decoded;
     Decoding m_decoding;
+    std::vector<BeamHypothesis> m_greedy;
     std::vector<BeamResult> m_beams;
     size_t m_cursor = 0;
 };

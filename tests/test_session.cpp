@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "decoding.h"
 #include "session.h"
 
 namespace tx {
@@ -203,6 +204,86 @@ TEST(Session, SaveAndReloadGiveTheSameOutputs) {
     const size_t last = s.step_count() - 1;
     EXPECT_EQ(loaded.model().step_output(last), s.model().step_output(last));
     std::filesystem::remove(path);
+}
+
+// The session keeps both decodings of every sentence whichever is chosen: greedy's equals
+// greedy_decode's (its log P summed from the shown pass when that pass is greedy's output), beam
+// search's equals beam_search's, trace included; and the shown pass is the chosen decoding's
+// output although both searches moved the model's batch before it.
+TEST(Session, KeepsGreedyAndBeamSearchOfEverySentence) {
+    Session s(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors"));
+    const std::vector<std::string> sentences = {"Seven quiet foxes jumped over two lazy dogs.", "I see the dog."};
+    s.set_input(sentences);
+    const ModelConfig& c = s.config();
+    int differing = 0;
+    for (const Session::Decoding d : {Session::Decoding{4, 0.6}, Session::Decoding{1, 0.6}, Session::Decoding{3, 0.0}}) {
+        s.set_decoding(d);
+        const auto& greedy = s.greedy_results();
+        const auto& beams = s.beam_results();
+        ASSERT_EQ(greedy.size(), sentences.size());
+        ASSERT_EQ(beams.size(), sentences.size());
+        // The shown pass: BOS + the chosen output, every step run.
+        const Transformer& m = s.model();
+        ASSERT_EQ(m.batch_size(), 2);
+        EXPECT_EQ(s.cursor(), s.step_count());
+        for (size_t b = 0; b < sentences.size(); ++b) {
+            const std::vector<int>& chosen = d.beam_size > 1 ? beams[b].best : greedy[b].ids;
+            EXPECT_EQ(s.decoded_ids()[b], chosen);
+            for (size_t t = 0; t < chosen.size(); ++t) EXPECT_EQ(m.tgt_ids()[b * m.tgt_len() + t + 1], chosen[t]);
+        }
+        if (d.beam_size == 1) {
+            // Greedy's log P from the shown pass (teacher forcing on BOS + greedy's output).
+            const auto lp = m.step_output(m.find_step("generator.log_probs"));   // [B,T,V]
+            const int T = m.tgt_len(), V = c.tgt_vocab;
+            for (size_t b = 0; b < sentences.size(); ++b) {
+                std::vector<int> next = greedy[b].ids;
+                if (greedy[b].finished) next.push_back(c.special.eos);
+                double sum = 0.0;
+                for (size_t t = 0; t < next.size(); ++t) sum += lp[(b * T + t) * V + next[t]];
+                EXPECT_NEAR(greedy[b].log_prob, sum, 1e-4);
+            }
+        }
+        // Independent runs of both decoders on the same model (they move its batch; the session's
+        // results are copies).
+        std::vector<std::vector<int>> src;
+        size_t longest = 0;
+        for (const auto& tokens : s.source_tokens()) {
+            src.emplace_back();
+            for (const Token& t : tokens) src.back().push_back(t.id);
+            src.back().push_back(c.special.eos);
+            longest = std::max(longest, src.back().size());
+        }
+        const int limit = std::min(c.max_len - 1, 2 * static_cast<int>(longest) + 10);
+        std::vector<GreedyScore> scores;
+        const auto ref_greedy = greedy_decode(s.model(), src, limit, &scores);
+        for (size_t b = 0; b < sentences.size(); ++b) {
+            EXPECT_EQ(greedy[b].ids, ref_greedy[b]);
+            EXPECT_EQ(greedy[b].log_prob, scores[b].log_prob);
+            EXPECT_EQ(greedy[b].finished, scores[b].finished);
+            EXPECT_EQ(greedy[b].length, static_cast<int>(ref_greedy[b].size()) + (scores[b].finished ? 1 : 0));
+            EXPECT_DOUBLE_EQ(greedy[b].score, greedy[b].log_prob / length_penalty(greedy[b].length, d.length_penalty));
+            const BeamResult ref = beam_search(s.model(), src[b], limit, {d.beam_size, d.length_penalty});
+            EXPECT_EQ(beams[b].best, ref.best);
+            EXPECT_EQ(beams[b].score, ref.score);
+            ASSERT_EQ(beams[b].hypotheses.size(), ref.hypotheses.size());
+            for (size_t h = 0; h < ref.hypotheses.size(); ++h) EXPECT_EQ(beams[b].hypotheses[h].ids, ref.hypotheses[h].ids);
+            ASSERT_EQ(beams[b].trace.size(), ref.trace.size());
+            for (size_t t = 0; t < ref.trace.size(); ++t) {
+                ASSERT_EQ(beams[b].trace[t].candidates.size(), ref.trace[t].candidates.size());
+                EXPECT_EQ(beams[b].trace[t].prefixes, ref.trace[t].prefixes);
+                for (size_t k = 0; k < ref.trace[t].candidates.size(); ++k) {
+                    EXPECT_EQ(beams[b].trace[t].candidates[k].token, ref.trace[t].candidates[k].token);
+                    EXPECT_EQ(beams[b].trace[t].candidates[k].fate, ref.trace[t].candidates[k].fate);
+                }
+            }
+            if (d.beam_size == 1) {
+                EXPECT_EQ(beams[b].best, greedy[b].ids);
+            }
+            differing += beams[b].best != greedy[b].ids;
+        }
+    }
+    // The first sentence's unseen words make beam search (K = 4, alpha 0.6) leave greedy's path.
+    EXPECT_GE(differing, 1);
 }
 
 }  // namespace

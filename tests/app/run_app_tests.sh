@@ -33,7 +33,7 @@ shot() {   # name, regions..., -- app arguments
 # Default layout: the input column and the main area both show content.
 shot default 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --frames 6
 # Every panel alone, filling the window: its body (below the explanation) shows content.
-for p in input steps attention masks positional shapes model backend training; do
+for p in input steps attention masks positional shapes model backend training decoding; do
     shot "panel-$p" 0,0.1,1,0.9:12 -- --panel "$p"
 done
 # A padded batch, the cursor in the first encoder layer's attention.
@@ -47,6 +47,20 @@ for m in copy reverse sort; do
     shot "model-$m" 0.34,0.1,1,0.9:40 -- --checkpoint "$models/$m.safetensors" --step decoder.layers.1.cross_attn.probs \
         --layout attention
 done
+# The app's beam search output (K = 4, alpha 0.6) is txcli decode --beam 4's, text for text, on
+# sentences where it differs from greedy decoding (the first two) and where it does not.
+txcli="$(dirname "$app")/txcli"
+for s in "Seven quiet foxes jumped over two lazy dogs." "I was not happy." "I see the dog."; do
+    want=$("$txcli" decode --checkpoint "$models/default.safetensors" --beam 4 --src "$s" 2>&1)
+    shot decode-beam 0,0.1,1,0.9:12 -- --checkpoint "$models/default.safetensors" --beam 4 --sentence "$s" \
+        --panel decoding --print-decoded || continue
+    got=$(sed -n 's/^decoded 1: //p' "$out/decode-beam.log")
+    if [ -z "$want" ] || [ "$got" != "$want" ]; then
+        echo "FAIL decode-beam \"$s\": app '$got', txcli '$want'"; failures=$((failures + 1))
+    else
+        echo "ok   decode-beam \"$s\": app and txcli both '$got'"
+    fi
+done
 # Attention as lines, on a padded batch (the second row's PAD positions get no label arrow).
 shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention --sentence "I see the dog." \
     --sentence "The small white dogs will not sleep in the old house." --step decoder.layers.2.cross_attn.probs
@@ -54,7 +68,7 @@ shot translate-beam 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --beam 4 --step deco
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
 # Bad arguments: one-line reason, exit 2.
-for bad in --no-such-option "--train 0" "--frames x"; do
+for bad in --no-such-option "--train 0" "--frames x" --print-decoded; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
