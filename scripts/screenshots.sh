@@ -23,3 +23,4 @@ shot positional.png --layout positional
 shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.safetensors" \
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
+shot lessons.png --lesson 7,1
