@@ -973,14 +973,19 @@ void ExplorerApp::draw_panels() {
     }
 
     if (m_settings.layout == "windows") {
+        // A grid of the open panels, three to a row: more open panels than nine add a row.
         const int cols = 3;
-        const int rows = std::max(3, static_cast<int>(m_panels.size() + cols - 1) / cols);
+        int open = 0;
+        for (const auto& p : m_panels) open += p->open() ? 1 : 0;
+        const int rows = std::max(3, (open + cols - 1) / cols);
         const float w = size.x / cols, h = size.y / static_cast<float>(rows);
-        for (size_t i = 0; i < m_panels.size(); ++i) {
-            if (!m_panels[i]->open()) continue;
-            ImGui::SetNextWindowPos(ImVec2(pos.x + w * static_cast<float>(i % cols), pos.y + h * static_cast<float>(i / cols)), cond);
+        int slot = 0;
+        for (auto& p : m_panels) {
+            if (!p->open()) continue;
+            ImGui::SetNextWindowPos(ImVec2(pos.x + w * static_cast<float>(slot % cols), pos.y + h * static_cast<float>(slot / cols)), cond);
             ImGui::SetNextWindowSize(ImVec2(w, h), cond);
-            m_panels[i]->draw_window(ctx);
+            p->draw_window(ctx);
+            ++slot;
         }
         return;
     }
