@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "panels/attention_panel.h"
 #include "panels/backend_panel.h"
 #include "panels/input_panel.h"
+#include "panels/lessons_panel.h"
 #include "panels/masks_panel.h"
 #include "panels/model_panel.h"
 #include "panels/positional_panel.h"
@@ -47,6 +49,7 @@ namespace {
 
 constexpr const char* DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired.";
 constexpr float LEFT_COLUMN = 0.33f;    // share of the width for Input and Step-through
+constexpr double HIGHLIGHT_S = 4.0;     // how long highlight_panel() frames a panel
 
 std::string executable_dir() {
     std::error_code ec;
@@ -60,7 +63,11 @@ std::string user_config_dir() {
     return {};
 }
 
-bool is_left_column(const std::string& key) { return key == "input" || key == "shapes"; }
+// Lessons, when open, takes Shapes' place below Input, so a lesson never covers the tab it talks
+// about; Shapes then becomes a tab.
+bool is_left_column(const std::string& key, bool lessons_open) {
+    return key == "input" || key == "lessons" || (key == "shapes" && !lessons_open);
+}
 
 // The same file by two paths (relative or absolute); false when either does not exist.
 bool same_file(const std::string& a, const std::string& b) {
@@ -198,6 +205,18 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     if (!m_options.panel.empty()) show_panel(m_options.panel);
     else if (!m_options.layout.empty() && m_options.layout != "default" && m_options.layout != "windows") show_panel(m_options.layout);
     if (m_options.self_test) m_self_test = std::make_unique<SelfTest>();
+    if (m_options.lesson > 0)
+        for (auto& p : m_panels)
+            if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) {
+                if (m_options.lesson > static_cast<int>(lessons->lessons().size())) {
+                    report_error("--lesson " + std::to_string(m_options.lesson) + ": there are " +
+                                 std::to_string(lessons->lessons().size()) + " lessons");
+                    break;
+                }
+                show_panel("lessons");
+                lessons->open_lesson(m_options.lesson - 1);
+                m_lesson_steps_left = m_options.lesson_steps;   // one "Do it" a frame, as a learner would
+            }
     if (m_options.train_steps > 0) {
         trainer_configure(Preset::Tiny, preset_training(Preset::Tiny, TaskKind::Copy));
         trainer_start();
@@ -257,6 +276,12 @@ void ExplorerApp::make_panels() {
     m_panels.push_back(std::make_unique<BackendPanel>());
     m_panels.push_back(std::make_unique<TrainingPanel>());
     m_panels.push_back(std::make_unique<DecodingPanel>());
+    auto lessons = std::make_unique<LessonsPanel>();
+    for (const std::string& e : lessons->load(m_options.lessons.empty() ? resolve_asset("lessons") : m_options.lessons, panel_keys()))
+        report_error("lesson: " + e);
+    lessons->open() = false;   // a guided tour on request (Help or View menu, --lesson)
+    for (const auto& p : m_panels) lessons->name_panel(p->key(), p->title());
+    m_panels.push_back(std::move(lessons));
 }
 
 void ExplorerApp::create_initial_session() {
@@ -635,11 +660,103 @@ void ExplorerApp::show_panel(const std::string& key) {
         }
 }
 
+void ExplorerApp::set_attention_scaling(bool on) {
+    queue([this, on] { if (m_session) { m_session->set_attention_scaling(on); refresh(true); } });
+}
+
+void ExplorerApp::open_model(const std::string& key) {
+    std::string known;
+    for (const CatalogModel& m : m_catalog) {
+        const std::string stem = fs::path(m.file).stem().string();
+        if (stem == key) return open_catalog_model(m.file, m.sentence);
+        known += (known.empty() ? "" : ", ") + stem;
+    }
+    report_error("no shipped model '" + key + "' (File \xE2\x86\x92 Models has: " + (known.empty() ? "none" : known) + ")");
+}
+
+void ExplorerApp::go_to_step(const std::string& name) {
+    queue([this, name] {
+        if (!m_session) return;
+        const size_t index = m_session->model().find_step(name);
+        if (index >= m_session->step_count()) {
+            report_error("no step named '" + name + "' in this model (its steps run from " +
+                         m_session->model().steps().front().name + " to " + m_session->model().steps().back().name + ")");
+            return;
+        }
+        m_session->run_to(index);
+        refresh(false);
+        if (const int block = m_view.attention_block_of(index); block >= 0) m_selection.attention_block = block;
+    });
+}
+
+void ExplorerApp::select_attention(const std::string& prefix, int head) {
+    queue([this, prefix, head] {
+        for (size_t i = 0; i < m_view.attention.size(); ++i)
+            if (m_view.attention[i].prefix == prefix) {
+                if (head < 0 || head >= m_view.config.heads) {
+                    report_error(prefix + " has heads 0 to " + std::to_string(m_view.config.heads - 1) + ", not " + std::to_string(head));
+                    return;
+                }
+                m_selection.attention_block = static_cast<int>(i);
+                m_selection.head = head;
+                return;
+            }
+        report_error("no attention block '" + prefix + "' in this model");
+    });
+}
+
+void ExplorerApp::highlight_panel(const std::string& key) {
+    // Queued after the step's other commands: the panel is raised once its model and input are set.
+    queue([this, key] {
+        for (auto& p : m_panels)
+            if (p->key() == key) {
+                show_panel(key);
+                m_highlight = key;
+                m_highlight_until = now_s() + HIGHLIGHT_S;
+                return;
+            }
+        report_error("no panel '" + key + "' to highlight");
+    });
+}
+
+void ExplorerApp::draw_highlight() {
+    if (m_highlight.empty()) return;
+    const double left = m_highlight_until - now_s();
+    if (left <= 0.0) {
+        m_highlight.clear();
+        return;
+    }
+    for (const auto& p : m_panels) {
+        if (p->key() != m_highlight || p->drawn_frame() != ImGui::GetFrameCount()) continue;
+        // A slow pulse, fading out over the last second.
+        const float pulse = 0.75f + 0.25f * static_cast<float>(std::sin(now_s() * 6.0));
+        const float alpha = std::min(1.0f, static_cast<float>(left)) * pulse;
+        const ImU32 colour = ImGui::GetColorU32(ImVec4(1.0f, 0.78f, 0.2f, alpha));
+        ImDrawList* draw = ImGui::GetForegroundDrawList();
+        const ImVec2 a(p->drawn_min().x - 1, p->drawn_min().y - 1), b(p->drawn_max().x + 1, p->drawn_max().y + 1);
+        draw->AddRect(a, b, colour, 6.0f, 0, 3.0f);
+        // The tag covers no content: a window's is in its title bar, left of the close button; a
+        // tab's sits at the right end of the tab bar, above the frame.
+        bool lessons_open = false;
+        for (const auto& q : m_panels) lessons_open |= q->key() == "lessons" && q->open();
+        const bool tab = m_options.panel.empty() && m_settings.layout != "windows" && !is_left_column(p->key(), lessons_open);
+        const std::string tag = "Lesson: look here";
+        const ImVec2 tag_size = ImGui::CalcTextSize(tag.c_str());
+        const float h = ImGui::GetFrameHeight();
+        const float right = tab ? b.x : b.x - h - 6;
+        const float top = tab ? a.y - h : a.y + 2;
+        const ImVec2 t0(right - tag_size.x - 16, top), t1(right, top + h - 2);
+        draw->AddRectFilled(t0, t1, colour, 5.0f);
+        draw->AddText(ImVec2(t0.x + 8, t0.y + (h - 2 - tag_size.y) * 0.5f), ImGui::GetColorU32(ImVec4(0.1f, 0.08f, 0.0f, alpha)), tag.c_str());
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Frame.
 
 bool ExplorerApp::idle() const {
     if (m_options.headless() || !m_commands.empty() || !m_region_exports.empty() || m_frame < 3) return false;
+    if (!m_highlight.empty()) return false;   // the frame fades out
     if (m_trainer && m_training.state == TrainerState::Running) return false;
     return !ImGui::IsAnyMouseDown();
 }
@@ -670,6 +787,7 @@ void ExplorerApp::draw() {
     draw_menu_bar();
     draw_status_bar();
     draw_panels();
+    draw_highlight();
     if (m_show_log) draw_log_window();
     if (m_show_about) {
         ImGui::OpenPopup("About Transformer Explorer");
@@ -685,6 +803,11 @@ void ExplorerApp::draw() {
         ImGui::EndPopup();
     }
     heatmap_collect_garbage();
+    if (m_lesson_steps_left > 0 && m_commands.empty()) {
+        --m_lesson_steps_left;
+        for (auto& p : m_panels)
+            if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) lessons->do_step(*this);
+    }
     apply_commands();
     if (m_self_test) m_self_test->frame(*this);
 }
@@ -706,7 +829,8 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
     // With --train N the screenshot waits until training has paused, then draws `frames` more.
     const bool training_settled = m_options.train_steps <= 0 ||
                                   (m_launch_training_done_frame >= 0 && m_frame >= m_launch_training_done_frame + m_options.frames);
-    if (!m_options.screenshot.empty() && !m_self_test && m_frame >= m_options.frames && training_settled) {
+    if (!m_options.screenshot.empty() && !m_self_test && m_frame >= m_options.frames && training_settled &&
+        m_lesson_steps_left == 0) {
         try {
             write_back_buffer_png(m_options.screenshot, 0, 0, framebuffer_w, framebuffer_h, framebuffer_h);
             std::printf("transformer-explorer: wrote %s (%dx%d)\n", m_options.screenshot.c_str(), framebuffer_w, framebuffer_h);
@@ -767,6 +891,7 @@ void ExplorerApp::draw_menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("Lessons: a guided tour")) show_panel("lessons");
         if (ImGui::MenuItem("About and keyboard")) m_show_about = true;
         ImGui::EndMenu();
     }
@@ -853,25 +978,37 @@ void ExplorerApp::draw_panels() {
     }
 
     if (m_settings.layout == "windows") {
+        // A grid of the open panels, three to a row: more open panels than nine add a row.
         const int cols = 3;
-        const float w = size.x / cols, h = size.y / 3;
-        for (size_t i = 0; i < m_panels.size(); ++i) {
-            if (!m_panels[i]->open()) continue;
-            ImGui::SetNextWindowPos(ImVec2(pos.x + w * static_cast<float>(i % cols), pos.y + h * static_cast<float>(i / cols)), cond);
+        int open = 0;
+        for (const auto& p : m_panels) open += p->open() ? 1 : 0;
+        const int rows = std::max(3, (open + cols - 1) / cols);
+        const float w = size.x / cols, h = size.y / static_cast<float>(rows);
+        int slot = 0;
+        for (auto& p : m_panels) {
+            if (!p->open()) continue;
+            ImGui::SetNextWindowPos(ImVec2(pos.x + w * static_cast<float>(slot % cols), pos.y + h * static_cast<float>(slot / cols)), cond);
             ImGui::SetNextWindowSize(ImVec2(w, h), cond);
-            m_panels[i]->draw_window(ctx);
+            p->draw_window(ctx);
+            ++slot;
         }
         return;
     }
 
-    // Default: Input and Shapes on the left, the other panels as tabs of the main area.
+    // Default: Input and Shapes (or Lessons) on the left, the other panels as tabs of the main area.
+    bool lessons_open = false;
+    for (auto& p : m_panels) lessons_open |= p->key() == "lessons" && p->open();
     const float left_w = std::max(380.0f, size.x * LEFT_COLUMN);
-    const float input_h = size.y * 0.52f;
+    // A lesson has more to say than Shapes: it gets a larger share. The column is laid out again
+    // when Lessons opens or closes, so the two never overlap.
+    const float input_h = size.y * (lessons_open ? 0.45f : 0.52f);
+    const ImGuiCond left_cond = lessons_open != m_left_column_lessons ? ImGuiCond_Always : cond;
+    m_left_column_lessons = lessons_open;
     for (auto& p : m_panels) {
-        if (!is_left_column(p->key()) || !p->open()) continue;
+        if (!is_left_column(p->key(), lessons_open) || !p->open()) continue;
         const bool input = p->key() == "input";
-        ImGui::SetNextWindowPos(ImVec2(pos.x, input ? pos.y : pos.y + input_h), cond);
-        ImGui::SetNextWindowSize(ImVec2(left_w, input ? input_h : size.y - input_h), cond);
+        ImGui::SetNextWindowPos(ImVec2(pos.x, input ? pos.y : pos.y + input_h), left_cond);
+        ImGui::SetNextWindowSize(ImVec2(left_w, input ? input_h : size.y - input_h), left_cond);
         p->draw_window(ctx);
     }
     ImGui::SetNextWindowPos(ImVec2(pos.x + left_w, pos.y), cond);
@@ -880,7 +1017,7 @@ void ExplorerApp::draw_panels() {
         bool any = false;
         if (ImGui::BeginTabBar("##views", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
             for (auto& p : m_panels) {
-                if (is_left_column(p->key()) || !p->open()) continue;
+                if (is_left_column(p->key(), lessons_open) || !p->open()) continue;
                 any = true;
                 p->draw_tab(ctx);
             }

@@ -67,6 +67,11 @@ public:
     std::string export_path(const std::string& base_name, const char* extension) override;
     void export_region_png(ImVec2 min, ImVec2 max, const std::string& path) override;
     void show_panel(const std::string& key) override;
+    void set_attention_scaling(bool on) override;
+    void open_model(const std::string& key) override;
+    void go_to_step(const std::string& name) override;
+    void select_attention(const std::string& prefix, int head) override;
+    void highlight_panel(const std::string& key) override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }
@@ -76,6 +81,8 @@ public:
     const std::vector<std::unique_ptr<Panel>>& panels() const { return m_panels; }
     const std::string& config_dir() const { return m_config_dir; }
     void finish(int exit_code) { m_exit_code = exit_code; m_quit = true; }
+    const TrainerInfo& trainer_info() const { return m_trainer_info; }
+    const std::string& highlighted_panel() const { return m_highlight; }   // "" when none is framed
 
     // Settings persisted in the .ini (see settings.cpp).
     struct Settings {
@@ -151,6 +158,11 @@ private:
     std::unique_ptr<SelfTest> m_self_test;
     std::string m_focus_panel;
     float m_frame_ms = 0.0f;
+    std::string m_highlight;         // highlight_panel(): the panel framed until m_highlight_until (ImGui time)
+    double m_highlight_until = 0.0;
+    bool m_left_column_lessons = false;   // the left column's last layout had Lessons in it
+    int m_lesson_steps_left = 0;          // --lesson N,STEPS: steps still to do
+    void draw_highlight();
 };
 
 }  // namespace tx::app

@@ -9,7 +9,7 @@ namespace tx::app {
 
 const std::vector<std::string>& panel_keys() {
     static const std::vector<std::string> keys = {"input",  "steps", "attention", "masks",   "positional",
-                                                  "shapes", "model", "backend",   "training", "decoding"};
+                                                  "shapes", "model", "backend",   "training", "decoding", "lessons"};
     return keys;
 }
 
@@ -30,14 +30,17 @@ const char* USAGE =
     "                        per sentence (\"decoded 1: TEXT\")\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
-    "                        model backend training decoding\n"
+    "                        model backend training decoding lessons\n"
     "  --screenshot FILE     render, write the window to FILE (PNG) and exit 0\n"
     "  --frames N            frames to render before the screenshot (default 6)\n"
     "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
     "                        pause at step N; a --screenshot is taken once it has paused\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
-    "  --self-test           drive every panel, toggle and step, train 20 steps; exit 0 if no error\n"
+    "  --lesson N[,STEPS]    open lesson N (1-9) in the Lessons panel and do its first STEPS steps\n"
+    "  --lessons PATH        read the lessons from this folder or file instead of assets/lessons\n"
+    "  --self-test           drive every panel, toggle and step, train 20 steps, walk every lesson;\n"
+    "                        exit 0 if no error\n"
     "  --help                this text\n";
 
 int bad(const std::string& reason) {
@@ -91,7 +94,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--panel needs a name");
             if (!is_panel(v))
                 return bad("unknown panel '" + v +
-                           "': use input, steps, attention, masks, positional, shapes, model, backend, training or decoding");
+                           "': use input, steps, attention, masks, positional, shapes, model, backend, training, "
+                           "decoding or lessons");
             options.panel = v;
         } else if (arg == "--sentence") {
             if (!value(v)) return bad("--sentence needs a text");
@@ -123,6 +127,16 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.window_height = h;
         } else if (arg == "--checkpoint") {
             if (!value(options.checkpoint) || options.checkpoint.empty()) return bad("--checkpoint needs a file");
+        } else if (arg == "--lesson") {
+            if (!value(v)) return bad("--lesson needs N or N,STEPS");
+            const size_t comma = v.find(',');
+            const auto n = whole_number(v.substr(0, comma), 1, 99);
+            const auto steps = comma == std::string::npos ? std::optional<int>(0) : whole_number(v.substr(comma + 1), 0, 99);
+            if (!n || !steps) return bad("--lesson must be N or N,STEPS (whole numbers, N from 1), got '" + v + "'");
+            options.lesson = *n;
+            options.lesson_steps = *steps;
+        } else if (arg == "--lessons") {
+            if (!value(options.lessons) || options.lessons.empty()) return bad("--lessons needs a folder or file");
         } else if (arg == "--assets") {
             if (!value(options.assets) || options.assets.empty()) return bad("--assets needs a folder");
         } else {

@@ -22,6 +22,9 @@ struct AppOptions {
     std::string checkpoint;                 // --checkpoint FILE instead of the default model
     std::string assets;                     // --assets DIR
     bool self_test = false;
+    int lesson = 0;                         // --lesson N[,STEPS]: open lesson N (1-based) and do its first STEPS steps
+    int lesson_steps = 0;
+    std::string lessons;                    // --lessons PATH: a lesson folder or file instead of assets/lessons
     int window_width = 1600;
     int window_height = 1000;
 

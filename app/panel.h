@@ -55,6 +55,13 @@ public:
     // Reads the rectangle (screen coordinates) from the back buffer after this frame renders.
     virtual void export_region_png(ImVec2 min, ImVec2 max, const std::string& path) = 0;
     virtual void show_panel(const std::string& key) = 0;        // open and raise another panel
+    // Added for the Lessons panel. Names are resolved when the command is applied, so a step that
+    // first opens another model can then name that model's steps.
+    virtual void set_attention_scaling(bool on) = 0;            // ModelConfig::scale_attention, same weights
+    virtual void open_model(const std::string& key) = 0;        // a File → Models entry by its file's stem ("copy")
+    virtual void go_to_step(const std::string& name) = 0;       // run_to that step; an attention step selects its block
+    virtual void select_attention(const std::string& prefix, int head) = 0;   // "decoder.layers.2.cross_attn", head
+    virtual void highlight_panel(const std::string& key) = 0;   // show_panel, then a coloured frame for a few seconds
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).
@@ -96,12 +103,19 @@ public:
     const std::string& explanation() const { return m_explanation; }
     bool& open() { return m_open; }
     void request_focus() { m_focus = true; }
+    // Where the panel was last drawn (screen coordinates) and in which ImGui frame: for highlights.
+    ImVec2 drawn_min() const { return m_drawn_min; }
+    ImVec2 drawn_max() const { return m_drawn_max; }
+    int drawn_frame() const { return m_drawn_frame; }
 
     // As a window of its own (Begin/End).
     void draw_window(PanelContext& ctx, ImGuiWindowFlags flags = 0) {
         if (m_focus) ImGui::SetNextWindowFocus();
         m_focus = false;
-        if (ImGui::Begin(m_title.c_str(), &m_open, flags)) draw_body(ctx);
+        if (ImGui::Begin(m_title.c_str(), &m_open, flags)) {
+            remember_rect();
+            draw_body(ctx);
+        }
         ImGui::End();
     }
     // As a tab of the main area's tab bar (BeginTabItem/EndTabItem).
@@ -110,6 +124,7 @@ public:
         m_focus = false;
         if (ImGui::BeginTabItem(m_title.c_str(), &m_open, flags)) {
             ImGui::BeginChild(("##tab_" + m_key).c_str(), ImVec2(0, 0), false);
+            remember_rect();
             draw_body(ctx);
             ImGui::EndChild();
             ImGui::EndTabItem();
@@ -120,6 +135,11 @@ protected:
     virtual void draw_content(PanelContext& ctx) = 0;
 
 private:
+    void remember_rect() {
+        m_drawn_min = ImGui::GetWindowPos();
+        m_drawn_max = ImVec2(m_drawn_min.x + ImGui::GetWindowWidth(), m_drawn_min.y + ImGui::GetWindowHeight());
+        m_drawn_frame = ImGui::GetFrameCount();
+    }
     void draw_body(PanelContext& ctx) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("%s", m_explanation.c_str());
@@ -135,6 +155,8 @@ private:
     std::string m_title, m_key, m_explanation;
     bool m_open = true;
     bool m_focus = false;
+    ImVec2 m_drawn_min, m_drawn_max;
+    int m_drawn_frame = -1;
 };
 
 }  // namespace tx::app

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "explorer_app.h"
+#include "panels/lessons_panel.h"
 #include "widgets/export.h"
 
 namespace fs = std::filesystem;
@@ -15,6 +16,20 @@ namespace fs = std::filesystem;
 namespace tx::app {
 
 namespace {
+
+LessonsPanel* lessons_panel(ExplorerApp& app) {
+    for (const auto& p : app.panels())
+        if (auto* l = dynamic_cast<LessonsPanel*>(p.get())) return l;
+    return nullptr;
+}
+
+const Panel* panel(ExplorerApp& app, const std::string& key) {
+    for (const auto& p : app.panels())
+        if (p->key() == key) return p.get();
+    return nullptr;
+}
+
+bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrameCount(); }
 
 double seconds() {
     using namespace std::chrono;
@@ -52,7 +67,7 @@ void SelfTest::build() {
         return true;
     });
     add("settle", wait_frames(3));
-    for (const char* key : {"input", "steps", "attention", "masks", "positional", "shapes", "model", "backend", "training", "decoding"}) {
+    for (const char* key : {"input", "steps", "attention", "masks", "positional", "shapes", "model", "backend", "training", "decoding", "lessons"}) {
         add(std::string("open panel ") + key, [key](ExplorerApp& app) {
             app.show_panel(key);
             return true;
@@ -304,6 +319,52 @@ void SelfTest::build() {
         app.show_panel("attention");
         return true;
     });
+    // Every lesson, in order: each step's "Do it", its effects checked once applied, then the
+    // question answered wrongly (refused) and rightly (accepted).
+    add("lessons", [this](ExplorerApp& app) {
+        const LessonsPanel* l = lessons_panel(app);
+        check(l && l->lessons().size() == 9, "nine lessons loaded");
+        app.show_panel("lessons");
+        m_lesson = m_lesson_step = 0;
+        m_lesson_wait = -1;
+        return true;
+    });
+    add("walk the lessons", [this](ExplorerApp& app) {
+        LessonsPanel* l = lessons_panel(app);
+        if (!l || m_lesson >= static_cast<int>(l->lessons().size())) return true;
+        const Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
+        if (m_lesson_wait >= 0) {
+            // Commands apply after the frame that queued them; a highlighted tab is raised the
+            // frame after that; the trainer's snapshot follows one frame later still.
+            if (++m_lesson_wait < 3) return false;
+            check_lesson_step(app);
+            m_lesson_wait = -1;
+            ++m_lesson_step;
+            return false;
+        }
+        if (m_lesson_step == 0) {
+            l->open_lesson(m_lesson);
+            m_lesson_errors = app.error_count();
+        }
+        if (m_lesson_step < static_cast<int>(lesson.steps.size())) {
+            check(l->current() == m_lesson && l->steps_done() == m_lesson_step, lesson.file + ": the panel is at this step");
+            l->do_step(app);
+            m_lesson_wait = 0;
+            return false;
+        }
+        const int n = static_cast<int>(lesson.question.choices.size());
+        check(!l->check_answer((lesson.question.answer + 1) % n), lesson.file + ": a wrong answer is refused");
+        check(l->check_answer(lesson.question.answer), lesson.file + ": the right answer is accepted");
+        check(app.error_count() == m_lesson_errors, lesson.file + ": no error while answering");
+        ++m_lesson;
+        m_lesson_step = 0;
+        return false;
+    });
+    add("lessons done", [this](ExplorerApp& app) {
+        check(m_lesson == 9, "every lesson walked");
+        app.trainer_pause();
+        return true;
+    });
     add("draw", wait_frames(3));
     add("screenshot", [this](ExplorerApp&) {
         m_screenshot = true;
@@ -324,6 +385,72 @@ void SelfTest::build() {
         }
         return true;
     });
+}
+
+void SelfTest::check_lesson_step(ExplorerApp& app) {
+    const LessonsPanel* l = lessons_panel(app);
+    const Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
+    const LessonStep& step = lesson.steps[static_cast<size_t>(m_lesson_step)];
+    const std::string at = lesson.file + " step " + std::to_string(m_lesson_step + 1) + ": ";
+    const SessionView& v = app.view();
+    const Selection& sel = app.selection();
+    for (size_t i = 0; i < step.actions.size(); ++i) {
+        const LessonAction& a = step.actions[i];
+        // Only the last action of a kind in a step is still in effect at its end.
+        bool later = false;
+        for (size_t j = i + 1; j < step.actions.size(); ++j) later |= step.actions[j].kind == a.kind;
+        if (later) continue;
+        const std::string what = at + to_string(a.kind) + " " + a.name;
+        switch (a.kind) {
+            case LessonActionKind::OpenModel:
+                check(fs::path(v.model_source).stem().string() == a.name, what + ": that model is loaded (" + v.model_source + ")");
+                break;
+            case LessonActionKind::SetSentences: check(v.sentences == a.sentences, what + ": the sentences are set"); break;
+            case LessonActionKind::GoToStep:
+                check(v.cursor > 0 && v.cursor <= v.steps.size() && v.steps[v.cursor - 1].name == a.name,
+                      what + ": the cursor is just after that step");
+                break;
+            case LessonActionKind::CausalMask: check(v.options.causal_mask == a.on, what + ": causal mask set"); break;
+            case LessonActionKind::PaddingMask: check(v.options.padding_mask == a.on, what + ": padding mask set"); break;
+            case LessonActionKind::PositionalEncoding:
+                check(v.options.positional_encoding == a.on, what + ": positional encoding set");
+                break;
+            case LessonActionKind::AttentionScaling:
+                check(v.config.scale_attention == a.on, what + ": 1/sqrt(dk) scaling set");
+                break;
+            case LessonActionKind::SelectAttention:
+                check(sel.attention_block >= 0 && sel.attention_block < static_cast<int>(v.attention.size()) &&
+                          v.attention[static_cast<size_t>(sel.attention_block)].prefix == a.name && sel.head == a.number,
+                      what + ": that block and head are selected");
+                break;
+            case LessonActionKind::ShowPanel: {
+                const Panel* p = panel(app, a.name);
+                check(p && drawn_now(p), what + ": the panel is open and drawn");
+                break;
+            }
+            case LessonActionKind::HighlightPanel: {
+                // The highlighted panel is framed, drawn now, and not covered by the lesson.
+                const Panel* p = panel(app, a.name);
+                const Panel* lessons = panel(app, "lessons");
+                check(app.highlighted_panel() == a.name, what + ": the panel is highlighted");
+                check(drawn_now(p) && drawn_now(lessons), what + ": the panel and the lesson are both in sight");
+                if (p && lessons && p != lessons) {
+                    const bool apart = p->drawn_max().x <= lessons->drawn_min().x || lessons->drawn_max().x <= p->drawn_min().x ||
+                                       p->drawn_max().y <= lessons->drawn_min().y || lessons->drawn_max().y <= p->drawn_min().y;
+                    check(apart, what + ": the lesson does not cover the panel it highlights");
+                }
+                break;
+            }
+            case LessonActionKind::Decoding: check(v.beam_size == a.number, what + ": decoding set"); break;
+            case LessonActionKind::Train:
+                check(app.trainer_info().exists && to_string(app.trainer_info().training.task) == a.name &&
+                          app.training().state == TrainerState::Running,
+                      what + ": the trainer runs that task");
+                break;
+        }
+    }
+    check(app.error_count() == m_lesson_errors, at + "no error");
+    m_lesson_errors = app.error_count();   // one message per faulty step, not one per step after it
 }
 
 void SelfTest::frame(ExplorerApp& app) {

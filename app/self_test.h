@@ -1,5 +1,6 @@
 // --self-test: drives the app frame by frame through every panel, every step, every toggle, an
-// export, a rebuild, a checkpoint round trip and 20 training steps on the tiny preset; exits 0
+// export, a rebuild, a checkpoint round trip, 20 training steps on the tiny preset and every
+// lesson (each step's effect checked, each question answered); exits 0
 // only when no check failed and no error was reported. Used by tests/app/run_app_tests.sh.
 #pragma once
 #include <functional>
@@ -29,6 +30,9 @@ private:
     std::string m_tmp;
     double m_started = 0.0;
     int m_baseline_errors = 0;
+    // The lesson walk: lesson, step, frames waited since its "Do it", errors before it.
+    int m_lesson = 0, m_lesson_step = 0, m_lesson_wait = -1, m_lesson_errors = 0;
+    void check_lesson_step(ExplorerApp& app);
 };
 
 }  // namespace tx::app

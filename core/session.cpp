@@ -175,6 +175,20 @@ void Session::set_head_enabled(const std::string& prefix, int head, bool enabled
     if (!m_sentences.empty()) rerun();
 }
 
+void Session::set_attention_scaling(bool on) {
+    if (m_checkpoint.config.scale_attention == on) return;
+    // The Transformer reads its config once (scale, step formulas): rebuild it around the same
+    // parameters and options, as set_backend() does.
+    const std::vector<float> parameters = m_model->download_parameters();
+    const RunOptions options = m_model->options();
+    m_checkpoint.config.scale_attention = on;
+    m_model.reset();
+    m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
+    m_model->set_parameters(parameters);
+    m_model->options() = options;
+    if (!m_sentences.empty()) rerun();
+}
+
 bool Session::head_enabled(const std::string& prefix, int head) const {
     const auto& disabled = m_model->options().disabled_heads;
     const auto it = disabled.find(prefix);

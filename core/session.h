@@ -78,6 +78,9 @@ public:
     void set_fused_attention(bool on);   // off shows that attention alone ignores word order
     void set_head_enabled(const std::string& attention_prefix, int head, bool enabled);
     bool head_enabled(const std::string& attention_prefix, int head) const;
+    // ModelConfig::scale_attention on the same weights: scores = QKᵀ/√dk (on) or QKᵀ (off, to
+    // show softmax saturation). The config is the model's own (a save records it); re-runs.
+    void set_attention_scaling(bool on);
 
     // Stepping: cursor = number of finished steps (0 .. step_count()).
     size_t cursor() const { return m_cursor; }

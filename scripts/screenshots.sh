@@ -24,3 +24,4 @@ shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.sa
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
 shot decoding.png --layout decoding --beam 4 --sentence "I was not happy."
+shot lessons.png --lesson 7,1

@@ -193,6 +193,32 @@ TEST(Session, HeadAblationZeroesThatHeadsContext) {
     EXPECT_TRUE(s.options().disabled_heads.empty());
 }
 
+// Switching the 1/√dk scaling off keeps the weights and multiplies every raw score by √dk (the
+// Q and K projections are unchanged); switching it back gives the first run's outputs exactly.
+TEST(Session, AttentionScalingToggleKeepsTheWeights) {
+    Session s = make_session();
+    s.set_head_enabled("encoder.layers.0.self_attn", 1, false);
+    s.set_input({SENTENCE});
+    const size_t scores = s.model().find_step("encoder.layers.0.self_attn.scores");
+    const size_t last = s.step_count() - 1;
+    const auto scaled = s.model().step_output(scores);
+    const auto out = s.model().step_output(last);
+    const auto parameters = s.model().download_parameters();
+    s.set_attention_scaling(false);
+    EXPECT_FALSE(s.config().scale_attention);
+    EXPECT_FALSE(s.model().config().scale_attention);
+    EXPECT_FALSE(s.head_enabled("encoder.layers.0.self_attn", 1));   // options survive the rebuild
+    EXPECT_EQ(s.cursor(), s.step_count());
+    EXPECT_EQ(s.model().download_parameters(), parameters);
+    const auto unscaled = s.model().step_output(scores);
+    ASSERT_EQ(unscaled.size(), scaled.size());
+    const float root_dk = std::sqrt(static_cast<float>(s.config().d_k()));
+    for (size_t i = 0; i < scaled.size(); ++i) EXPECT_NEAR(unscaled[i], scaled[i] * root_dk, 1e-4f * (1 + std::fabs(unscaled[i])));
+    s.set_attention_scaling(true);
+    EXPECT_TRUE(s.config().scale_attention);
+    EXPECT_EQ(s.model().step_output(last), out);
+}
+
 TEST(Session, SaveAndReloadGiveTheSameOutputs) {
     Session s = make_session();
     s.set_input({SENTENCE});

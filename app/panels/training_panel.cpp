@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 #include "imgui_stdlib.h"
 #include "widgets/heatmap.h"
@@ -32,6 +33,15 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
         const char* home = std::getenv("HOME");
         m_save_path = std::string(home ? home : "/tmp") + "/transformer-explorer-trained.safetensors";
         m_initialised = true;
+    }
+    // A trainer configured elsewhere (a lesson, --train): the settings show what it runs.
+    if (ctx.trainer.exists && to_json(ctx.trainer.training) != m_trainer_json) {
+        m_trainer_json = to_json(ctx.trainer.training);
+        m_training = ctx.trainer.training;
+        for (int i = 0; i < static_cast<int>(std::size(TASKS)); ++i)
+            if (TASKS[i] == m_training.task) m_task = i;
+        for (int i = 0; i < static_cast<int>(std::size(PRESETS)); ++i)
+            if (PRESETS[i] == ctx.trainer.preset) m_preset = i;
     }
     const TrainingSnapshot& t = ctx.training;
     const bool exists = ctx.trainer.exists;

@@ -23,6 +23,7 @@ private:
     TrainingConfig m_training;
     bool m_initialised = false;
     std::string m_save_path;
+    std::string m_trainer_json;       // the running trainer's settings, last copied into m_training
 };
 
 }  // namespace tx::app

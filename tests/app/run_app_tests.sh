@@ -33,7 +33,7 @@ shot() {   # name, regions..., -- app arguments
 # Default layout: the input column and the main area both show content.
 shot default 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --frames 6
 # Every panel alone, filling the window: its body (below the explanation) shows content.
-for p in input steps attention masks positional shapes model backend training decoding; do
+for p in input steps attention masks positional shapes model backend training decoding lessons; do
     shot "panel-$p" 0,0.1,1,0.9:12 -- --panel "$p"
 done
 # A padded batch, the cursor in the first encoder layer's attention.
@@ -67,8 +67,21 @@ shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention -
 shot translate-beam 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --beam 4 --step decoder.layers.2.cross_attn.probs --layout attention
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
+# Mid-lesson (cross-attention, first step done): the lesson below Input, the Attention tab framed.
+shot lesson 0,0.55,0.33,0.95:20 0.34,0.1,1,0.9:40 -- --lesson 7,1
+# A malformed lesson file: the app still opens and says which file is wrong and how.
+mkdir -p "$out/bad-lessons"
+printf '%s\n' '{"title": "T", "paragraphs": ["P."], "steps": [{"text": "x", "actions": [{"do": "jump"}]}],' \
+    '"question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "E."}}' > "$out/bad-lessons/01-bad.json"
+if run bad-lesson --screenshot "$out/bad-lesson.png" --lessons "$out/bad-lessons" --layout lessons; then
+    if grep -qF "bad-lessons/01-bad.json: step 1, action 1: unknown action \"jump\"" "$out/bad-lesson.log"; then
+        echo "ok   a malformed lesson file is named with its problem"
+    else
+        echo "FAIL bad lesson: no clear message"; cat "$out/bad-lesson.log"; failures=$((failures + 1))
+    fi
+fi
 # Bad arguments: one-line reason, exit 2.
-for bad in --no-such-option "--train 0" "--frames x" --print-decoded; do
+for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi

@@ -1,0 +1,72 @@
+// Lessons: the guided tour's data (assets/lessons/NN-name.json, one lesson a file, read in file
+// name order) and its loader. A lesson is paragraphs, steps (each a text and the actions its
+// "Do it" performs on the app) and a multiple-choice question. No ImGui here: the Lessons panel
+// performs the actions, and the unit tests read the files.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tx::app {
+
+// What a lesson step can make the app do. To add one (e.g. "open_neuron_view" at a query/key
+// cell): a value here, its spelling and fields in lessons.cpp (ACTIONS), and its effect in
+// LessonsPanel::perform.
+enum class LessonActionKind {
+    OpenModel,            // "open_model": {"model": "default"} — a File → Models entry by its file's stem
+    SetSentences,         // "set_sentences": {"sentences": ["...", ...]} — 1 to 4, a padded batch from 2
+    GoToStep,             // "go_to_step": {"step": "decoder.layers.2.cross_attn.probs"}
+    CausalMask,           // "causal_mask": {"on": false}
+    PaddingMask,          // "padding_mask": {"on": false}
+    PositionalEncoding,   // "positional_encoding": {"on": false}
+    AttentionScaling,     // "attention_scaling": {"on": false} — 1/√dk, same weights
+    SelectAttention,      // "select_attention": {"block": "decoder.layers.2.cross_attn", "head": 0}
+    ShowPanel,            // "show_panel": {"panel": "masks"} — open and raise it
+    HighlightPanel,       // "highlight": {"panel": "attention"} — raise it and frame it for a few seconds
+    Decoding,             // "decoding": {"beam": 4} — 1 is greedy
+    Train,                // "train": {"task": "copy" | "reverse"} — tiny preset, started at once
+};
+
+struct LessonAction {
+    LessonActionKind kind = LessonActionKind::ShowPanel;
+    std::string name;                     // model key, step name, panel key, attention block or task
+    std::vector<std::string> sentences;   // SetSentences
+    bool on = true;                       // the toggles
+    int number = 0;                       // SelectAttention: head; Decoding: beam size
+};
+
+struct LessonStep {
+    std::string text;                     // what the learner is about to see, and where
+    std::vector<LessonAction> actions;    // none: the step is read, then "Next"
+};
+
+struct LessonQuestion {
+    std::string prompt;
+    std::vector<std::string> choices;     // 2 to 6
+    int answer = 0;                       // index into choices
+    std::string explanation;              // why the answer is right: shown after any check
+};
+
+struct Lesson {
+    std::string file;                     // where it was read from, for messages
+    std::string title;
+    std::vector<std::string> paragraphs;  // 1 to 3
+    std::vector<LessonStep> steps;
+    LessonQuestion question;
+};
+
+struct LessonSet {
+    std::vector<Lesson> lessons;
+    std::vector<std::string> errors;      // one per bad file: "FILE: what is wrong"
+};
+
+// Reads one lesson file; throws std::runtime_error "FILE: problem" (the JSON error, or the
+// first missing or wrong field with its place: "step 2, action 1: ..."). Panel keys are
+// checked against `panel_keys`.
+Lesson read_lesson(const std::string& path, const std::vector<std::string>& panel_keys);
+// Every *.json file of a folder (or one file), in file name order. A bad file is left out with an
+// error naming it; the others load.
+LessonSet load_lessons(const std::string& path, const std::vector<std::string>& panel_keys);
+
+const char* to_string(LessonActionKind kind);
+
+}  // namespace tx::app

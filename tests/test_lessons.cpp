@@ -1,0 +1,106 @@
+// The lesson loader (app/lessons.h): the shipped lessons read without an error, and a bad lesson
+// file gives one message naming the file and what is wrong in it, while the good files still load.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lessons.h"
+
+namespace tx::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> PANELS = {"input", "steps", "attention", "masks", "positional",
+                                         "shapes", "model", "backend", "training", "lessons"};
+
+const char* GOOD = R"({"title": "T", "paragraphs": ["P."],
+  "steps": [{"text": "Look.", "actions": [{"do": "highlight", "panel": "masks"}, {"do": "causal_mask", "on": false}]},
+            {"text": "Read."}],
+  "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 1, "explanation": "Because."}})";
+
+class LessonFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / ("tx_lessons_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    std::string write(const std::string& name, const std::string& text) {
+        const std::string path = (m_dir / name).string();
+        std::ofstream(path) << text;
+        return path;
+    }
+    // The message read_lesson throws for this text.
+    std::string error_of(const std::string& text) {
+        const std::string path = write("bad.json", text);
+        try {
+            read_lesson(path, PANELS);
+        } catch (const std::runtime_error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    }
+    fs::path m_dir;
+};
+
+TEST_F(LessonFiles, TheShippedLessonsLoad) {
+    const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
+    for (const auto& e : set.errors) ADD_FAILURE() << e;
+    ASSERT_EQ(set.lessons.size(), 9u);
+    for (const Lesson& l : set.lessons) {
+        EXPECT_FALSE(l.steps.empty()) << l.file;
+        EXPECT_LT(l.question.answer, static_cast<int>(l.question.choices.size())) << l.file;
+    }
+}
+
+TEST_F(LessonFiles, AGoodFileReadsEveryField) {
+    const Lesson l = read_lesson(write("good.json", GOOD), PANELS);
+    EXPECT_EQ(l.title, "T");
+    ASSERT_EQ(l.steps.size(), 2u);
+    ASSERT_EQ(l.steps[0].actions.size(), 2u);
+    EXPECT_EQ(l.steps[0].actions[0].kind, LessonActionKind::HighlightPanel);
+    EXPECT_EQ(l.steps[0].actions[0].name, "masks");
+    EXPECT_EQ(l.steps[0].actions[1].kind, LessonActionKind::CausalMask);
+    EXPECT_FALSE(l.steps[0].actions[1].on);
+    EXPECT_TRUE(l.steps[1].actions.empty());
+    EXPECT_EQ(l.question.answer, 1);
+}
+
+TEST_F(LessonFiles, BadFilesNameTheFileAndTheProblem) {
+    const std::string file = (m_dir / "bad.json").string();
+    const auto expect = [&](const std::string& text, const std::string& part) {
+        const std::string message = error_of(text);
+        EXPECT_NE(message.find(file + ": "), std::string::npos) << message;
+        EXPECT_NE(message.find(part), std::string::npos) << message;
+    };
+    expect("{\"title\": \"T\", ", "not valid JSON");
+    expect("[1, 2]", "expected a JSON object");
+    expect(R"({"paragraphs": ["P."]})", "missing \"title\"");
+    std::string s = GOOD;
+    expect(std::string(s).replace(s.find("\"highlight\""), 11, "\"jump\""), "step 1, action 1: unknown action \"jump\"");
+    expect(std::string(s).replace(s.find("\"masks\""), 7, "\"maskz\""), "unknown panel \"maskz\" (use one of: input,");
+    expect(std::string(s).replace(s.find("\"on\": false"), 11, "\"on\": 0"), "step 1, action 2: \"on\" must be true or false");
+    expect(std::string(s).replace(s.find("\"answer\": 1"), 11, "\"answer\": 2"), "question: \"answer\" must be a whole number from 0 to 1");
+    expect(std::string(s).replace(s.find("[\"P.\"]"), 6, "[]"), "\"paragraphs\" must be a list of 1 to 3");
+}
+
+TEST_F(LessonFiles, ABadFileIsLeftOutAndTheOthersLoad) {
+    write("01-good.json", GOOD);
+    write("02-bad.json", "{ not json");
+    write("03-good.json", GOOD);
+    write("notes.txt", "not a lesson");
+    const LessonSet set = load_lessons(m_dir.string(), PANELS);
+    EXPECT_EQ(set.lessons.size(), 2u);
+    ASSERT_EQ(set.errors.size(), 1u);
+    EXPECT_EQ(set.errors[0].rfind((m_dir / "02-bad.json").string() + ": not valid JSON", 0), 0u) << set.errors[0];
+    const LessonSet missing = load_lessons((m_dir / "nowhere").string(), PANELS);
+    EXPECT_TRUE(missing.lessons.empty());
+    ASSERT_EQ(missing.errors.size(), 1u);
+    EXPECT_NE(missing.errors[0].find("no such lesson file or folder"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tx::app
