@@ -13,10 +13,8 @@
 #include <thread>
 
 #include "backend_comparison.h"
+#include "backend_names.h"
 #include "checkpoint.h"
-#ifdef TX_HAVE_CUDA
-#include "cuda_backend.h"
-#endif
 #include "imgui_internal.h"
 #include "imgui_stdlib.h"
 #include "panels/attention_panel.h"
@@ -79,38 +77,10 @@ double now_s() { return ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0; }
 
 }  // namespace
 
-namespace {
-
-// Why this binary cannot use CUDA ("" when it can), and the device it would use.
-std::string cuda_unavailable() {
-#ifdef TX_HAVE_CUDA
-    return cuda_unavailable_reason();
-#else
-    return "CUDA backend not built in this binary (no CUDA compiler when it was built)";
-#endif
-}
-
-std::string cuda_device() {
-#ifdef TX_HAVE_CUDA
-    return cuda_device_description();
-#else
-    return "";
-#endif
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-    if (name == "cpu") return make_cpu_backend();
-#ifdef TX_HAVE_CUDA
-    if (name == "cuda") return make_cuda_backend();   // DeviceError with the driver's reason
-#endif
-    throw DeviceError("backend '" + name + "' is not available: " + cuda_unavailable());
-}
-
-}  // namespace
 
 ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
-    m_view.cuda_unavailable = cuda_unavailable();
-    m_view.cuda_device = cuda_device();
+    m_view.cuda_unavailable = backend_unavailable_reason("cuda");
+    m_view.cuda_device = backend_device("cuda");
     // One matrix-product thread: the UI and the trainer thread each run on a core of their own;
     // an OpenMP pool per thread would spin against the other (shared/PERF.md).
     tx::set_cpu_threads(1);

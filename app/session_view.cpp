@@ -3,6 +3,7 @@
 
 #include "training_config.h"
 
+#include "ops.h"
 #include "session.h"
 
 namespace tx::app {
@@ -54,6 +55,11 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.model_source = model_source;
         view.model_description = describe_training(session.training_json());
         view.config = session.config();
+        const size_t pe_size = static_cast<size_t>(view.config.max_len) * view.config.d_model;
+        if (view.positional_table.size() != pe_size) {   // depends on max_len and d_model only
+            view.positional_table.assign(pe_size, 0.0f);
+            cpu::positional_encoding_table<float>(view.positional_table.data(), view.config.max_len, view.config.d_model);
+        }
         view.vocabulary = session.tokenizer().vocabulary().tokens();
         view.vocab_size = static_cast<int>(view.vocabulary.size());
         view.sentences = session.sentences();

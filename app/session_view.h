@@ -25,6 +25,7 @@ struct SessionView {
     std::string model_source;                // where the weights came from (file, "untrained", "trainer")
     std::string model_description;           // what the model was trained to do (describe_training)
     ModelConfig config;
+    std::vector<float> positional_table;     // [max_len, D] the sinusoidal table the model adds (paper §3.5)
     int vocab_size = 0;
     std::vector<std::string> vocabulary;     // index = id
     std::string backend;                     // "cpu", "cuda"

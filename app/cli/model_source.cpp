@@ -1,14 +1,13 @@
 // Model and backend selection shared by txcli's commands.
 #include "model_source.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
+#include "backend_names.h"
 #include "session.h"
 #include "tokenizer.h"
-#ifdef TX_HAVE_CUDA
-#include "cuda_backend.h"
-#endif
 
 namespace tx::cli {
 
@@ -68,15 +67,12 @@ Checkpoint model_from_options(const Args& args) {
 }
 
 BackendFactory backend_factory(const std::string& name) {
-    if (name == "cpu") return make_cpu_backend;
-    if (name != "cuda") throw CliError("--backend must be cpu or cuda, got '" + name + "'");
-#ifdef TX_HAVE_CUDA
-    if (const std::string reason = cuda_unavailable_reason(); !reason.empty())
-        throw CliError("the CUDA backend is unavailable: " + reason);
-    return make_cuda_backend;
-#else
-    throw CliError("the CUDA backend is not built into this binary (no CUDA compiler when it was built)");
-#endif
+    const auto& names = app::backend_names();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        throw CliError("--backend must be cpu or cuda, got '" + name + "'");
+    if (const std::string reason = app::backend_unavailable_reason(name); !reason.empty())
+        throw CliError("the " + name + " backend is unavailable: " + reason);
+    return [name] { return app::make_backend(name); };
 }
 
 std::unique_ptr<Backend> backend_from_name(const std::string& name) {

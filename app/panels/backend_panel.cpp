@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend_names.h"
 #include "widgets/plot.h"
 #include "widgets/ui.h"
 
@@ -31,10 +32,10 @@ BackendPanel::BackendPanel()
 void BackendPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const bool cuda_ok = v.cuda_unavailable.empty();
-    if (ImGui::RadioButton("CPU (Eigen)", v.backend == "cpu")) ctx.commands.set_backend("cpu");
+    if (ImGui::RadioButton(backend_label("cpu").c_str(), v.backend == "cpu")) ctx.commands.set_backend("cpu");
     ImGui::SameLine();
     ImGui::BeginDisabled(!cuda_ok);
-    if (ImGui::RadioButton("CUDA (GPU)", v.backend == "cuda")) ctx.commands.set_backend("cuda");
+    if (ImGui::RadioButton(backend_label("cuda").c_str(), v.backend == "cuda")) ctx.commands.set_backend("cuda");
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s", cuda_ok ? v.cuda_device.c_str() : v.cuda_unavailable.c_str());

@@ -1,11 +1,10 @@
-// Positional encoding panel (see positional_panel.h). PE comes from the core's
-// tx::cpu::positional_encoding_table, the same table the model adds to its embeddings.
+// Positional encoding panel (see positional_panel.h). PE is the session view's positional_table,
+// the same table the model adds to its embeddings.
 #include "panels/positional_panel.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "ops.h"
 #include "widgets/heatmap.h"
 #include "widgets/plot.h"
 #include "widgets/ui.h"
@@ -40,10 +39,10 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     if (ImGui::SmallButton("follow the input")) m_length = 0;
     ImGui::SameLine();
     ImGui::TextDisabled("d_model = %d, length = %d (source S = %d, decoder T = %d)", D, shown, v.S, v.T);
-    const int L = shown;
+    const int L = std::min(shown, static_cast<int>(v.positional_table.size() / std::max(D, 1)));
     if (m_cached_l != L || m_cached_d != D) {
-        m_pe.assign(static_cast<size_t>(L) * D, 0.0f);
-        tx::cpu::positional_encoding_table<float>(m_pe.data(), L, D);
+        // The first L rows of the model's table (the slider stops at max_len).
+        m_pe.assign(v.positional_table.begin(), v.positional_table.begin() + static_cast<std::ptrdiff_t>(L) * D);
         m_sim.assign(static_cast<size_t>(L) * L, 0.0f);
         for (int i = 0; i < L; ++i)
             for (int j = 0; j < L; ++j) {
