@@ -17,17 +17,8 @@
 #include "checkpoint.h"
 #include "imgui_internal.h"
 #include "imgui_stdlib.h"
-#include "panels/attention_panel.h"
-#include "panels/backend_panel.h"
-#include "panels/input_panel.h"
+#include "panel_registry.h"
 #include "panels/lessons_panel.h"
-#include "panels/masks_panel.h"
-#include "panels/model_panel.h"
-#include "panels/positional_panel.h"
-#include "panels/shapes_panel.h"
-#include "panels/step_panel.h"
-#include "panels/training_panel.h"
-#include "panels/decoding_panel.h"
 #include "screenshot.h"
 #include "self_test.h"
 #include "session.h"
@@ -61,11 +52,6 @@ std::string user_config_dir() {
     return {};
 }
 
-// Lessons, when open, takes Shapes' place below Input, so a lesson never covers the tab it talks
-// about; Shapes then becomes a tab.
-bool is_left_column(const std::string& key, bool lessons_open) {
-    return key == "input" || key == "lessons" || (key == "shapes" && !lessons_open);
-}
 
 // The same file by two paths (relative or absolute); false when either does not exist.
 bool same_file(const std::string& a, const std::string& b) {
@@ -236,22 +222,13 @@ void ExplorerApp::load_fonts() {
 }
 
 void ExplorerApp::make_panels() {
-    m_panels.push_back(std::make_unique<InputPanel>());
-    m_panels.push_back(std::make_unique<StepPanel>());
-    m_panels.push_back(std::make_unique<AttentionPanel>());
-    m_panels.push_back(std::make_unique<MasksPanel>());
-    m_panels.push_back(std::make_unique<PositionalPanel>());
-    m_panels.push_back(std::make_unique<ShapesPanel>());
-    m_panels.push_back(std::make_unique<ModelPanel>());
-    m_panels.push_back(std::make_unique<BackendPanel>());
-    m_panels.push_back(std::make_unique<TrainingPanel>());
-    m_panels.push_back(std::make_unique<DecodingPanel>());
-    auto lessons = std::make_unique<LessonsPanel>();
-    for (const std::string& e : lessons->load(m_options.lessons.empty() ? resolve_asset("lessons") : m_options.lessons, panel_keys()))
-        report_error("lesson: " + e);
-    lessons->open() = false;   // a guided tour on request (Help or View menu, --lesson)
-    for (const auto& p : m_panels) lessons->name_panel(p->key(), p->title());
-    m_panels.push_back(std::move(lessons));
+    m_panels = make_registered_panels();
+    for (auto& p : m_panels)
+        if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) {
+            const std::string path = m_options.lessons.empty() ? resolve_asset("lessons") : m_options.lessons;
+            for (const std::string& e : lessons->load(path, panel_keys())) report_error("lesson: " + e);
+            for (const auto& q : m_panels) lessons->name_panel(q->key(), q->title());
+        }
 }
 
 void ExplorerApp::create_initial_session() {
@@ -707,9 +684,7 @@ void ExplorerApp::draw_highlight() {
         draw->AddRect(a, b, colour, 6.0f, 0, 3.0f);
         // The tag covers no content: a window's is in its title bar, left of the close button; a
         // tab's sits at the right end of the tab bar, above the frame.
-        bool lessons_open = false;
-        for (const auto& q : m_panels) lessons_open |= q->key() == "lessons" && q->open();
-        const bool tab = m_options.panel.empty() && m_settings.layout != "windows" && !is_left_column(p->key(), lessons_open);
+        const bool tab = m_options.panel.empty() && m_settings.layout != "windows" && !in_left_column(*p);
         const std::string tag = "Lesson: look here";
         const ImVec2 tag_size = ImGui::CalcTextSize(tag.c_str());
         const float h = ImGui::GetFrameHeight();
@@ -723,6 +698,19 @@ void ExplorerApp::draw_highlight() {
 
 // ---------------------------------------------------------------------------------------------
 // Frame.
+
+std::string ExplorerApp::left_bottom_panel() const {
+    std::string key;
+    for (const auto& p : m_panels)
+        if (const PanelEntry* e = find_panel_entry(p->key()); e && e->placement == PanelPlacement::LeftBottom && p->open())
+            key = p->key();
+    return key;
+}
+
+bool ExplorerApp::in_left_column(const Panel& panel) const {
+    const PanelEntry* e = find_panel_entry(panel.key());
+    return e && (e->placement == PanelPlacement::LeftTop || panel.key() == left_bottom_panel());
+}
 
 bool ExplorerApp::idle() const {
     if (m_options.headless() || !m_commands.empty() || !m_region_exports.empty() || m_frame < 3) return false;
@@ -966,17 +954,17 @@ void ExplorerApp::draw_panels() {
     }
 
     // Default: Input and Shapes (or Lessons) on the left, the other panels as tabs of the main area.
-    bool lessons_open = false;
-    for (auto& p : m_panels) lessons_open |= p->key() == "lessons" && p->open();
+    const std::string bottom = left_bottom_panel();
+    const bool lessons_open = bottom == "lessons";
     const float left_w = std::max(380.0f, size.x * LEFT_COLUMN);
     // A lesson has more to say than Shapes: it gets a larger share. The column is laid out again
     // when Lessons opens or closes, so the two never overlap.
     const float input_h = size.y * (lessons_open ? 0.45f : 0.52f);
-    const ImGuiCond left_cond = lessons_open != m_left_column_lessons ? ImGuiCond_Always : cond;
-    m_left_column_lessons = lessons_open;
+    const ImGuiCond left_cond = bottom != m_left_bottom ? ImGuiCond_Always : cond;
+    m_left_bottom = bottom;
     for (auto& p : m_panels) {
-        if (!is_left_column(p->key(), lessons_open) || !p->open()) continue;
-        const bool input = p->key() == "input";
+        if (!in_left_column(*p) || !p->open()) continue;
+        const bool input = p->key() != m_left_bottom;   // the top slot
         ImGui::SetNextWindowPos(ImVec2(pos.x, input ? pos.y : pos.y + input_h), left_cond);
         ImGui::SetNextWindowSize(ImVec2(left_w, input ? input_h : size.y - input_h), left_cond);
         p->draw_window(ctx);
@@ -987,7 +975,7 @@ void ExplorerApp::draw_panels() {
         bool any = false;
         if (ImGui::BeginTabBar("##views", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
             for (auto& p : m_panels) {
-                if (is_left_column(p->key(), lessons_open) || !p->open()) continue;
+                if (in_left_column(*p) || !p->open()) continue;
                 any = true;
                 p->draw_tab(ctx);
             }

@@ -108,6 +108,9 @@ private:
     void draw_status_bar();
     void draw_log_window();
     void draw_panels();
+    // The default layout's left column: Input on top, below it the last open LeftBottom panel.
+    std::string left_bottom_panel() const;
+    bool in_left_column(const Panel& panel) const;
     void handle_keys();
     void follow_launch_training();   // --train N: pause the trainer once it has done N steps
     void queue(std::function<void()> command);
@@ -160,7 +163,7 @@ private:
     float m_frame_ms = 0.0f;
     std::string m_highlight;         // highlight_panel(): the panel framed until m_highlight_until (ImGui time)
     double m_highlight_until = 0.0;
-    bool m_left_column_lessons = false;   // the left column's last layout had Lessons in it
+    std::string m_left_bottom;   // the panel below Input at the last layout (it is laid out again on a change)
     int m_lesson_steps_left = 0;          // --lesson N,STEPS: steps still to do
     void draw_highlight();
 };

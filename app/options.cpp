@@ -5,13 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace tx::app {
+#include "panel_registry.h"
 
-const std::vector<std::string>& panel_keys() {
-    static const std::vector<std::string> keys = {"input",  "steps", "attention", "masks",   "positional",
-                                                  "shapes", "model", "backend",   "training", "decoding", "lessons"};
-    return keys;
-}
+namespace tx::app {
 
 namespace {
 
@@ -29,8 +25,8 @@ const char* USAGE =
     "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
     "                        per sentence (\"decoded 1: TEXT\")\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
-    "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
-    "                        model backend training decoding lessons\n"
+    "  --panel NAME          show only this panel (--list-panels names them)\n"
+    "  --list-panels         print the panel keys, one per line, and exit\n"
     "  --screenshot FILE     render, write the window to FILE (PNG) and exit 0\n"
     "  --frames N            frames to render before the screenshot (default 6)\n"
     "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
@@ -56,10 +52,7 @@ std::optional<int> whole_number(const std::string& text, long lo, long hi) {
     return static_cast<int>(n);
 }
 
-bool is_panel(const std::string& key) {
-    const auto& keys = panel_keys();
-    return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
+bool is_panel(const std::string& key) { return find_panel_entry(key) != nullptr; }
 
 }  // namespace
 
@@ -74,6 +67,9 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         std::string v;
         if (arg == "--help" || arg == "-h") {
             std::fputs(USAGE, stdout);
+            return 0;
+        } else if (arg == "--list-panels") {
+            for (const std::string& key : panel_keys()) std::printf("%s\n", key.c_str());
             return 0;
         } else if (arg == "--self-test") {
             options.self_test = true;
@@ -93,9 +89,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         } else if (arg == "--panel") {
             if (!value(v)) return bad("--panel needs a name");
             if (!is_panel(v))
-                return bad("unknown panel '" + v +
-                           "': use input, steps, attention, masks, positional, shapes, model, backend, training, "
-                           "decoding or lessons");
+                return bad("unknown panel '" + v + "': use " + panel_key_list());
             options.panel = v;
         } else if (arg == "--sentence") {
             if (!value(v)) return bad("--sentence needs a text");

@@ -31,9 +31,6 @@ struct AppOptions {
     bool headless() const { return !screenshot.empty() || self_test; }
 };
 
-// The panel keys accepted by --panel and --layout.
-const std::vector<std::string>& panel_keys();
-
 // Parses argv. Returns an exit code when the program should stop now: 0 after --help, 2 with a
 // one-line reason on stderr for a bad argument.
 std::optional<int> parse_options(int argc, char** argv, AppOptions& options);

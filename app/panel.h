@@ -92,8 +92,12 @@ struct PanelContext {
 
 class Panel {
 public:
-    Panel(std::string title, std::string key, std::string explanation)
-        : m_title(std::move(title)), m_key(std::move(key)), m_explanation(std::move(explanation)) {}
+    // Key and title come from the panel registry (panel_registry.h), which names every panel it builds.
+    explicit Panel(std::string explanation) : m_explanation(std::move(explanation)) {}
+    void set_identity(std::string key, std::string title) {
+        m_key = std::move(key);
+        m_title = std::move(title);
+    }
     virtual ~Panel() = default;
     Panel(const Panel&) = delete;
     Panel& operator=(const Panel&) = delete;

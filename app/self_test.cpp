@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "explorer_app.h"
+#include "panel_registry.h"
 #include "panels/lessons_panel.h"
 #include "widgets/export.h"
 
@@ -67,7 +68,7 @@ void SelfTest::build() {
         return true;
     });
     add("settle", wait_frames(3));
-    for (const char* key : {"input", "steps", "attention", "masks", "positional", "shapes", "model", "backend", "training", "decoding", "lessons"}) {
+    for (const std::string& key : panel_keys()) {
         add(std::string("open panel ") + key, [key](ExplorerApp& app) {
             app.show_panel(key);
             return true;

@@ -51,8 +51,7 @@ Axes axes_of(const SessionView& v, const AttentionBlock& a, int row) {
 }  // namespace
 
 AttentionPanel::AttentionPanel()
-    : Panel("Attention", "attention",
-            "Each head turns its queries and keys into weights: row i shows how much query position i takes from "
+    : Panel("Each head turns its queries and keys into weights: row i shows how much query position i takes from "
             "every key position (rows sum to 1). Encoder self-attention relates source tokens, the decoder's masked "
             "self-attention only looks back, and cross-attention lets each output position read the source.") {}
 

@@ -25,8 +25,7 @@ std::string group_of(const StepInfo& s) {
 }  // namespace
 
 BackendPanel::BackendPanel()
-    : Panel("Backend", "backend",
-            "The same list of steps runs on a backend: the CPU one (Eigen) is the reference; the CUDA one runs the "
+    : Panel("The same list of steps runs on a backend: the CPU one (Eigen) is the reference; the CUDA one runs the "
             "same ops with the same names on the GPU (kernels and cuBLAS). Times are of the last forward pass.") {}
 
 void BackendPanel::draw_content(PanelContext& ctx) {

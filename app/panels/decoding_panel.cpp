@@ -157,8 +157,7 @@ void legend_box(FateStyle s, const char* text) {
 }  // namespace
 
 DecodingPanel::DecodingPanel()
-    : Panel("Decoding", "decoding",
-            "How the output is chosen, one piece at a time. Greedy decoding takes the most probable next piece at every "
+    : Panel("How the output is chosen, one piece at a time. Greedy decoding takes the most probable next piece at every "
             "step. Beam search keeps the K most probable partial outputs (beams): each proposes its K best next pieces, "
             "the best K of all proposals go on, those ending in EOS are finished and scored with the length penalty, "
             "score = log P(Y) / lp(Y), lp = ((5 + |Y|) / 6)^\xCE\xB1 (Wu et al. 2016). The paper used K = 4, "

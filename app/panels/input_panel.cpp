@@ -14,8 +14,7 @@ constexpr double APPLY_DELAY_S = 0.35;
 }
 
 InputPanel::InputPanel()
-    : Panel("Input", "input",
-            "Type up to four sentences; several form a padded batch. Each becomes token ids (the encoder input is "
+    : Panel("Type up to four sentences; several form a padded batch. Each becomes token ids (the encoder input is "
             "tokens + EOS); the decoder starts from BOS and appends the most probable next token (greedy), or keeps "
             "the K most probable partial outputs (beam search).") {}
 

@@ -10,8 +10,7 @@
 namespace tx::app {
 
 MasksPanel::MasksPanel()
-    : Panel("Masks", "masks",
-            "Masks decide which keys a query may look at: the padding mask hides PAD tokens of a batch, the causal "
+    : Panel("Masks decide which keys a query may look at: the padding mask hides PAD tokens of a batch, the causal "
             "(look-ahead) mask hides later decoder positions. A masked score becomes \xE2\x88\x92\xE2\x88\x9E, so "
             "softmax gives it weight exactly 0. Only keys are masked: a PAD position's own query row is still "
             "computed, and its result is never used (the loss and the decode skip PAD positions).") {}

@@ -10,8 +10,7 @@
 namespace tx::app {
 
 ModelPanel::ModelPanel()
-    : Panel("Model", "model",
-            "The hyperparameters of the encoder-decoder. Edit them, then press Rebuild: that builds a new model with "
+    : Panel("The hyperparameters of the encoder-decoder. Edit them, then press Rebuild: that builds a new model with "
             "fresh random weights (Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
 
 void ModelPanel::draw_content(PanelContext& ctx) {

@@ -12,8 +12,7 @@
 namespace tx::app {
 
 PositionalPanel::PositionalPanel()
-    : Panel("Positional encoding", "positional",
-            "Attention itself ignores order, so each position p gets a fixed vector added to its embedding: "
+    : Panel("Attention itself ignores order, so each position p gets a fixed vector added to its embedding: "
             "PE[p,2i] = sin(p/10000^(2i/d_model)), PE[p,2i+1] = cos(\xE2\x80\xA6). Low dimensions oscillate fast, high "
             "ones slowly. For a fixed offset k, PE(p+k) is a fixed rotation of each (sin, cos) pair of PE(p); the "
             "paper hypothesised that this makes relative positions easy to attend to.") {}

@@ -21,8 +21,7 @@ std::string short_name(const std::string& name) {
 }  // namespace
 
 ShapesPanel::ShapesPanel()
-    : Panel("Shapes", "shapes",
-            "Every tensor of the pass with its shape: B batch, S source length, T decoder length, D = d_model, "
+    : Panel("Every tensor of the pass with its shape: B batch, S source length, T decoder length, D = d_model, "
             "H heads, dk = D/H per head, F = d_ff, V vocabulary. Attention maps are S\xC3\x97S per head in the "
             "encoder, T\xC3\x97T in the decoder's self-attention and T\xC3\x97S in cross-attention; the rest grow with "
             "length \xC3\x97 width. enc./dec. abbreviate encoder.layers./decoder.layers.") {}

@@ -80,8 +80,7 @@ Stats stats(const std::vector<float>& x) {
 }  // namespace
 
 StepPanel::StepPanel()
-    : Panel("Step-through", "steps",
-            "The forward pass is a list of named steps. Run them one at a time and look at each output: what it "
+    : Panel("The forward pass is a list of named steps. Run them one at a time and look at each output: what it "
             "computes, its formula, its shape and its values. Keys: \xE2\x86\x92/Space next, \xE2\x86\x90 back, "
             "\xE2\x86\x93/\xE2\x86\x91 next/previous layer, End run to end, Home restart.") {}
 

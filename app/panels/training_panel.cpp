@@ -21,8 +21,7 @@ const Preset PRESETS[] = {Preset::Tiny, Preset::Annotated};
 }  // namespace
 
 TrainingPanel::TrainingPanel()
-    : Panel("Training", "training",
-            "Train a Transformer live on a small task (copy, reverse, sort symbol sequences, or copy text) with Adam "
+    : Panel("Train a Transformer live on a small task (copy, reverse, sort symbol sequences, or copy text) with Adam "
             "and the paper's learning-rate schedule shape (linear warm-up, then 1/\xE2\x88\x9Astep decay; the factor "
             "and warm-up are the fields below, the paper used 4000 warm-up steps). Watch the loss fall and the cross-attention of a probe input "
             "form a pattern (a diagonal for copy) as the model learns to align output with input.") {}

@@ -33,7 +33,9 @@ shot() {   # name, regions..., -- app arguments
 # Default layout: the input column and the main area both show content.
 shot default 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --frames 6
 # Every panel alone, filling the window: its body (below the explanation) shows content.
-for p in input steps attention masks positional shapes model backend training decoding lessons; do
+panels=$("$app" --list-panels) || { echo "FAIL --list-panels"; exit 1; }
+[ "$(wc -l <<< "$panels")" -ge 11 ] || { echo "FAIL --list-panels printed: $panels"; exit 1; }
+for p in $panels; do
     shot "panel-$p" 0,0.1,1,0.9:12 -- --panel "$p"
 done
 # A padded batch, the cursor in the first encoder layer's attention.

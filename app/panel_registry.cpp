@@ -1,0 +1,77 @@
+// The panel list (see panel_registry.h). Order = View menu order = tab order.
+#include "panel_registry.h"
+
+#include "panels/attention_panel.h"
+#include "panels/backend_panel.h"
+#include "panels/decoding_panel.h"
+#include "panels/input_panel.h"
+#include "panels/lessons_panel.h"
+#include "panels/masks_panel.h"
+#include "panels/model_panel.h"
+#include "panels/positional_panel.h"
+#include "panels/shapes_panel.h"
+#include "panels/step_panel.h"
+#include "panels/training_panel.h"
+
+namespace tx::app {
+
+namespace {
+
+template <typename P>
+std::function<std::unique_ptr<Panel>()> factory() {
+    return [] { return std::make_unique<P>(); };
+}
+
+}  // namespace
+
+const std::vector<PanelEntry>& panel_registry() {
+    using P = PanelPlacement;
+    static const std::vector<PanelEntry> entries = {
+        {"input", "Input", P::LeftTop, true, factory<InputPanel>()},
+        {"steps", "Step-through", P::Tab, true, factory<StepPanel>()},
+        {"attention", "Attention", P::Tab, true, factory<AttentionPanel>()},
+        {"masks", "Masks", P::Tab, true, factory<MasksPanel>()},
+        {"positional", "Positional encoding", P::Tab, true, factory<PositionalPanel>()},
+        {"shapes", "Shapes", P::LeftBottom, true, factory<ShapesPanel>()},
+        {"model", "Model", P::Tab, true, factory<ModelPanel>()},
+        {"backend", "Backend", P::Tab, true, factory<BackendPanel>()},
+        {"training", "Training", P::Tab, true, factory<TrainingPanel>()},
+        {"decoding", "Decoding", P::Tab, true, factory<DecodingPanel>()},
+        // A guided tour on request (Help or View menu, --lesson).
+        {"lessons", "Lessons", P::LeftBottom, false, factory<LessonsPanel>()},
+    };
+    return entries;
+}
+
+std::vector<std::string> panel_keys() {
+    std::vector<std::string> keys;
+    for (const PanelEntry& e : panel_registry()) keys.push_back(e.key);
+    return keys;
+}
+
+std::string panel_key_list() {
+    const auto keys = panel_keys();
+    std::string list;
+    for (size_t i = 0; i < keys.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + keys[i];
+    return list;
+}
+
+const PanelEntry* find_panel_entry(const std::string& key) {
+    for (const PanelEntry& e : panel_registry())
+        if (e.key == key) return &e;
+    return nullptr;
+}
+
+std::vector<std::unique_ptr<Panel>> make_registered_panels() {
+    std::vector<std::unique_ptr<Panel>> panels;
+    for (const PanelEntry& e : panel_registry()) {
+        std::unique_ptr<Panel> p = e.make();
+        p->set_identity(e.key, e.title);
+        p->open() = e.open_at_start;
+        panels.push_back(std::move(p));
+    }
+    return panels;
+}
+
+}  // namespace tx::app
