@@ -9,7 +9,7 @@ namespace tx::app {
 
 const std::vector<std::string>& panel_keys() {
     static const std::vector<std::string> keys = {"input",  "steps", "attention", "masks",   "positional",
-                                                  "shapes", "model", "backend",   "training"};
+                                                  "shapes", "model", "backend",   "training", "neuron"};
     return keys;
 }
 
@@ -25,10 +25,14 @@ const char* USAGE =
     "                        attention step also opens its block in the Attention panel)\n"
     "  --fused-attention     start with fused attention (no (T,S) scores/probabilities steps)\n"
     "  --attention-lines     the Attention panel starts with lines between tokens instead of heatmaps\n"
+    "  --neuron QUERY,KEY    open the Neuron view on one attention cell: query row QUERY, key column\n"
+    "                        KEY (0-based) of the attention block --step names (default: the first\n"
+    "                        encoder self-attention), e.g. --step decoder.layers.2.cross_attn.context\n"
+    "  --head N              the head to show (Attention panel, Neuron view); default 0\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel: input steps attention masks positional shapes\n"
-    "                        model backend training\n"
+    "                        model backend training neuron\n"
     "  --screenshot FILE     render, write the window to FILE (PNG) and exit 0\n"
     "  --frames N            frames to render before the screenshot (default 6)\n"
     "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
@@ -87,7 +91,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--panel needs a name");
             if (!is_panel(v))
                 return bad("unknown panel '" + v +
-                           "': use input, steps, attention, masks, positional, shapes, model, backend or training");
+                           "': use input, steps, attention, masks, positional, shapes, model, backend, training or neuron");
             options.panel = v;
         } else if (arg == "--sentence") {
             if (!value(v)) return bad("--sentence needs a text");
@@ -105,6 +109,19 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v, 1, 16);
             if (!n) return bad("--beam must be a whole number from 1 (greedy) to 16, got '" + v + "'");
             options.beam_size = *n;
+        } else if (arg == "--neuron") {
+            if (!value(v)) return bad("--neuron needs QUERY,KEY (0-based positions, e.g. 3,2)");
+            const size_t comma = v.find(',');
+            const auto q = comma == std::string::npos ? std::nullopt : whole_number(v.substr(0, comma), 0, 100000);
+            const auto k = comma == std::string::npos ? std::nullopt : whole_number(v.substr(comma + 1), 0, 100000);
+            if (!q || !k) return bad("--neuron must be QUERY,KEY: two whole numbers from 0 (e.g. 3,2), got '" + v + "'");
+            options.neuron_query = *q;
+            options.neuron_key = *k;
+        } else if (arg == "--head") {
+            if (!value(v)) return bad("--head needs a head number");
+            const auto n = whole_number(v, 0, 100000);
+            if (!n) return bad("--head must be a whole number from 0, got '" + v + "'");
+            options.head = *n;
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
             const auto n = whole_number(v, 1, 1000000);

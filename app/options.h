@@ -16,6 +16,8 @@ struct AppOptions {
     int beam_size = 1;                      // --beam N: beam search instead of greedy decoding
     bool fused_attention = false;           // --fused-attention: start with the fused attention op
     bool attention_lines = false;           // --attention-lines: the Attention panel draws lines
+    int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
+    int head = -1;                          // --head N: the selected head (Attention, Neuron view)
     int frames = 6;                         // frames rendered before the screenshot
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N
     std::string checkpoint;                 // --checkpoint FILE instead of the default model

@@ -23,3 +23,5 @@ shot positional.png --layout positional
 shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.safetensors" \
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
+shot neuron.png --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
+    --neuron 2,1 --head 0
