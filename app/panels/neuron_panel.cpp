@@ -66,6 +66,13 @@ const char* kind_short(AttentionKind k) {
     return "";
 }
 
+// "3  ▁rojo", a position and its token, for the query and key pickers.
+std::string position_text(int position, const std::vector<std::string>& tokens) {
+    std::string s = std::to_string(position) + "  ";
+    if (position >= 0 && position < static_cast<int>(tokens.size())) s += fit_text(tokens[static_cast<size_t>(position)], 110);
+    return s;
+}
+
 void stage_title(const char* number, const std::string& title) {
     ImGui::Spacing();
     ImGui::TextColored(STAGE_COLOUR, "%s", number);
@@ -101,18 +108,17 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
         ImGui::TextDisabled("This model has no attention blocks.");
         return;
     }
-    Selection& sel = ctx.selection;
-    draw_controls(ctx);
-    if (sel.neuron_query < 0 || sel.neuron_key < 0) {
-        ImGui::Spacing();
-        ImGui::TextWrapped("No cell chosen yet. Click a cell of a heatmap in the Attention panel (query row \xC3\x97 key "
-                           "column), or choose a query and a key above.");
-        if (ImGui::Button("Open the Attention panel")) ctx.commands.show_panel("attention");
-        m_trace = NeuronTrace{};
-        return;
-    }
-    m_trace = trace_neuron(v, {sel.attention_block, sel.batch_row, sel.head, sel.neuron_query, sel.neuron_key});
+    const Selection& sel = ctx.selection;
+    const auto [query, key] = draw_controls(ctx);
+    const bool chosen = sel.neuron_query >= 0 && sel.neuron_key >= 0;
+    m_trace = trace_neuron(v, {sel.attention_block, sel.batch_row, sel.head, query, key});
     m_version = v.version;
+    if (!chosen) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(WARN_COLOUR, "No cell clicked yet: showing query %d and the key it weights most. Click a cell "
+                                        "of a heatmap in the Attention panel, or move the query and key sliders.", query);
+        ImGui::PopTextWrapPos();
+    }
     const NeuronTrace& t = m_trace;
     if (!t.error.empty()) {
         ImGui::TextColored(WARN_COLOUR, "%s", t.error.c_str());
@@ -173,7 +179,7 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
     draw_weighted_sum(ctx);
 }
 
-void NeuronPanel::draw_controls(PanelContext& ctx) {
+std::pair<int, int> NeuronPanel::draw_controls(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     Selection& sel = ctx.selection;
     sel.attention_block = std::clamp(sel.attention_block, 0, static_cast<int>(v.attention.size()) - 1);
@@ -203,21 +209,40 @@ void NeuronPanel::draw_controls(PanelContext& ctx) {
     // A cell chosen in a larger block keeps its place as far as this block reaches.
     if (sel.neuron_query >= R) sel.neuron_query = R - 1;
     if (sel.neuron_key >= C) sel.neuron_key = C - 1;
-    int q = std::max(sel.neuron_query, 0), k = std::max(sel.neuron_key, 0);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(170);
-    const std::string q_label = q < static_cast<int>(queries.size()) ? std::to_string(q) + " " + fit_text(queries[static_cast<size_t>(q)], 110) : "";
-    if (ImGui::SliderInt("query", &q, 0, std::max(R - 1, 0), q_label.c_str())) {
+    int q = sel.neuron_query, k = sel.neuron_key;
+    if (q < 0 || k < 0) {
+        // Nothing clicked yet: query 1 (0 in a one-row block) and the key it weights most.
+        q = std::min(1, R - 1);
+        k = 0;
+        if (const std::vector<float>* probs = v.output(cur.probs)) {
+            const size_t at = ((static_cast<size_t>(row) * v.config.heads + std::clamp(sel.head, 0, v.config.heads - 1)) * R + q) * C;
+            if (probs->size() >= at + C) k = static_cast<int>(std::max_element(probs->begin() + static_cast<std::ptrdiff_t>(at),
+                                                                               probs->begin() + static_cast<std::ptrdiff_t>(at + C)) -
+                                                              (probs->begin() + static_cast<std::ptrdiff_t>(at)));
+        }
+    }
+    // Query and key by position and token.
+    auto pick = [&](const char* label, int& position, const std::vector<std::string>& tokens) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(160);
+        bool changed = false;
+        if (ImGui::BeginCombo(label, position_text(position, tokens).c_str())) {
+            for (int n = 0; n < static_cast<int>(tokens.size()); ++n)
+                if (ImGui::Selectable(position_text(n, tokens).c_str(), n == position)) {
+                    position = n;
+                    changed = true;
+                }
+            ImGui::EndCombo();
+        }
+        return changed;
+    };
+    bool changed = pick("query", q, queries);
+    changed |= pick("key", k, keys);
+    if (changed) {
         sel.neuron_query = q;
         sel.neuron_key = k;
     }
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(170);
-    const std::string k_label = k < static_cast<int>(keys.size()) ? std::to_string(k) + " " + fit_text(keys[static_cast<size_t>(k)], 110) : "";
-    if (ImGui::SliderInt("key", &k, 0, std::max(C - 1, 0), k_label.c_str())) {
-        sel.neuron_query = q;
-        sel.neuron_key = k;
-    }
+    return {q, k};
 }
 
 void NeuronPanel::draw_vectors(const PanelContext& ctx) {
@@ -397,6 +422,22 @@ void NeuronPanel::draw_softmax(const PanelContext& ctx) {
     ImGui::TextDisabled("m = %s is the row's largest score. Subtracting it from every score changes no weight (it "
                         "cancels between top and bottom) but keeps exp from overflowing. Masked keys add exp(\xE2\x88\x92\xE2\x88\x9E) = 0 "
                         "to the sum.", num(t.row_max).c_str());
+    // Where the traced key stands in its row: the picture a learner reads off the bars, in words.
+    int rank = 1, open_keys = 0;
+    for (int c = 0; c < t.cols; ++c) {
+        if (t.keep_row[static_cast<size_t>(c)]) ++open_keys;
+        if (t.probs_row[static_cast<size_t>(c)] > t.traced_prob) ++rank;
+    }
+    ImGui::Spacing();
+    if (t.masked)
+        ImGui::Text("Key %d \"%s\" is masked: query %d spreads its weight over the %d other keys it may see.", j,
+                    t.key_tokens[static_cast<size_t>(j)].c_str(), i, open_keys);
+    else {
+        const std::string place = rank == 1 ? std::string("the largest") : rank == 2 ? std::string("the 2nd largest")
+                                  : rank == 3 ? std::string("the 3rd largest") : "the " + std::to_string(rank) + "th largest";
+        ImGui::Text("Key %d \"%s\" gets %.2f%% of query %d's attention, %s weight among the %d keys it may see.", j,
+                    t.key_tokens[static_cast<size_t>(j)].c_str(), 100.0 * t.traced_prob, i, place.c_str(), open_keys);
+    }
     ImGui::PopTextWrapPos();
 }
 
@@ -442,8 +483,11 @@ void NeuronPanel::draw_weighted_sum(const PanelContext& ctx) {
     spec.title = t.prefix + " head " + std::to_string(t.cell.head) + " p*v row " + std::to_string(i);
     spec.map = Colormap::Diverging;
     spec.symmetric = true;
-    spec.max_cell = 22.0f;
-    spec.max_aspect = 1.6f;
+    spec.max_cell = 18.0f;
+    // Rows tall enough for every key's label, within the space left (a long sentence's matrix
+    // does not push the sum away).
+    spec.max_aspect = 2.5f;
+    spec.size = ImVec2(0.0f, std::max(ImGui::GetContentRegionAvail().y - 8.0f, 220.0f));
     spec.values_in_cells = false;
     spec.tooltip = [&](int c, int d, float value) {
         const size_t at = static_cast<size_t>(c) * t.dk + d;

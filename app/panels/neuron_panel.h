@@ -3,6 +3,8 @@
 // q_i and k_j over dk, q_i ⊙ k_j and its sum, ÷√dk, the mask, the softmax across row i (over the
 // keys), and Σ_j p_ij·v_j next to the traced context row. The numbers come from trace_neuron().
 #pragma once
+#include <utility>
+
 #include "neuron_trace.h"
 #include "panel.h"
 
@@ -19,7 +21,8 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
-    void draw_controls(PanelContext& ctx);
+    // Block, head, batch row, query and key; returns the cell to draw (a default when none is chosen).
+    std::pair<int, int> draw_controls(PanelContext& ctx);
     void draw_vectors(const PanelContext& ctx);       // stages 1–4
     void draw_softmax(const PanelContext& ctx);       // stage 5
     void draw_weighted_sum(const PanelContext& ctx);  // stage 6
