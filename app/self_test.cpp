@@ -349,6 +349,27 @@ void SelfTest::build() {
         return true;
     });
     add("draw", wait_frames(2));
+    // Without 1/√dk scaling the score is the dot product itself; then the shipped model comes back.
+    add("unscaled model", [this](ExplorerApp& app) {
+        m_neuron_model = app.view().model_source;
+        ModelConfig c = app.view().config;
+        c.scale_attention = false;
+        app.rebuild_model(c);
+        return true;
+    });
+    add("neuron unscaled", neuron_action("unscaled cross-attention", AttentionKind::Cross, 0, 0, 0, 0, 0));
+    add("draw", wait_frames(2));
+    add("check neuron unscaled", neuron_check("unscaled cross-attention", [this](const NeuronTrace& t, const SessionView&) {
+        check(!t.scaled && t.score == t.dot, "unscaled model: the score is q\xC2\xB7k, not divided by \xE2\x88\x9A" "dk");
+    }));
+    add("model back", [this](ExplorerApp& app) {
+        app.load_checkpoint(m_neuron_model);
+        return true;
+    });
+    add("check model back", [this](ExplorerApp& app) {
+        check(app.view().config.scale_attention && app.view().model_source == m_neuron_model, "the shipped model is back");
+        return true;
+    });
     add("rebuild", [this](ExplorerApp& app) {
         ModelConfig bad = app.view().config;
         bad.heads = 5;

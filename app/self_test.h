@@ -29,6 +29,7 @@ private:
     std::string m_tmp;
     double m_started = 0.0;
     int m_baseline_errors = 0;
+    std::string m_neuron_model;   // the model to load back after the Neuron view's unscaled check
 };
 
 }  // namespace tx::app
