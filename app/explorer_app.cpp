@@ -199,31 +199,21 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     if ((m_options.head >= 0 || m_options.neuron_query >= 0) && m_view.valid) {
         // Head and cell ranges are known only now, with the model and sentence loaded: a value out of
         // range ends the run like a bad argument (exit 2, one line).
-        const int heads = m_view.config.heads;
-        std::string why;
-        if (m_options.head >= heads) {
-            why = "--head " + std::to_string(m_options.head) + ": the model has " + std::to_string(heads) + " heads (0 to " +
-                  std::to_string(heads - 1) + ")";
-        } else if (m_options.neuron_query >= 0 && m_view.attention.empty()) {
-            why = "--neuron: this model has no attention blocks";
-        } else if (m_options.neuron_query >= 0) {
-            const AttentionBlock& a = m_view.attention.at(static_cast<size_t>(m_selection.attention_block));
-            const int rows = neuron_rows(m_view, a), cols = neuron_cols(m_view, a);
-            if (m_options.neuron_query >= rows || m_options.neuron_key >= cols)
-                why = "--neuron " + std::to_string(m_options.neuron_query) + "," + std::to_string(m_options.neuron_key) +
-                      ": " + a.prefix + " has query rows 0 to " + std::to_string(rows - 1) + " and key columns 0 to " +
-                      std::to_string(cols - 1) + " for this input";
-        }
-        if (why.empty()) {
+        const NeuronCell cell{m_selection.attention_block, 0, std::max(m_options.head, 0),
+                              std::max(m_options.neuron_query, 0), std::max(m_options.neuron_key, 0)};
+        if (const std::string why = trace_neuron(m_view, cell).error; !why.empty()) {
+            std::string given = m_options.head >= 0 ? "--head " + std::to_string(cell.head) : "";
+            if (m_options.neuron_query >= 0)
+                given += (given.empty() ? "--neuron " : " --neuron ") + std::to_string(cell.query) + "," + std::to_string(cell.key);
+            std::fprintf(stderr, "transformer-explorer: %s: %s (see --help)\n", given.c_str(), why.c_str());
+            finish(2);
+        } else {
             if (m_options.head >= 0) m_selection.head = m_options.head;
             if (m_options.neuron_query >= 0) {
                 m_selection.neuron_query = m_options.neuron_query;
                 m_selection.neuron_key = m_options.neuron_key;
                 if (m_options.panel.empty() && m_options.layout.empty()) show_panel("neuron");
             }
-        } else {
-            std::fprintf(stderr, "transformer-explorer: %s (see --help)\n", why.c_str());
-            finish(2);
         }
     }
     if (!m_options.panel.empty()) show_panel(m_options.panel);

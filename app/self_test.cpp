@@ -285,7 +285,8 @@ void SelfTest::build() {
     });
     add("draw", wait_frames(2));
     // The Neuron view on three cells: cross-attention, a causally masked decoder self-attention
-    // cell, and a padding-masked cross-attention cell of a padded batch's second row.
+    // cell, and a padding-masked cross-attention cell of a padded batch's second row (its last
+    // decoder position, a PAD query: computed, never used).
     auto neuron_action = [this](const char* what, AttentionKind kind, int layer, int row, int head, int query, int key) {
         return [=, this](ExplorerApp& app) {
             const auto& v = app.view();
@@ -296,8 +297,8 @@ void SelfTest::build() {
             check(sel.attention_block >= 0, std::string(what) + ": the block exists");
             sel.batch_row = row;
             sel.head = head;
-            sel.neuron_query = query;
-            sel.neuron_key = key < 0 ? v.S + key : key;   // negative: from the end of the source
+            sel.neuron_query = query < 0 ? v.T + query : query;   // negative: from the end of the decoder input
+            sel.neuron_key = key < 0 ? v.S + key : key;           // negative: from the end of the source
             app.show_panel("neuron");
             return true;
         };
@@ -338,11 +339,12 @@ void SelfTest::build() {
         app.set_input({"The small white dogs will not sleep in the old house.", "I see the dog."}, std::nullopt);
         return true;
     });
-    add("neuron padded key", neuron_action("padded cross-attention", AttentionKind::Cross, 0, 1, 2, 1, -1));
+    add("neuron padded key", neuron_action("padded cross-attention", AttentionKind::Cross, 0, 1, 2, -1, -1));
     add("draw", wait_frames(2));
     add("check neuron padded key", neuron_check("padded cross-attention", [this](const NeuronTrace& t, const SessionView&) {
         check(t.masked && t.key_is_pad && t.traced_prob == 0.0f && t.mask_text.find("padding mask") != std::string::npos,
               "padded cross-attention: the PAD key of the short sentence is masked by the padding mask");
+        check(t.query_is_pad && t.query_writes.empty(), "padded cross-attention: the last decoder position of the short row is a PAD query");
     }));
     add("input back", [](ExplorerApp& app) {
         app.set_input({"The animal didn't cross the street because it was too tired."}, std::nullopt);
