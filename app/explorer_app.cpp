@@ -24,6 +24,7 @@
 #include "session.h"
 #include "settings.h"
 #include "memory_reuse.h"
+#include "neuron_trace.h"
 #include "threads.h"
 #include "trainer.h"
 #include "widgets/export.h"
@@ -156,6 +157,26 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             if (const int block = m_view.attention_block_of(index); block >= 0) m_selection.attention_block = block;
         } catch (const std::exception& e) {
             report_error(e.what());
+        }
+    }
+    if ((m_options.head >= 0 || m_options.neuron_query >= 0) && m_view.valid) {
+        // Head and cell ranges are known only now, with the model and sentence loaded: a value out of
+        // range ends the run like a bad argument (exit 2, one line).
+        const NeuronCell cell{m_selection.attention_block, 0, std::max(m_options.head, 0),
+                              std::max(m_options.neuron_query, 0), std::max(m_options.neuron_key, 0)};
+        if (const std::string why = trace_neuron(m_view, cell).error; !why.empty()) {
+            std::string given = m_options.head >= 0 ? "--head " + std::to_string(cell.head) : "";
+            if (m_options.neuron_query >= 0)
+                given += (given.empty() ? "--neuron " : " --neuron ") + std::to_string(cell.query) + "," + std::to_string(cell.key);
+            std::fprintf(stderr, "transformer-explorer: %s: %s (see --help)\n", given.c_str(), why.c_str());
+            finish(2);
+        } else {
+            if (m_options.head >= 0) m_selection.head = m_options.head;
+            if (m_options.neuron_query >= 0) {
+                m_selection.neuron_query = m_options.neuron_query;
+                m_selection.neuron_key = m_options.neuron_key;
+                if (m_options.panel.empty() && m_options.layout.empty()) show_panel("neuron");
+            }
         }
     }
     if (!m_options.panel.empty()) show_panel(m_options.panel);

@@ -21,6 +21,10 @@ const char* USAGE =
     "                        attention step also opens its block in the Attention panel)\n"
     "  --fused-attention     start with fused attention (no (T,S) scores/probabilities steps)\n"
     "  --attention-lines     the Attention panel starts with lines between tokens instead of heatmaps\n"
+    "  --neuron QUERY,KEY    open the Neuron view on one attention cell: query row QUERY, key column\n"
+    "                        KEY (0-based) of the attention block --step names (default: the first\n"
+    "                        encoder self-attention), e.g. --step decoder.layers.2.cross_attn.context\n"
+    "  --head N              the head to show (Attention panel, Neuron view); default 0\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
     "                        per sentence (\"decoded 1: TEXT\")\n"
@@ -107,6 +111,19 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v, 1, 16);
             if (!n) return bad("--beam must be a whole number from 1 (greedy) to 16, got '" + v + "'");
             options.beam_size = *n;
+        } else if (arg == "--neuron") {
+            if (!value(v)) return bad("--neuron needs QUERY,KEY (0-based positions, e.g. 3,2)");
+            const size_t comma = v.find(',');
+            const auto q = comma == std::string::npos ? std::nullopt : whole_number(v.substr(0, comma), 0, 100000);
+            const auto k = comma == std::string::npos ? std::nullopt : whole_number(v.substr(comma + 1), 0, 100000);
+            if (!q || !k) return bad("--neuron must be QUERY,KEY: two whole numbers from 0 (e.g. 3,2), got '" + v + "'");
+            options.neuron_query = *q;
+            options.neuron_key = *k;
+        } else if (arg == "--head") {
+            if (!value(v)) return bad("--head needs a head number");
+            const auto n = whole_number(v, 0, 100000);
+            if (!n) return bad("--head must be a whole number from 0, got '" + v + "'");
+            options.head = *n;
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
             const auto n = whole_number(v, 1, 1000000);

@@ -17,6 +17,8 @@ struct AppOptions {
     bool fused_attention = false;           // --fused-attention: start with the fused attention op
     bool attention_lines = false;           // --attention-lines: the Attention panel draws lines
     bool print_decoded = false;             // --print-decoded: print the decoded outputs with the screenshot
+    int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
+    int head = -1;                          // --head N: the selected head (Attention, Neuron view)
     int frames = 6;                         // frames rendered before the screenshot
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N
     std::string checkpoint;                 // --checkpoint FILE instead of the default model

@@ -71,6 +71,10 @@ struct Selection {
     int head = 0;
     bool show_scores = false;    // raw scaled scores instead of probabilities
     bool attention_lines = false;   // Attention panel: lines between tokens instead of heatmaps
+    // Neuron view: the traced cell (query row, key column) of attention_block, head, batch_row;
+    // -1 until a heatmap cell is clicked (or --neuron names one).
+    int neuron_query = -1;
+    int neuron_key = -1;
 };
 
 struct TrainerInfo {

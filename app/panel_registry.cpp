@@ -8,6 +8,7 @@
 #include "panels/lessons_panel.h"
 #include "panels/masks_panel.h"
 #include "panels/model_panel.h"
+#include "panels/neuron_panel.h"
 #include "panels/positional_panel.h"
 #include "panels/shapes_panel.h"
 #include "panels/step_panel.h"
@@ -37,6 +38,7 @@ const std::vector<PanelEntry>& panel_registry() {
         {"backend", "Backend", P::Tab, true, factory<BackendPanel>()},
         {"training", "Training", P::Tab, true, factory<TrainingPanel>()},
         {"decoding", "Decoding", P::Tab, true, factory<DecodingPanel>()},
+        {"neuron", "Neuron view", P::Tab, true, factory<NeuronPanel>()},
         // A guided tour on request (Help or View menu, --lesson).
         {"lessons", "Lessons", P::LeftBottom, false, factory<LessonsPanel>()},
     };

@@ -3,13 +3,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "explorer_app.h"
 #include "panel_registry.h"
 #include "panels/lessons_panel.h"
+#include "neuron_trace.h"
+#include "panels/neuron_panel.h"
 #include "widgets/export.h"
 
 namespace fs = std::filesystem;
@@ -35,6 +39,87 @@ bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrame
 double seconds() {
     using namespace std::chrono;
     return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Every number of a neuron trace against the traced tensors of its block, indexed here afresh:
+// q·k/√dk recomputed from the q and k steps vs the scores step, the mask vs the masked_scores
+// step, the softmax of the masked row vs the probs step, Σ p·v vs the context step's row.
+// |got − ref| ≤ 1e-5·(the sum of the magnitudes that made ref) + 1e-6. Returns what disagrees,
+// each message once.
+std::vector<std::string> neuron_mismatches(const SessionView& v, const NeuronTrace& t) {
+    std::vector<std::string> bad;
+    auto expect = [&bad](bool ok, const std::string& what) {
+        if (!ok && std::find(bad.begin(), bad.end(), what) == bad.end()) bad.push_back(what);
+    };
+    auto close = [](double got, double ref, double scale) { return std::fabs(got - ref) <= 1e-5 * scale + 1e-6; };
+    if (!t.error.empty() || !t.complete) return {"the trace is incomplete: " + t.error};
+    const AttentionBlock& a = v.attention.at(static_cast<size_t>(t.cell.block));
+    const int H = v.config.heads, dk = v.config.d_model / H, b = t.cell.batch_row, h = t.cell.head;
+    const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T, C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
+    const int i = t.cell.query, j = t.cell.key;
+    expect(t.rows == R && t.cols == C && t.dk == dk, "sizes");
+    const float* q = v.output(a.q)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
+    const float* k_head = v.output(a.k)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
+    const float* v_head = v.output(a.v)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
+    const float* scores = v.output(a.scores)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
+    const float* masked = v.output(a.masked_scores)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
+    const float* probs = v.output(a.probs)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
+    const float* context = v.output(a.context)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
+    const double scale = v.config.scale_attention ? 1.0 / std::sqrt(static_cast<double>(dk)) : 1.0;
+    const int pad = v.config.special.pad;
+    // The scores row from q and every k, and the keep row from the token ids and the toggles.
+    for (int c = 0; c < C; ++c) {
+        double dot = 0.0, magnitude = 0.0;
+        for (int d = 0; d < dk; ++d) {
+            dot += static_cast<double>(q[d]) * k_head[static_cast<size_t>(c) * dk + d];
+            magnitude += std::fabs(static_cast<double>(q[d]) * k_head[static_cast<size_t>(c) * dk + d]);
+        }
+        expect(close(dot * scale, scores[c], magnitude * scale), "q\xC2\xB7k/\xE2\x88\x9A" "dk vs the scores step at key " + std::to_string(c));
+        if (c == j) {
+            expect(close(t.dot, dot, magnitude) && close(t.score, dot * scale, magnitude * scale), "the trace's dot and score");
+            expect(t.traced_score == scores[c], "the trace's traced score");
+        }
+        const bool decoder_keys = a.kind == AttentionKind::DecoderSelf;
+        const int id = decoder_keys ? v.tgt_ids[static_cast<size_t>(b) * v.T + c] : v.src_ids[static_cast<size_t>(b) * v.S + c];
+        const bool keep = (!v.options.padding_mask || id != pad) && (!decoder_keys || !v.options.causal_mask || c <= i);
+        expect(keep ? masked[c] == scores[c] : std::isinf(masked[c]) && masked[c] < 0, "the mask at key " + std::to_string(c));
+        expect((t.keep_row.at(static_cast<size_t>(c)) != 0) == keep && t.masked_row.at(static_cast<size_t>(c)) == masked[c] &&
+                   t.scores_row.at(static_cast<size_t>(c)) == scores[c],
+               "the trace's mask and score rows at key " + std::to_string(c));
+        if (c == j) expect(t.masked == !keep, "the trace's mask of the cell");
+    }
+    for (int d = 0; d < dk; ++d)
+        expect(t.q.at(static_cast<size_t>(d)) == q[d] && t.k.at(static_cast<size_t>(d)) == k_head[static_cast<size_t>(j) * dk + d] &&
+                   close(t.product.at(static_cast<size_t>(d)), static_cast<double>(q[d]) * k_head[static_cast<size_t>(j) * dk + d], 0.0),
+               "q, k and their product at d = " + std::to_string(d));
+    // Softmax of the masked row.
+    double m = -INFINITY;
+    for (int c = 0; c < C; ++c)
+        if (std::isfinite(masked[c])) m = std::max(m, static_cast<double>(masked[c]));
+    double sum = 0.0;
+    for (int c = 0; c < C; ++c) sum += std::isfinite(masked[c]) ? std::exp(masked[c] - m) : 0.0;
+    for (int c = 0; c < C; ++c) {
+        const double p = std::isfinite(masked[c]) ? std::exp(masked[c] - m) / sum : 0.0;
+        expect(close(p, probs[c], p), "softmax of the masked row vs the probs step at key " + std::to_string(c));
+        expect(close(t.probs_recomputed.at(static_cast<size_t>(c)), p, p) && t.probs_row.at(static_cast<size_t>(c)) == probs[c],
+               "the trace's probabilities at key " + std::to_string(c));
+    }
+    expect(t.traced_prob == probs[j] && (t.masked ? probs[j] == 0.0f : close(t.exp_j / t.exp_sum, probs[j], probs[j])),
+           "the trace's exp/sum for the cell");
+    // Σ p·v against the context step.
+    for (int d = 0; d < dk; ++d) {
+        double ctx = 0.0, magnitude = 0.0;
+        for (int c = 0; c < C; ++c) {
+            const double w = static_cast<double>(probs[c]) * v_head[static_cast<size_t>(c) * dk + d];
+            ctx += w;
+            magnitude += std::fabs(w);
+            expect(close(t.weighted.at(static_cast<size_t>(c) * dk + d), w, std::fabs(w)), "the trace's p\xC2\xB7v");
+        }
+        if (!t.head_disabled) expect(close(ctx, context[d], magnitude), "\xCE\xA3 p\xC2\xB7v vs the context step at d = " + std::to_string(d));
+        expect(close(t.context_sum.at(static_cast<size_t>(d)), ctx, magnitude) && t.traced_context.at(static_cast<size_t>(d)) == context[d],
+               "the trace's context at d = " + std::to_string(d));
+    }
+    return bad;
 }
 
 }  // namespace
@@ -80,6 +165,13 @@ void SelfTest::build() {
     add("restart", [this](ExplorerApp& app) {
         app.show_panel("steps");
         app.restart();
+        return true;
+    });
+    add("neuron view before its steps", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        const NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
+        check(t.error.empty() && !t.complete && !t.missing_is_fused && t.missing_step == v.attention.at(0).q && !t.have_qk,
+              "neuron view at cursor 0: nothing traced yet, the q step named as the one to run to");
         return true;
     });
     add("step through", [this](ExplorerApp& app) {
@@ -152,6 +244,9 @@ void SelfTest::build() {
         check(!v.attention.empty() && !v.output(v.attention[0].probs) && v.output(v.attention[0].context),
               "fused attention: no probabilities, a context");
         check(!v.decoded_text.empty() && !v.decoded_text[0].empty(), "greedy decoding runs with fused attention");
+        const NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
+        check(!t.complete && t.missing_is_fused && t.missing_step == v.attention.at(0).scores && t.have_qk && !t.have_probs,
+              "neuron view with fused attention: q and k shown, the scores step named as not materialised");
         app.set_fused_attention(false);
         return true;
     });
@@ -234,6 +329,94 @@ void SelfTest::build() {
         return true;
     });
     add("draw", wait_frames(2));
+    // The Neuron view on three cells: cross-attention, a causally masked decoder self-attention
+    // cell, and a padding-masked cross-attention cell of a padded batch's second row (its last
+    // decoder position, a PAD query: computed, never used).
+    auto neuron_action = [this](const char* what, AttentionKind kind, int layer, int row, int head, int query, int key) {
+        return [=, this](ExplorerApp& app) {
+            const auto& v = app.view();
+            Selection& sel = app.selection();
+            sel.attention_block = -1;   // the deepest block of this kind up to `layer`
+            for (size_t n = 0; n < v.attention.size(); ++n)
+                if (v.attention[n].kind == kind && v.attention[n].layer <= layer) sel.attention_block = static_cast<int>(n);
+            check(sel.attention_block >= 0, std::string(what) + ": the block exists");
+            sel.batch_row = row;
+            sel.head = head;
+            sel.neuron_query = query < 0 ? v.T + query : query;   // negative: from the end of the decoder input
+            sel.neuron_key = key < 0 ? v.S + key : key;           // negative: from the end of the source
+            app.show_panel("neuron");
+            return true;
+        };
+    };
+    auto neuron_check = [this](const char* what, std::function<void(const NeuronTrace&, const SessionView&)> more) {
+        return [=, this](ExplorerApp& app) {
+            const NeuronPanel* panel = nullptr;
+            for (const auto& p : app.panels())
+                if (p->key() == "neuron") panel = dynamic_cast<const NeuronPanel*>(p.get());
+            check(panel != nullptr, "the Neuron view exists");
+            if (!panel) return true;
+            const NeuronTrace& t = panel->last_trace();
+            const Selection& sel = app.selection();
+            check(panel->last_version() == app.view().version && t.cell.block == sel.attention_block &&
+                      t.cell.head == sel.head && t.cell.batch_row == sel.batch_row && t.cell.query == sel.neuron_query &&
+                      t.cell.key == sel.neuron_key,
+                  std::string(what) + ": the Neuron view drew the selected cell");
+            for (const auto& m : neuron_mismatches(app.view(), t)) check(false, std::string(what) + ": " + m);
+            more(t, app.view());
+            return true;
+        };
+    };
+    add("neuron cross-attention", neuron_action("cross-attention", AttentionKind::Cross, 2, 0, 1, 3, 2));
+    add("draw", wait_frames(2));
+    add("check neuron cross-attention", neuron_check("cross-attention", [this](const NeuronTrace& t, const SessionView& v) {
+        check(t.kind == AttentionKind::Cross && t.key_tokens == v.src_labels(0) && t.query_tokens == v.tgt_labels(0),
+              "cross-attention: queries are decoder positions, keys are source tokens");
+        check(!t.masked && t.traced_prob > 0.0f, "cross-attention: a real source key is not masked");
+    }));
+    add("neuron masked decoder self-attention", neuron_action("decoder self-attention", AttentionKind::DecoderSelf, 1, 0, 0, 1, 3));
+    add("draw", wait_frames(2));
+    add("check neuron masked decoder self-attention", neuron_check("decoder self-attention", [this](const NeuronTrace& t, const SessionView&) {
+        check(t.masked && t.key_is_future && std::isinf(t.traced_masked) && t.traced_prob == 0.0f &&
+                  t.mask_text.find("causal mask") != std::string::npos,
+              "decoder self-attention: key 3 after query 1 is masked by the causal mask, weight 0");
+    }));
+    add("padded batch for the neuron view", [](ExplorerApp& app) {
+        app.set_input({"The small white dogs will not sleep in the old house.", "I see the dog."}, std::nullopt);
+        return true;
+    });
+    add("neuron padded key", neuron_action("padded cross-attention", AttentionKind::Cross, 0, 1, 2, -1, -1));
+    add("draw", wait_frames(2));
+    add("check neuron padded key", neuron_check("padded cross-attention", [this](const NeuronTrace& t, const SessionView&) {
+        check(t.masked && t.key_is_pad && t.traced_prob == 0.0f && t.mask_text.find("padding mask") != std::string::npos,
+              "padded cross-attention: the PAD key of the short sentence is masked by the padding mask");
+        check(t.query_is_pad && t.query_writes.empty(), "padded cross-attention: the last decoder position of the short row is a PAD query");
+    }));
+    add("input back", [](ExplorerApp& app) {
+        app.set_input({"The animal didn't cross the street because it was too tired."}, std::nullopt);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    // Without 1/√dk scaling the score is the dot product itself; then the shipped model comes back.
+    add("unscaled model", [this](ExplorerApp& app) {
+        m_neuron_model = app.view().model_source;
+        ModelConfig c = app.view().config;
+        c.scale_attention = false;
+        app.rebuild_model(c);
+        return true;
+    });
+    add("neuron unscaled", neuron_action("unscaled cross-attention", AttentionKind::Cross, 0, 0, 0, 0, 0));
+    add("draw", wait_frames(2));
+    add("check neuron unscaled", neuron_check("unscaled cross-attention", [this](const NeuronTrace& t, const SessionView&) {
+        check(!t.scaled && t.score == t.dot, "unscaled model: the score is q\xC2\xB7k, not divided by \xE2\x88\x9A" "dk");
+    }));
+    add("model back", [this](ExplorerApp& app) {
+        app.load_checkpoint(m_neuron_model);
+        return true;
+    });
+    add("check model back", [this](ExplorerApp& app) {
+        check(app.view().config.scale_attention && app.view().model_source == m_neuron_model, "the shipped model is back");
+        return true;
+    });
     add("rebuild", [this](ExplorerApp& app) {
         ModelConfig bad = app.view().config;
         bad.heads = 5;

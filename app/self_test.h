@@ -33,6 +33,7 @@ private:
     // The lesson walk: lesson, step, frames waited since its "Do it", errors before it.
     int m_lesson = 0, m_lesson_step = 0, m_lesson_wait = -1, m_lesson_errors = 0;
     void check_lesson_step(ExplorerApp& app);
+    std::string m_neuron_model;   // the model to load back after the Neuron view's unscaled check
 };
 
 }  // namespace tx::app

@@ -25,3 +25,5 @@ shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.sa
 shot training.png --train 1000 --panel training
 shot decoding.png --layout decoding --beam 4 --sentence "I was not happy."
 shot lessons.png --lesson 7,1
+shot neuron.png --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
+    --neuron 2,1 --head 0

@@ -358,10 +358,15 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
             std::string s = "query \"" + ax.rows[static_cast<size_t>(r)] + "\" (" + std::to_string(r) + ") \xE2\x86\x92 key \"" +
                             ax.cols[static_cast<size_t>(c)] + "\" (" + std::to_string(c) + ") = " + format_value(value) + " " + what;
             if (std::isinf(value)) s += " (masked)";
-            return s;
+            return s + "\nclick: work this cell out in the Neuron view";
         };
         const HeatmapResult r = draw_heatmap(spec, &ctx.commands);
         if (r.clicked) sel.head = h;
+        if (r.clicked && r.row >= 0 && r.col >= 0) {
+            sel.neuron_query = r.row;
+            sel.neuron_key = r.col;
+            ctx.commands.show_panel("neuron");
+        }
         ImGui::EndGroup();
         if (h == sel.head && !m_single) {
             const ImVec2 mn = ImGui::GetItemRectMin(), mx = ImGui::GetItemRectMax();

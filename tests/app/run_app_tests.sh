@@ -67,6 +67,10 @@ done
 shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention --sentence "I see the dog." \
     --sentence "The small white dogs will not sleep in the old house." --step decoder.layers.2.cross_attn.probs
 shot translate-beam 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --beam 4 --step decoder.layers.2.cross_attn.probs --layout attention
+# The Neuron view on a cross-attention cell ("_coche", which writes "_rojo", reading "_red"): the
+# vector bars (left), the softmax row (right) and the weighted sum (bottom) are drawn.
+shot neuron 0.34,0.2,0.66,0.45:20 0.67,0.2,1,0.4:20 0.34,0.7,1,0.9:20 -- --layout neuron --sentence "The red car is big." \
+    --step decoder.layers.2.cross_attn.context --neuron 2,1 --head 0
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
 # Mid-lesson (cross-attention, first step done): the lesson below Input, the Attention tab framed.
@@ -83,10 +87,20 @@ if run bad-lesson --screenshot "$out/bad-lesson.png" --lessons "$out/bad-lessons
     fi
 fi
 # Bad arguments: one-line reason, exit 2.
-for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x"; do
+for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x" "--neuron 3" "--neuron a,1" "--head -1"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
+done
+# Values checked against the loaded model (a cell or head outside it): one line, exit 2.
+for bad in "--neuron 99,0" "--head 9"; do
+    # shellcheck disable=SC2086
+    msg=$(timeout 120 "${xvfb[@]}" "$app" $bad 2>&1 > /dev/null); rc=$?
+    if [ "$rc" -ne 2 ] || [ "$(wc -l <<< "$msg")" -ne 1 ]; then
+        echo "FAIL model-checked argument $bad: exit $rc, message: $msg"; failures=$((failures + 1))
+    else
+        echo "ok   model-checked argument $bad exits 2: $msg"
+    fi
 done
 # No display: a clear message, exit 1.
 msg=$(env -u DISPLAY -u WAYLAND_DISPLAY "$app" 2>&1); rc=$?
