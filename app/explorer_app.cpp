@@ -657,6 +657,14 @@ void ExplorerApp::go_to_step(const std::string& name) {
     });
 }
 
+void ExplorerApp::open_neuron_view(int query, int key) {
+    queue([this, query, key] {
+        m_selection.neuron_query = query;
+        m_selection.neuron_key = key;
+        show_panel("neuron");
+    });
+}
+
 void ExplorerApp::select_attention(const std::string& prefix, int head) {
     queue([this, prefix, head] {
         for (size_t i = 0; i < m_view.attention.size(); ++i)

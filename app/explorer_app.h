@@ -71,6 +71,7 @@ public:
     void open_model(const std::string& key) override;
     void go_to_step(const std::string& name) override;
     void select_attention(const std::string& prefix, int head) override;
+    void open_neuron_view(int query, int key) override;
     void highlight_panel(const std::string& key) override;
 
     // Read access for the self-test.

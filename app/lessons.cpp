@@ -33,6 +33,7 @@ constexpr ActionSpelling ACTIONS[] = {
     {"highlight", LessonActionKind::HighlightPanel},
     {"decoding", LessonActionKind::Decoding},
     {"train", LessonActionKind::Train},
+    {"neuron_view", LessonActionKind::NeuronView},
 };
 const char* const TASKS[] = {"copy", "reverse", "sort"};
 
@@ -114,6 +115,10 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
         case LessonActionKind::ShowPanel:
         case LessonActionKind::HighlightPanel: a.name = one_of(text(j, "panel", at), panel_keys, "panel", at); break;
         case LessonActionKind::Decoding: a.number = whole(j, "beam", 1, 16, at); break;
+        case LessonActionKind::NeuronView:
+            a.number = whole(j, "query", 0, 4095, at);
+            a.key = whole(j, "key", 0, 4095, at);
+            break;
         case LessonActionKind::Train:
             a.name = one_of(text(j, "task", at), std::vector<std::string>(std::begin(TASKS), std::end(TASKS)), "task", at);
             break;

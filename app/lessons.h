@@ -8,9 +8,8 @@
 
 namespace tx::app {
 
-// What a lesson step can make the app do. To add one (e.g. "open_neuron_view" at a query/key
-// cell): a value here, its spelling and fields in lessons.cpp (ACTIONS), and its effect in
-// LessonsPanel::perform.
+// What a lesson step can make the app do. To add one: a value here, its spelling and fields in
+// lessons.cpp (ACTIONS), its effect in LessonsPanel::perform and its check in the self-test.
 enum class LessonActionKind {
     OpenModel,            // "open_model": {"model": "default"} — a File → Models entry by its file's stem
     SetSentences,         // "set_sentences": {"sentences": ["...", ...]} — 1 to 4, a padded batch from 2
@@ -24,6 +23,7 @@ enum class LessonActionKind {
     HighlightPanel,       // "highlight": {"panel": "attention"} — raise it and frame it for a few seconds
     Decoding,             // "decoding": {"beam": 4} — 1 is greedy
     Train,                // "train": {"task": "copy" | "reverse"} — tiny preset, started at once
+    NeuronView,           // "neuron_view": {"query": 2, "key": 1} — the selected block and head's cell
 };
 
 struct LessonAction {
@@ -31,7 +31,8 @@ struct LessonAction {
     std::string name;                     // model key, step name, panel key, attention block or task
     std::vector<std::string> sentences;   // SetSentences
     bool on = true;                       // the toggles
-    int number = 0;                       // SelectAttention: head; Decoding: beam size
+    int number = 0;                       // SelectAttention: head; Decoding: beam size; NeuronView: query
+    int key = 0;                          // NeuronView: key
 };
 
 struct LessonStep {

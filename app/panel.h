@@ -61,6 +61,8 @@ public:
     virtual void open_model(const std::string& key) = 0;        // a File → Models entry by its file's stem ("copy")
     virtual void go_to_step(const std::string& name) = 0;       // run_to that step; an attention step selects its block
     virtual void select_attention(const std::string& prefix, int head) = 0;   // "decoder.layers.2.cross_attn", head
+    // Opens the Neuron view on cell (query, key) of the selected attention block and head.
+    virtual void open_neuron_view(int query, int key) = 0;
     virtual void highlight_panel(const std::string& key) = 0;   // show_panel, then a coloured frame for a few seconds
 };
 

@@ -626,6 +626,12 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 break;
             }
             case LessonActionKind::Decoding: check(v.beam_size == a.number, what + ": decoding set"); break;
+            case LessonActionKind::NeuronView: {
+                const Panel* p = panel(app, "neuron");
+                check(sel.neuron_query == a.number && sel.neuron_key == a.key && p && drawn_now(p),
+                      what + ": the Neuron view shows that cell");
+                break;
+            }
             case LessonActionKind::Train:
                 check(app.trainer_info().exists && to_string(app.trainer_info().training.task) == a.name &&
                           app.training().state == TrainerState::Running,

@@ -37,6 +37,8 @@ std::string describe(const LessonAction& a, const std::map<std::string, std::str
         case LessonActionKind::HighlightPanel: return "point at " + panel;
         case LessonActionKind::Decoding: return a.number == 1 ? "greedy decoding" : "beam search, " + std::to_string(a.number) + " beams";
         case LessonActionKind::Train: return "train the " + a.name + " task";
+        case LessonActionKind::NeuronView:
+            return "open the Neuron view on query " + std::to_string(a.number) + ", key " + std::to_string(a.key);
     }
     return "";
 }
@@ -98,6 +100,7 @@ void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
         case LessonActionKind::ShowPanel: commands.show_panel(a.name); break;
         case LessonActionKind::HighlightPanel: commands.highlight_panel(a.name); break;
         case LessonActionKind::Decoding: commands.set_decoding(a.number, 0.6); break;   // the paper's alpha
+        case LessonActionKind::NeuronView: commands.open_neuron_view(a.number, a.key); break;
         case LessonActionKind::Train: {
             const TaskKind task = task_from_string(a.name).value_or(TaskKind::Copy);   // the loader allows known tasks only
             commands.trainer_configure(Preset::Tiny, preset_training(Preset::Tiny, task));
