@@ -28,6 +28,7 @@ private:
     bool m_screenshot = false;
     std::string m_tmp;
     double m_started = 0.0;
+    std::string m_sentence;   // the input before "another test sentence"
     int m_baseline_errors = 0;
 };
 

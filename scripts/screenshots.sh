@@ -23,3 +23,5 @@ shot positional.png --layout positional
 shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.safetensors" \
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
+shot training-translate.png --train 1500 --train-task translate --panel training
+shot input-help.png --layout attention --sentence "The red zorblax is big." --step decoder.layers.2.cross_attn.probs

@@ -53,8 +53,14 @@ shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention -
 shot translate-beam 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --beam 4 --step decoder.layers.2.cross_attn.probs --layout attention
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
+# Translation training from fresh weights, paused after 100 steps (the corpus is read and its
+# subword pieces learnt first): the losses, samples and the probe sentence's cross-attention are drawn.
+shot training-translate 0.34,0.15,1,0.6:40 -- --train 100 --train-task translate --layout training
+# An unseen word in the input: pieces grouped under their words, the word flagged.
+shot input-help 0,0.2,0.33,0.45:20 -- --sentence "The red zorblax is big." --layout attention
 # Bad arguments: one-line reason, exit 2.
-for bad in --no-such-option "--train 0" "--frames x"; do
+for bad in --no-such-option "--train 0" "--frames x" "--train 5 --train-task nope" "--train-task translate" \
+    "--train 5 --train-from default"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
