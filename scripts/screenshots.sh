@@ -24,4 +24,4 @@ shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.sa
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
 shot training-translate.png --train 1500 --train-task translate --panel training
-shot input-help.png --layout attention --sentence "The red zorblax is big." --step decoder.layers.2.cross_attn.probs
+shot input-help.png --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"

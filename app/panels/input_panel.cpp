@@ -28,7 +28,7 @@ std::string unseen_tooltip(const std::string& word, const std::string& key, cons
                            const std::vector<Token>& tokens, const WordPieces& w) {
     std::string pieces;
     for (int p : w.pieces) pieces += (pieces.empty() ? "" : " ") + tokens[static_cast<size_t>(p)].text;
-    std::string tip = "\"" + word + "\" never appears in the English side of the training corpus (" + known.corpus + ", " +
+    std::string tip = "\"" + word + "\" never appears in the source (left) side of the training corpus (" + known.corpus + ", " +
                       std::to_string(known.sentences) + " sentences). The model still reads its pieces (" + pieces +
                       "), but it never learned what they mean together: expect a guess.";
     std::string lower = key;
@@ -270,7 +270,7 @@ void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
         const ImU32 colour = flagged ? ImGui::GetColorU32(UNSEEN_COLOUR) : ImGui::GetColorU32(ImGuiCol_Text);
         dl->AddText(ImVec2(p.x + (w - label_w) * 0.5f, p.y), colour, label.c_str());
         const float chips_x = p.x + (w - chips_w) * 0.5f;
-        if (count > 1 || flagged) {
+        if (!label.empty() && (count > 1 || flagged)) {
             const float y = p.y + label_h - 2.0f;
             const ImU32 line = flagged ? colour : ImGui::GetColorU32(ImGuiCol_TextDisabled);
             dl->AddLine(ImVec2(chips_x + 2, y - 3), ImVec2(chips_x + 2, y), line);
@@ -301,7 +301,7 @@ void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(UNSEEN_COLOUR, "never seen in training: expect a guess \xE2\x80\x94 %s", list.c_str());
         ImGui::PopTextWrapPos();
-        item_tooltip("These words never appear in the English side of the corpus the model was trained on. Its subword "
+        item_tooltip("These words never appear in the source (left) side of the corpus the model was trained on. Its subword "
                      "pieces still give each one ids (nothing becomes UNK), but the model has not learned what they mean "
                      "together: its translation of them is a guess from the pieces.");
     }
@@ -322,7 +322,7 @@ void InputPanel::draw_known_words(PanelContext& ctx) {
     ImGui::EndDisabled();
     const std::string tip = known->test_sentences.empty()
                                 ? "No test split beside the training corpus (" + known->corpus + ")."
-                                : "A random English sentence of " + known->test_file + " (" +
+                                : "A random source sentence of " + known->test_file + " (" +
                                       std::to_string(known->test_sentences.size()) +
                                       " sentences kept apart from training), to see the model on text it never trained on.";
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) item_tooltip(tip.c_str());
@@ -330,7 +330,7 @@ void InputPanel::draw_known_words(PanelContext& ctx) {
     char label[96];
     std::snprintf(label, sizeof label, "Words the model knows (%zu)", known->words.size());
     if (ImGui::Button(label)) ImGui::OpenPopup("##known_words");
-    item_tooltip("Every English word of the training corpus, without the punctuation around it. Words typed outside "
+    item_tooltip("Every word of the training corpus's source side, without the punctuation around it. Words typed outside "
                  "this list are flagged before the model runs.");
     if (ImGui::BeginPopup("##known_words")) {
         ImGui::Text("%zu words of %s (%d sentences)", known->words.size(), known->corpus.c_str(), known->sentences);

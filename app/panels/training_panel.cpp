@@ -55,16 +55,16 @@ TrainingPanel::TrainingPanel()
             "crossings where Spanish puts the adjective after the noun.") {}
 
 void TrainingPanel::draw_content(PanelContext& ctx) {
+    // The first trainer seen (one made at launch by --train, or by this panel) sets the fields.
+    if (!m_synced && (ctx.trainer.exists || ctx.trainer.preparing)) {
+        m_training = ctx.trainer.training;
+        m_task = index_of(TASKS, m_training.task);
+        m_preset = index_of(PRESETS, ctx.trainer.preset);
+        m_start = ctx.trainer.start_from.empty() ? 0 : ctx.trainer.start_from.rfind("the explorer's", 0) == 0 ? 2 : 1;
+        m_synced = true;
+    }
     if (!m_initialised) {
-        // A trainer made at launch (--train, --train-task) shows its own settings.
-        if (ctx.trainer.exists || ctx.trainer.preparing) {
-            m_training = ctx.trainer.training;
-            m_task = index_of(TASKS, m_training.task);
-            m_preset = index_of(PRESETS, ctx.trainer.preset);
-            m_start = ctx.trainer.start_from.empty() ? 0 : ctx.trainer.start_from.rfind("the explorer's", 0) == 0 ? 2 : 1;
-        } else {
-            m_training = live_training(Preset::Tiny, TaskKind::Copy);
-        }
+        if (!m_synced) m_training = live_training(Preset::Tiny, TaskKind::Copy);
         const char* home = std::getenv("HOME");
         m_save_path = std::string(home ? home : "/tmp") + "/transformer-explorer-trained.safetensors";
         m_initialised = true;
@@ -124,12 +124,17 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
                       static_cast<long long>(t.step), static_cast<long long>(t.total_steps), t.epoch, t.elapsed_s);
         ImGui::ProgressBar(static_cast<float>(progress), ImVec2(-1, 0), overlay);
         if (translate) {
-            // The two losses are not on one scale: smoothing puts a floor under the training loss.
-            ImGui::Text("train loss %.3f (label-smoothed %.2f) \xC2\xB7 validation loss %.3f (cross-entropy) \xC2\xB7 BLEU %.1f \xC2\xB7 "
-                        "exact match %.1f%% \xC2\xB7 lr %.2e \xC2\xB7 %.0f tokens/s",
-                        t.latest.loss, ctx.trainer.training.label_smoothing, t.latest.eval_loss, 100 * t.latest.bleu,
-                        100 * t.latest.exact_match, t.latest.lr, t.latest.tokens_per_s);
             const TrainingConfig& tc = ctx.trainer.training;
+            // The two losses are not on one scale: smoothing puts a floor under the training loss.
+            if (t.latest.eval_loss > 0.0 || t.step >= tc.eval_every)
+                ImGui::Text("train loss %.3f (label-smoothed %.2f) \xC2\xB7 validation loss %.3f (cross-entropy) \xC2\xB7 BLEU %.1f \xC2\xB7 "
+                            "exact match %.1f%% \xC2\xB7 lr %.2e \xC2\xB7 %.0f tokens/s",
+                            t.latest.loss, ctx.trainer.training.label_smoothing, t.latest.eval_loss, 100 * t.latest.bleu,
+                            100 * t.latest.exact_match, t.latest.lr, t.latest.tokens_per_s);
+            else
+                ImGui::Text("train loss %.3f (label-smoothed %.2f) \xC2\xB7 validation: not evaluated yet \xC2\xB7 lr %.2e \xC2\xB7 "
+                            "%.0f tokens/s",
+                            t.latest.loss, ctx.trainer.training.label_smoothing, t.latest.lr, t.latest.tokens_per_s);
             ImGui::TextDisabled("Validation: the first %d sentences of %s that fit, decoded greedily every %d steps%s.",
                                 tc.eval_sequences,
                                 tc.valid_path.empty() ? "every 20th pair of the corpus" : fs_name(tc.valid_path).c_str(),
@@ -261,15 +266,18 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
     PlotSeries exact{"exact match", {}, {}, IM_COL32(230, 90, 200, 255)};
     PlotSeries bleu{"BLEU / 100", {}, {}, IM_COL32(250, 210, 80, 255)};
     PlotSeries speed{"tokens/s", {}, {}, IM_COL32(150, 150, 255, 255)};
+    const int first_eval = ctx.trainer.training.eval_every > 0 ? ctx.trainer.training.eval_every : ctx.trainer.training.snapshot_every;
     for (const TrainingPoint& p : t.history) {
         const double x = static_cast<double>(p.step);
         loss.x.push_back(x), loss.y.push_back(p.loss);
-        eval.x.push_back(x), eval.y.push_back(p.eval_loss);
         lr.x.push_back(x), lr.y.push_back(p.lr);
+        speed.x.push_back(x), speed.y.push_back(p.tokens_per_s);
+        // Points before the first evaluation hold no held-out numbers (a saturated model's loss may be 0 later).
+        if (p.step < first_eval && p.eval_loss <= 0.0) continue;
+        eval.x.push_back(x), eval.y.push_back(p.eval_loss);
         acc.x.push_back(x), acc.y.push_back(p.token_accuracy);
         exact.x.push_back(x), exact.y.push_back(p.exact_match);
         bleu.x.push_back(x), bleu.y.push_back(p.bleu);
-        speed.x.push_back(x), speed.y.push_back(p.tokens_per_s);
     }
     const float w = ImGui::GetContentRegionAvail().x * 0.5f - 6;
     // Four plots over training steps, two per row.
@@ -339,6 +347,7 @@ void TrainingPanel::draw_probe(PanelContext& ctx) {
     const TrainingSnapshot& t = ctx.training;
     const bool translate = ctx.trainer.training.task == TaskKind::Translate;
     if (t.probe_input.empty()) ImGui::TextUnformatted("Cross-attention of a probe input");
+    else if (t.probe_output.empty()) ImGui::Text("Cross-attention of the probe \"%s\" \xE2\x86\x92 (nothing yet: EOS comes first)", t.probe_input.c_str());
     else ImGui::Text("Cross-attention of the probe \"%s\" \xE2\x86\x92 \"%s\"", t.probe_input.c_str(), t.probe_output.c_str());
     help_marker(translate
                     ? "The last decoder layer's cross-attention while the model translates the probe sentence greedily, per "

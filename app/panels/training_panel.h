@@ -29,6 +29,7 @@ private:
     int m_start = 0;                  // translate: 0 fresh weights, 1 the shipped model, 2 the explorer's model
     TrainingConfig m_training;
     bool m_initialised = false;
+    bool m_synced = false;            // the fields show the first trainer's settings
     std::string m_save_path;
 };
 
