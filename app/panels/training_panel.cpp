@@ -111,7 +111,7 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
 
     const bool translate = ctx.trainer.training.task == TaskKind::Translate;
     if (preparing) {
-        ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1.0f), "Preparing the trainer%s: %s", 
+        ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1.0f), "Preparing the trainer%s: %s",
                            ctx.trainer.start_from.empty() ? "" : (" from " + ctx.trainer.start_from).c_str(),
                            translate ? (ctx.trainer.start_from.empty()
                                             ? "reading the corpus, learning its subword pieces and tokenizing it (a few seconds)"
@@ -285,7 +285,7 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         PlotSpec spec;
         spec.integer_x = true;
         spec.x_label = "step";
-        spec.size = ImVec2(w, 175);
+        spec.size = ImVec2(w, 155);   // four plots, the samples and the probe fit 1000 px
         spec.id = id;
         spec.title = title;
         spec.y_label = y_label;
