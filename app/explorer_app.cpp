@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <random>
 #include <thread>
 
 #include "backend_comparison.h"
@@ -17,8 +19,10 @@
 #include "checkpoint.h"
 #include "imgui_internal.h"
 #include "imgui_stdlib.h"
+#include "known_words.h"
 #include "panel_registry.h"
 #include "panels/lessons_panel.h"
+#include "panels/training_panel.h"
 #include "screenshot.h"
 #include "self_test.h"
 #include "session.h"
@@ -195,12 +199,20 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
                 m_lesson_steps_left = m_options.lesson_steps;   // one "Do it" a frame, as a learner would
             }
     if (m_options.train_steps > 0) {
-        trainer_configure(Preset::Tiny, preset_training(Preset::Tiny, TaskKind::Copy));
+        const TaskKind task = task_from_string(m_options.train_task).value_or(TaskKind::Copy);
+        if (task == TaskKind::Translate && m_options.train_from == "default")
+            trainer_fine_tune(TrainingPanel::live_training(Preset::Translate, task), false);
+        else if (task == TaskKind::Translate)
+            trainer_configure(Preset::Translate, TrainingPanel::live_training(Preset::Translate, task));
+        else
+            trainer_configure(Preset::Tiny, TrainingPanel::live_training(Preset::Tiny, task));
         trainer_start();
     }
 }
 
-ExplorerApp::~ExplorerApp() = default;
+ExplorerApp::~ExplorerApp() {
+    if (m_prepare_thread.joinable()) m_prepare_thread.join();
+}
 
 void ExplorerApp::shutdown() {
     heatmap_shutdown();
@@ -317,6 +329,13 @@ void ExplorerApp::refresh(bool full) {
         if (full) m_view.comparison.reset();   // it was of another input, model or backend
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
+    }
+    // The known words change with the model only: read its corpus once, not on every input.
+    const std::string key = m_model_source + '\n' + m_session->training_json();
+    if (full && (key != m_known_words_key || !m_view.known_words)) {
+        m_view.known_words = std::make_shared<const KnownWords>(load_known_words(
+            m_session->training_json(), m_session->config().tokenizer, [this](const std::string& p) { return resolve_asset(p); }));
+        m_known_words_key = key;
     }
     if (!m_view.attention.empty())
         m_selection.attention_block = std::clamp(m_selection.attention_block, 0, static_cast<int>(m_view.attention.size()) - 1);
@@ -517,31 +536,135 @@ void ExplorerApp::compare_backends() {
     });
 }
 
+struct ExplorerApp::PreparedTrainer {
+    std::mutex mutex;
+    bool done = false;
+    std::unique_ptr<Trainer> trainer;
+    std::string error;
+};
+
+void ExplorerApp::create_trainer(ModelConfig model, TrainingConfig training, std::function<Checkpoint()> start_from) {
+    // Relative corpus paths ("assets/corpus/en-es/train.tsv", as the presets name them) are looked
+    // up in the app's assets, wherever it runs from.
+    for (std::string* path : {&training.data_path, &training.valid_path}) {
+        const size_t at = path->rfind("assets/");
+        if (!path->empty() && !fs::exists(*path) && at != std::string::npos && fs::exists(resolve_asset(path->substr(at + 7))))
+            *path = resolve_asset(path->substr(at + 7));
+    }
+    // The old trainer may be mid-step: let it finish and die on a thread of its own, so the
+    // UI never waits on it.
+    if (m_trainer) std::thread([old = std::move(m_trainer)]() mutable { old.reset(); }).detach();
+    m_trainer_info.training = training;
+    m_trainer_info.model = model;
+    m_trainer_info.preparing = true;
+    m_when_ready = WhenReady::Nothing;
+    m_training = TrainingSnapshot{};
+    auto prepared = std::make_shared<PreparedTrainer>();
+    m_prepared = prepared;
+    // The trainer trains on the backend the explorer uses (its thread owns that device).
+    const std::string backend = m_session ? m_session->backend().name() : "cpu";
+    m_prepare_thread = std::thread([prepared, model, training, start_from, backend] {
+        std::unique_ptr<Trainer> trainer;
+        std::string error;
+        try {
+            const Checkpoint start = start_from ? start_from() : Checkpoint{};
+            trainer = std::make_unique<Trainer>(start_from ? start.config : model, training,
+                                                [backend] { return make_backend(backend); }, start_from ? &start : nullptr);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(prepared->mutex);
+        prepared->trainer = std::move(trainer);
+        prepared->error = std::move(error);
+        prepared->done = true;
+    });
+}
+
+void ExplorerApp::adopt_prepared_trainer() {
+    if (!m_prepared) return;
+    {
+        std::lock_guard<std::mutex> lock(m_prepared->mutex);
+        if (!m_prepared->done) return;
+        m_trainer = std::move(m_prepared->trainer);
+        m_trainer_info.error = m_prepared->error;
+    }
+    m_prepared.reset();
+    m_prepare_thread.join();
+    m_trainer_info.preparing = false;
+    if (!m_trainer) {
+        report_error("cannot create the trainer: " + m_trainer_info.error);
+        if (m_options.train_steps > 0 && m_launch_training_done_frame < 0) m_launch_training_done_frame = m_frame;
+        return;
+    }
+    m_trainer_info.exists = true;
+    m_trainer_info.model = m_trainer->model_config();
+    m_training = m_trainer->snapshot();
+    if (m_when_ready == WhenReady::Start) m_trainer->start();
+    if (m_when_ready == WhenReady::Step) m_trainer->step_once();
+    m_when_ready = WhenReady::Nothing;
+}
+
 void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& training) {
     queue([this, preset, training] {
+        if (m_prepared) {
+            report_error("the trainer is still being prepared: try again in a moment");
+            return;
+        }
         if (const auto why = validate(training)) {
             report_error("training settings not applied: " + *why);
             return;
         }
-        // The old trainer may be mid-step: let it finish and die on a thread of its own, so the
-        // UI never waits on it.
-        if (m_trainer) std::thread([old = std::move(m_trainer)]() mutable { old.reset(); }).detach();
         m_trainer_info = TrainerInfo{};
         m_trainer_info.preset = preset;
-        m_trainer_info.training = training;
-        m_trainer_info.model = preset_model(preset);
-        try {
-            // The trainer trains on the backend the explorer uses (its thread owns that device).
-            const std::string backend = m_session ? m_session->backend().name() : "cpu";
-            m_trainer = std::make_unique<Trainer>(m_trainer_info.model, training,
-                                                  [backend] { return make_backend(backend); });
-            m_trainer_info.exists = true;
-            m_trainer_info.model = m_trainer->model_config();
-            m_training = m_trainer->snapshot();
-        } catch (const std::exception& e) {
-            m_trainer_info.error = e.what();
-            report_error(std::string("cannot create the trainer: ") + e.what());
+        create_trainer(preset_model(preset), training, nullptr);
+    });
+}
+
+void ExplorerApp::trainer_fine_tune(const TrainingConfig& training, bool explorer_model) {
+    queue([this, training, explorer_model] {
+        if (m_prepared) {
+            report_error("the trainer is still being prepared: try again in a moment");
+            return;
         }
+        if (const auto why = validate(training)) {
+            report_error("training settings not applied: " + *why);
+            return;
+        }
+        std::function<Checkpoint()> start;
+        ModelConfig model;
+        m_trainer_info = TrainerInfo{};
+        m_trainer_info.preset = Preset::Translate;
+        if (explorer_model) {
+            if (!m_session) return;
+            // Copied now: the explorer may load another model while the trainer is being made.
+            auto checkpoint = std::make_shared<const Checkpoint>(m_session->checkpoint());
+            model = checkpoint->config;
+            start = [checkpoint] { return *checkpoint; };
+            m_trainer_info.start_from = "the explorer's model (" + m_model_source + ")";
+        } else {
+            const std::string path = resolve_asset("models/default.safetensors");
+            start = [path] { return tx::load_checkpoint(path); };
+            m_trainer_info.start_from = "the shipped translation model (" + path + ")";
+        }
+        create_trainer(model, training, start);
+    });
+}
+
+void ExplorerApp::random_test_sentence() {
+    queue([this] {
+        const auto& known = m_view.known_words;
+        if (!known || known->test_sentences.empty()) {
+            report_error("this model has no test sentences to draw from" +
+                         (known && !known->available() ? ": " + known->unavailable : std::string()));
+            return;
+        }
+        static std::mt19937 rng(std::random_device{}());
+        const std::vector<std::string>& all = known->test_sentences;
+        std::string sentence = all[std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng)];
+        // Another one than the sentence shown, when the split has more than one.
+        if (all.size() > 1 && !m_view.sentences.empty() && sentence == m_view.sentences.front())
+            sentence = all[(static_cast<size_t>(std::find(all.begin(), all.end(), sentence) - all.begin()) + 1) % all.size()];
+        do_set_input({sentence}, std::nullopt);
     });
 }
 
@@ -554,9 +677,19 @@ void ExplorerApp::follow_launch_training() {
         m_launch_training_done_frame = m_frame;
 }
 
-void ExplorerApp::trainer_start() { queue([this] { if (m_trainer) m_trainer->start(); }); }
+void ExplorerApp::trainer_start() {
+    queue([this] {
+        if (m_prepared) m_when_ready = WhenReady::Start;
+        else if (m_trainer) m_trainer->start();
+    });
+}
 void ExplorerApp::trainer_pause() { queue([this] { if (m_trainer) m_trainer->pause(); }); }
-void ExplorerApp::trainer_step() { queue([this] { if (m_trainer) m_trainer->step_once(); }); }
+void ExplorerApp::trainer_step() {
+    queue([this] {
+        if (m_prepared) m_when_ready = WhenReady::Step;
+        else if (m_trainer) m_trainer->step_once();
+    });
+}
 void ExplorerApp::trainer_reset() { queue([this] { if (m_trainer) m_trainer->reset(); }); }
 
 void ExplorerApp::trainer_save(const std::string& path) {
@@ -745,6 +878,7 @@ bool ExplorerApp::idle() const {
     if (m_options.headless() || !m_commands.empty() || !m_region_exports.empty() || m_frame < 3) return false;
     if (!m_highlight.empty()) return false;   // the frame fades out
     if (m_trainer && m_training.state == TrainerState::Running) return false;
+    if (m_prepared) return false;   // redraw to adopt the trainer once it is made
     return !ImGui::IsAnyMouseDown();
 }
 
@@ -765,6 +899,7 @@ void ExplorerApp::draw() {
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     m_frame_ms = 0.9f * m_frame_ms + 0.1f * ImGui::GetIO().DeltaTime * 1000.0f;
+    adopt_prepared_trainer();
     if (m_trainer) {
         m_training = m_trainer->snapshot();
         m_trainer_info.exists = true;

@@ -7,10 +7,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "options.h"
 #include "model_catalog.h"
+#include "checkpoint.h"
 #include "panel.h"
 
 namespace tx {
@@ -73,6 +75,8 @@ public:
     void select_attention(const std::string& prefix, int head) override;
     void open_neuron_view(int query, int key) override;
     void highlight_panel(const std::string& key) override;
+    void trainer_fine_tune(const TrainingConfig& training, bool explorer_model) override;
+    void random_test_sentence() override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }
@@ -116,6 +120,10 @@ private:
     void follow_launch_training();   // --train N: pause the trainer once it has done N steps
     void queue(std::function<void()> command);
     std::string resolve_asset(const std::string& relative) const;
+    // Makes a trainer on a thread of its own (a corpus is read and tokenized, maybe a tokenizer
+    // trained: seconds), so the window keeps drawing; draw() adopts it once made.
+    void create_trainer(ModelConfig model, TrainingConfig training, std::function<Checkpoint()> start_from);
+    void adopt_prepared_trainer();
 
     AppOptions m_options;
     std::string m_assets_dir;
@@ -131,6 +139,12 @@ private:
     std::unique_ptr<Trainer> m_trainer;
     TrainerInfo m_trainer_info;
     TrainingSnapshot m_training;
+    struct PreparedTrainer;
+    std::shared_ptr<PreparedTrainer> m_prepared;   // the trainer being made, written by its thread
+    std::thread m_prepare_thread;
+    enum class WhenReady { Nothing, Start, Step };
+    WhenReady m_when_ready = WhenReady::Nothing;   // a Play or Step pressed while it is being made
+    std::string m_known_words_key;                 // the model whose known words the view holds
 
     std::vector<std::unique_ptr<Panel>> m_panels;
     Selection m_selection;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "panel_registry.h"
+#include "training_config.h"
 
 namespace tx::app {
 
@@ -35,6 +36,9 @@ const char* USAGE =
     "  --frames N            frames to render before the screenshot (default 6)\n"
     "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
     "                        pause at step N; a --screenshot is taken once it has paused\n"
+    "  --train-task NAME     the task --train trains: copy (default), copy-text, reverse, sort or\n"
+    "                        translate (the translate preset on assets/corpus/en-es)\n"
+    "  --train-from default  --train fine-tunes the shipped translation model instead of fresh weights\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
     "  --lesson N[,STEPS]    open lesson N (1-9) in the Lessons panel and do its first STEPS steps\n"
@@ -129,6 +133,15 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v, 1, 1000000);
             if (!n) return bad("--train must be a whole number of steps from 1 to 1000000, got '" + v + "'");
             options.train_steps = *n;
+        } else if (arg == "--train-task") {
+            if (!value(v)) return bad("--train-task needs a task name");
+            const auto task = task_from_string(v);
+            if (!task) return bad("--train-task must be copy, copy-text, reverse, sort or translate, got '" + v + "'");
+            options.train_task = v;
+        } else if (arg == "--train-from") {
+            if (!value(v)) return bad("--train-from needs a model");
+            if (v != "default") return bad("--train-from must be default (the shipped translation model), got '" + v + "'");
+            options.train_from = v;
         } else if (arg == "--size") {
             if (!value(v)) return bad("--size needs WxH");
             int w = 0, h = 0;
@@ -155,6 +168,10 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         }
     }
     if (options.print_decoded && options.screenshot.empty()) return bad("--print-decoded needs --screenshot");
+    if ((options.train_task != "copy" || !options.train_from.empty()) && options.train_steps == 0)
+        return bad("--train-task and --train-from need --train N");
+    if (!options.train_from.empty() && options.train_task != "translate")
+        return bad("--train-from default fine-tunes the translation model: it needs --train-task translate");
     return std::nullopt;
 }
 

@@ -21,6 +21,8 @@ struct AppOptions {
     int head = -1;                          // --head N: the selected head (Attention, Neuron view)
     int frames = 6;                         // frames rendered before the screenshot
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N
+    std::string train_task = "copy";        // --train-task: the task --train trains (translate: its preset)
+    std::string train_from;                 // --train-from default: fine-tune the shipped model; empty: fresh weights
     std::string checkpoint;                 // --checkpoint FILE instead of the default model
     std::string assets;                     // --assets DIR
     bool self_test = false;

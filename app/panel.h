@@ -64,6 +64,11 @@ public:
     // Opens the Neuron view on cell (query, key) of the selected attention block and head.
     virtual void open_neuron_view(int query, int key) = 0;
     virtual void highlight_panel(const std::string& key) = 0;   // show_panel, then a coloured frame for a few seconds
+    // Fine-tuning: as trainer_configure, but the trainer starts from a checkpoint's weights and
+    // tokenizer (its sizes too): the shipped default model, or the model the explorer shows.
+    virtual void trainer_fine_tune(const TrainingConfig& training, bool explorer_model) = 0;
+    // A random source sentence of the model's test split (SessionView::known_words) as the input.
+    virtual void random_test_sentence() = 0;
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).
@@ -85,6 +90,8 @@ struct TrainerInfo {
     TrainingConfig training;
     ModelConfig model;
     std::string error;           // why it could not be created
+    std::string start_from;      // fine-tuning: the checkpoint it started from; empty: fresh weights
+    bool preparing = false;      // being created on a thread of its own (reading a corpus, tokenizing)
 };
 
 struct PanelContext {

@@ -14,6 +14,8 @@
 #include "panels/lessons_panel.h"
 #include "neuron_trace.h"
 #include "panels/neuron_panel.h"
+#include "known_words.h"
+#include "panels/training_panel.h"
 #include "widgets/export.h"
 
 namespace fs = std::filesystem;
@@ -160,6 +162,49 @@ void SelfTest::build() {
         });
         add("draw", wait_frames(2));
     }
+
+    // Input help for the translation model: a random test sentence, and words never seen in training.
+    add("another test sentence", [this](ExplorerApp& app) {
+        app.show_panel("input");
+        m_sentence = app.view().sentences.empty() ? "" : app.view().sentences.front();
+        app.random_test_sentence();
+        return true;
+    });
+    add("check test sentence", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        const auto& known = v.known_words;
+        check(known && known->available() && known->words.size() > 100, "the translation model's known words are read from its corpus");
+        check(known && known->test_sentences.size() > 100, "the translation model's test split is found");
+        const std::string now = v.sentences.empty() ? "" : v.sentences.front();
+        check(now != m_sentence, "\"another test sentence\" changes the input");
+        check(known && std::find(known->test_sentences.begin(), known->test_sentences.end(), now) != known->test_sentences.end(),
+              "the new input is a sentence of the test split (" + now + ")");
+        app.set_input({"The red zorblax is big."}, std::nullopt);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check unseen word", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        check(!v.source_tokens.empty() && !v.sentences.empty(), "the sentence is tokenized");
+        if (v.source_tokens.empty() || v.sentences.empty() || !v.known_words) return true;
+        const auto words = group_words(v.source_tokens[0], v.sentences[0]);
+        std::vector<std::string> texts;
+        for (const auto& w : words) texts.push_back(w.text);
+        check(texts == std::vector<std::string>({"The", "red", "zorblax", "is", "big."}),
+              "pieces are grouped into the sentence's five words");
+        bool zorblax_flagged = false, red_known = false, big_known = false;
+        for (const auto& w : words) {
+            const std::string key = word_key(w.text);
+            if (key == "zorblax") zorblax_flagged = !v.known_words->knows(key) && w.pieces.size() > 1;
+            if (key == "red") red_known = v.known_words->knows(key);
+            if (key == "big") big_known = v.known_words->knows(key);
+        }
+        check(zorblax_flagged, "\"zorblax\" (several pieces) is flagged as never seen in training");
+        check(red_known && big_known, "\"red\" and \"big.\" are known words, not flagged");
+        app.set_input({m_sentence}, std::nullopt);
+        return true;
+    });
+    add("draw", wait_frames(2));
 
     // Every step, one per frame, from the start.
     add("restart", [this](ExplorerApp& app) {
@@ -429,6 +474,8 @@ void SelfTest::build() {
     });
     add("check rebuild", [this](ExplorerApp& app) {
         check(app.view().config.heads == 2, "the model was rebuilt with 2 heads");
+        check(app.view().known_words && !app.view().known_words->available() && !app.view().known_words->unavailable.empty(),
+              "an untrained model's known words are not guessed: the reason is given");
         app.save_checkpoint(m_tmp + "/model.safetensors");
         return true;
     });
@@ -500,6 +547,46 @@ void SelfTest::build() {
     });
     add("check trained", [this](ExplorerApp& app) {
         check(app.view().model_source.rfind("trainer", 0) == 0, "the trained model is in the explorer");
+        // Fine-tune the shipped translation model a few steps: weights and tokenizer from it.
+        TrainingConfig t = TrainingPanel::live_training(Preset::Translate, TaskKind::Translate);
+        t.eval_sequences = 8;
+        t.batch = 16;
+        t.snapshot_every = 2;
+        t.eval_every = 2;
+        app.trainer_fine_tune(t, false);
+        app.trainer_start();
+        m_started = seconds();
+        return true;
+    });
+    add("fine-tune translation 4 steps", [this](ExplorerApp& app) {
+        const auto& t = app.training();
+        if (t.step >= 4) {
+            app.trainer_pause();
+            return true;
+        }
+        if (t.state == TrainerState::Diverged || t.state == TrainerState::Finished || seconds() - m_started > 300.0) {
+            check(false, "4 translation fine-tuning steps within 300 s (state " + std::string(to_string(t.state)) + ", step " +
+                             std::to_string(t.step) + ", " + t.message + ")");
+            return true;
+        }
+        return false;
+    });
+    add("draw", wait_frames(3));
+    add("check translation training", [this](ExplorerApp& app) {
+        const auto& t = app.training();
+        check(t.probe_input == "The red car is big." && !t.probe_output.empty(), "the probe sentence is translated (" +
+                                                                                    t.probe_output + ")");
+        check(t.latest.bleu > 0.0, "validation BLEU is reported");
+        check(!t.samples.empty() && !t.samples.front().expected.empty(), "sample translations with references");
+        app.use_trained_model();
+        return true;
+    });
+    add("check trained translation", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        check(v.model_source.rfind("trainer (translate", 0) == 0, "the fine-tuned translation model is in the explorer");
+        check(v.config.tokenizer == TokenizerKind::SentencePiece, "with its subword tokenizer");
+        check(!v.decoded_text.empty() && !v.decoded_text[0].empty(), "it translates the sample sentence");
+        check(v.known_words && v.known_words->available(), "its known words come from its training record's corpus");
         app.show_panel("attention");
         return true;
     });

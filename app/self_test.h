@@ -29,6 +29,7 @@ private:
     bool m_screenshot = false;
     std::string m_tmp;
     double m_started = 0.0;
+    std::string m_sentence;   // the input before "another test sentence"
     int m_baseline_errors = 0;
     // The lesson walk: lesson, step, frames waited since its "Do it", errors before it.
     int m_lesson = 0, m_lesson_step = 0, m_lesson_wait = -1, m_lesson_errors = 0;

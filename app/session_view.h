@@ -3,6 +3,7 @@
 // never hold the Session, a backend or Eigen. Shapes as transformer.h: B, S, T, D, H, dk, V.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ class Session;
 }
 
 namespace tx::app {
+
+struct KnownWords;
 
 struct SessionView {
     uint64_t version = 0;                    // grows on every change; widgets key caches on it
@@ -61,6 +64,8 @@ struct SessionView {
     size_t first_decoder_step = 0;
     double forward_ms = 0.0;
     std::vector<std::vector<float>> outputs; // per step; empty when the step is not finished
+    // The words the model saw in training and its test sentences (known_words.h); made once per model.
+    std::shared_ptr<const KnownWords> known_words;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <optional>
 
 #include "decoding.h"
 #include "evaluation.h"
@@ -38,16 +39,62 @@ ModelConfig with_task_vocabulary(ModelConfig model, const Task& task) {
     return model;
 }
 
+// The first field in which a checkpoint's config differs from the run's, as a phrase; dropout and
+// the seed are training choices and may differ.
+std::optional<std::string> fine_tune_mismatch(const ModelConfig& run, const ModelConfig& checkpoint) {
+    const auto differs = [](const char* field, const std::string& run_value, const std::string& checkpoint_value) {
+        return std::string(field) + " is " + checkpoint_value + " in the checkpoint but " + run_value + " in the settings";
+    };
+    const auto n = [](auto v) { return std::to_string(v); };
+    if (run.tokenizer != checkpoint.tokenizer) return differs("the tokenizer", to_string(run.tokenizer), to_string(checkpoint.tokenizer));
+    if (run.src_vocab != checkpoint.src_vocab) return differs("src_vocab", n(run.src_vocab), n(checkpoint.src_vocab));
+    if (run.tgt_vocab != checkpoint.tgt_vocab) return differs("tgt_vocab", n(run.tgt_vocab), n(checkpoint.tgt_vocab));
+    if (run.d_model != checkpoint.d_model) return differs("d_model", n(run.d_model), n(checkpoint.d_model));
+    if (run.heads != checkpoint.heads) return differs("heads", n(run.heads), n(checkpoint.heads));
+    if (run.d_ff != checkpoint.d_ff) return differs("d_ff", n(run.d_ff), n(checkpoint.d_ff));
+    if (run.encoder_layers != checkpoint.encoder_layers)
+        return differs("encoder_layers", n(run.encoder_layers), n(checkpoint.encoder_layers));
+    if (run.decoder_layers != checkpoint.decoder_layers)
+        return differs("decoder_layers", n(run.decoder_layers), n(checkpoint.decoder_layers));
+    if (run.max_len != checkpoint.max_len) return differs("max_len", n(run.max_len), n(checkpoint.max_len));
+    if (run.norm != checkpoint.norm) return differs("norm", to_string(run.norm), to_string(checkpoint.norm));
+    if (run.ln_eps != checkpoint.ln_eps) return differs("ln_eps", n(run.ln_eps), n(checkpoint.ln_eps));
+    if (run.scale_attention != checkpoint.scale_attention)
+        return differs("scale_attention", run.scale_attention ? "on" : "off", checkpoint.scale_attention ? "on" : "off");
+    const SpecialTokens &a = run.special, &b = checkpoint.special;
+    if (a.pad != b.pad || a.bos != b.bos || a.eos != b.eos || a.unk != b.unk)
+        return std::string("the special-token ids (PAD, BOS, EOS, UNK) differ");
+    return std::nullopt;
+}
+
 }  // namespace
 
-TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend)
+TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend,
+                         const Checkpoint* start_from)
     : m_training(std::move(training)) {
     if (auto error = validate(m_training)) throw ConfigError(*error);
-    m_task = std::make_unique<Task>(m_training, model.max_len, model.tokenizer, model.special);
+    const std::string why = "cannot fine-tune this checkpoint on the " + std::string(to_string(m_training.task)) + " task: ";
+    // Checked before the task is built: a translate task would otherwise train a tokenizer of its own first.
+    if (start_from && m_training.task == TaskKind::Translate && start_from->config.tokenizer != TokenizerKind::SentencePiece)
+        throw ConfigError(why + "it uses " + to_string(start_from->config.tokenizer) +
+                          " tokens, and translation needs a subword (sentencepiece) model");
+    m_task = std::make_unique<Task>(m_training, model.max_len, model.tokenizer, model.special,
+                                    start_from ? start_from->tokenizer_model : std::string());
     m_model_config = with_task_vocabulary(model, *m_task);
     check(m_model_config);
+    if (start_from) {
+        if (auto mismatch = fine_tune_mismatch(m_model_config, start_from->config)) throw ConfigError(why + *mismatch);
+        if (m_task->vocabulary() != start_from->vocabulary)
+            throw ConfigError(why + "the task's vocabulary is not the checkpoint's (same size, other tokens)");
+    }
     m_backend = make_backend();
     m_model = std::make_unique<Transformer>(m_model_config, *m_backend);
+    if (start_from) {
+        if (start_from->parameters.size() != m_model->table().total())
+            throw ConfigError(why + "it holds " + std::to_string(start_from->parameters.size()) + " parameters, the model needs " +
+                              std::to_string(m_model->table().total()));
+        m_start = start_from->parameters;
+    }
     AdamSettings adam;
     adam.beta1 = m_training.beta1;
     adam.beta2 = m_training.beta2;
@@ -64,7 +111,7 @@ TrainingRun::~TrainingRun() {
 }
 
 void TrainingRun::reset() {
-    m_model->set_parameters(init_parameters(m_model->table(), m_model_config.seed));
+    m_model->set_parameters(m_start.empty() ? init_parameters(m_model->table(), m_model_config.seed) : m_start);
     m_optimizer->reset();
     m_task->restart();
     m_step = 0;
@@ -122,14 +169,25 @@ std::vector<SampleDecode> TrainingRun::samples(const EvalResult& result, int cou
 }
 
 void TrainingRun::probe(TrainingSnapshot& snapshot) {
-    const Example& e = m_task->held_out().front();
     const SpecialTokens& sp = m_model_config.special;
+    const Tokenizer& tok = m_task->tokenizer();
     Transformer& model = *m_model;
     model.options().training = false;
-    std::vector<int> src = e.input;
+    std::vector<int> src;
+    int max_new = 0;
+    if (!m_training.probe.empty() && !(src = tok.encode(m_training.probe)).empty()) {
+        if (static_cast<int>(src.size()) > m_model_config.max_len - 1) src.resize(static_cast<size_t>(m_model_config.max_len - 1));
+        // As Session's decode limit: room for an output somewhat longer than its input.
+        max_new = std::min(2 * static_cast<int>(src.size()) + 10, m_model_config.max_len - 1);
+    } else {
+        const Example& e = m_task->held_out().front();
+        src = e.input;
+        max_new = std::min(static_cast<int>(e.output.size()) + 1, m_model_config.max_len - 1);
+    }
+    snapshot.probe_input = tok.decode(src);
     src.push_back(sp.eos);
-    const int max_new = std::min(static_cast<int>(e.output.size()) + 1, m_model_config.max_len - 1);
     const std::vector<int> out = greedy_decode(model, {src}, max_new).front();
+    snapshot.probe_output = tok.decode(out);
     std::vector<int> tgt{sp.bos};
     tgt.insert(tgt.end(), out.begin(), out.end());
     model.set_batch({src}, {tgt});
@@ -138,7 +196,6 @@ void TrainingRun::probe(TrainingSnapshot& snapshot) {
         "decoder.layers." + std::to_string(m_model_config.decoder_layers - 1) + ".cross_attn.probs";
     snapshot.probe_cross_attention = model.step_output(model.find_step(name));
     snapshot.probe_heads = m_model_config.heads;
-    const Tokenizer& tok = m_task->tokenizer();
     snapshot.probe_source.clear();
     snapshot.probe_target.clear();
     for (int id : src) snapshot.probe_source.push_back(tok.display(id));
@@ -167,8 +224,8 @@ enum class Command { Start, Pause, Step, Stop, Reset };
 }  // namespace
 
 struct Trainer::Impl {
-    Impl(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend)
-        : run(std::move(model), std::move(training), make_backend) {
+    Impl(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend, const Checkpoint* start_from)
+        : run(std::move(model), std::move(training), make_backend, start_from) {
         base.config = run.model_config();
         base.vocabulary = run.task().vocabulary();
         base.training_json = to_json(run.training_config());
@@ -352,8 +409,9 @@ void Trainer::Impl::publish() {
     published = local;
 }
 
-Trainer::Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend)
-    : m_impl(std::make_unique<Impl>(std::move(model), std::move(training), make_backend)) {}
+Trainer::Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend,
+                 const Checkpoint* start_from)
+    : m_impl(std::make_unique<Impl>(std::move(model), std::move(training), make_backend, start_from)) {}
 
 Trainer::~Trainer() {
     {

@@ -51,6 +51,7 @@ struct TrainingSnapshot {
     std::vector<std::string> probe_target;   // T labels (decoder input: BOS + output)
     int probe_heads = 0;
     std::vector<float> probe_cross_attention;
+    std::string probe_input, probe_output;   // the probe's text and its greedy decode
     double elapsed_s = 0.0;              // seconds spent in training steps (evaluation excluded)
     int64_t tokens = 0;                  // target tokens trained on so far
 };
@@ -67,10 +68,17 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 // The training loop without a thread: what Trainer runs on its thread, and what txcli, tests
 // and benchmarks may drive directly. Owns its CPU backend, model, optimizer and task; the loop
 // exists once, here. Same seeds, same losses, bit for bit (on one backend and machine).
+//
+// Fine-tuning: with `start_from`, the run starts from that checkpoint's weights and tokenizer
+// instead of fresh weights and a tokenizer made for the task, and reset() returns to them. Its
+// config must equal `model` (once the task has set the vocabulary) in every field but dropout and
+// seed, and the task's vocabulary must be the checkpoint's: else ConfigError naming the first
+// difference.
 class TrainingRun {
 public:
     // Throws ConfigError for invalid settings, DeviceError when the backend cannot be made.
-    TrainingRun(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend);
+    TrainingRun(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend,
+                const Checkpoint* start_from = nullptr);
     ~TrainingRun();
     TrainingRun(const TrainingRun&) = delete;
     TrainingRun& operator=(const TrainingRun&) = delete;
@@ -90,10 +98,10 @@ public:
     EvalResult evaluate(bool decode = true);
     std::vector<SampleDecode> samples(const EvalResult& result, int count) const;
     const Backend& backend() const { return *m_backend; }
-    // Greedy-decodes held-out example 0 (eval mode) and fills the snapshot's probe fields with
-    // the last decoder layer's cross-attention of that decode.
+    // Greedy-decodes the probe input (TrainingConfig::probe, else held-out example 0) in eval mode
+    // and fills the snapshot's probe fields with the last decoder layer's cross-attention of that decode.
     void probe(TrainingSnapshot& snapshot);
-    void reset();   // fresh weights and moments, training stream from its start, step 0
+    void reset();   // fresh (or the checkpoint's) weights, fresh moments, training stream from its start, step 0
 
     int64_t step() const { return m_step; }
     int64_t total_steps() const { return m_training.total_steps(); }
@@ -111,6 +119,7 @@ private:
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<Transformer> m_model;
     std::unique_ptr<Optimizer> m_optimizer;
+    std::vector<float> m_start;   // fine-tuning: the checkpoint's parameters; empty: fresh ones from the seed
     int64_t m_step = 0;
 };
 
@@ -119,7 +128,9 @@ public:
     // model: hyperparameters (vocab sizes are set from the task); starts Idle with fresh weights.
     // Throws ConfigError for invalid settings, DeviceError when the backend cannot be made.
     // Only the trainer's thread uses the backend (and so the device) once it has started.
-    Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend);
+    // start_from: fine-tune that checkpoint (see TrainingRun); reset() returns to its weights.
+    Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend,
+            const Checkpoint* start_from = nullptr);
     ~Trainer();   // stops and joins the thread
     Trainer(const Trainer&) = delete;
     Trainer& operator=(const Trainer&) = delete;
@@ -128,7 +139,7 @@ public:
     void pause();       // Running -> Paused (after the current step)
     void step_once();   // Idle/Paused: one step, then Paused
     void stop();        // Finished; weights kept
-    void reset();       // fresh weights from the seed, history cleared, Idle
+    void reset();       // fresh weights from the seed (or the fine-tuned checkpoint's), history cleared, Idle
     TrainingSnapshot snapshot() const;   // a copy, taken under the short lock
     // The current (last good) weights with config, vocabulary and training settings.
     Checkpoint checkpoint() const;

@@ -104,6 +104,7 @@ std::string to_json(const TrainingConfig& c) {
     j["data_path"] = c.data_path;
     j["valid_path"] = c.valid_path;
     j["subword_vocab"] = c.subword_vocab;
+    j["probe"] = c.probe;
     return j.dump();
 }
 
@@ -167,6 +168,7 @@ TrainingConfig training_config_from_json(const std::string& text) {
     read(j, "data_path", c.data_path);
     read(j, "valid_path", c.valid_path);
     read(j, "subword_vocab", c.subword_vocab);
+    read(j, "probe", c.probe);
     if (auto error = validate(c)) throw ConfigError("training config: " + *error);
     return c;
 }

@@ -48,6 +48,9 @@ struct TrainingConfig {
     std::string data_path = "assets/corpus/en-es/train.tsv";
     std::string valid_path = "assets/corpus/en-es/valid.tsv";
     int subword_vocab = 2000;
+    // The input whose cross-attention the trainer's snapshots show (TrainingSnapshot's probe);
+    // empty: the first held-out example. Longer inputs are cut to the model's max_len.
+    std::string probe;
 
     int64_t total_steps() const { return max_steps > 0 ? max_steps : static_cast<int64_t>(epochs) * batches_per_epoch; }
 };

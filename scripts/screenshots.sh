@@ -27,3 +27,5 @@ shot decoding.png --layout decoding --beam 4 --sentence "I was not happy."
 shot lessons.png --lesson 7,1
 shot neuron.png --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
     --neuron 2,1 --head 0
+shot training-translate.png --train 1500 --train-task translate --panel training
+shot input-help.png --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"

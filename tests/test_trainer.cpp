@@ -7,8 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "tasks.h"
 #include "trainer.h"
 
 namespace tx {
@@ -201,6 +204,96 @@ TEST(Trainer, RefusesInvalidSettings) {
     ModelConfig m = small_model();
     m.heads = 3;
     EXPECT_THROW(Trainer(m, small_training()), ConfigError);
+}
+
+
+// Fine-tuning starts from the checkpoint's exact parameters (not the seed's), and reset returns to them.
+TEST(Trainer, FineTuningStartsFromTheCheckpointsParameters) {
+    ModelConfig m = small_model();
+    m.seed = 7;
+    TrainingRun donor(m, small_training());
+    donor.train_step();
+    const Checkpoint start = donor.checkpoint();
+
+    ModelConfig other_seed = small_model();
+    other_seed.seed = 99;   // the seed must not matter when a checkpoint is given
+    TrainingRun fresh(other_seed, small_training());
+    ASSERT_NE(fresh.parameters(), start.parameters);
+
+    TrainingRun tuned(other_seed, small_training(), make_cpu_backend, &start);
+    EXPECT_EQ(tuned.parameters(), start.parameters);
+    tuned.train_step();
+    EXPECT_NE(tuned.parameters(), start.parameters);
+    tuned.reset();
+    EXPECT_EQ(tuned.parameters(), start.parameters);
+
+    Trainer trainer(other_seed, small_training(), make_cpu_backend, &start);
+    EXPECT_EQ(trainer.checkpoint().parameters, start.parameters);
+}
+
+TEST(Trainer, FineTuningRefusesAMismatchingConfig) {
+    TrainingRun donor(small_model(), small_training());
+    const Checkpoint start = donor.checkpoint();
+    const auto message = [&](const ModelConfig& m, const TrainingConfig& t) -> std::string {
+        try {
+            TrainingRun run(m, t, make_cpu_backend, &start);
+        } catch (const ConfigError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    ModelConfig wider = small_model();
+    wider.d_model = 32;
+    const std::string width = message(wider, small_training());
+    EXPECT_NE(width.find("d_model is 16 in the checkpoint but 32"), std::string::npos) << width;
+    TrainingConfig more_symbols = small_training();
+    more_symbols.symbols = 12;   // two more tokens in the task's vocabulary
+    const std::string vocab = message(small_model(), more_symbols);
+    EXPECT_NE(vocab.find("src_vocab is 14 in the checkpoint but 16"), std::string::npos) << vocab;
+    TrainingConfig translate = small_training();
+    translate.task = TaskKind::Translate;
+    const std::string tokens = message(small_model(), translate);
+    EXPECT_NE(tokens.find("translation needs a subword"), std::string::npos) << tokens;
+    // A dropout of its own is a training choice, not a mismatch.
+    ModelConfig dropout = small_model();
+    dropout.dropout = 0.3f;
+    EXPECT_EQ(message(dropout, small_training()), "");
+}
+
+// Translation fine-tuning takes the checkpoint's SentencePiece model (the task trains none of its
+// own) and its weights; the probe sentence is decoded and its cross-attention published.
+TEST(Trainer, FineTuningTranslationKeepsTheCheckpointsTokenizer) {
+    const Checkpoint shipped = load_checkpoint(find_asset("assets/models/default.safetensors"));
+    ASSERT_EQ(shipped.config.tokenizer, TokenizerKind::SentencePiece);
+    // A few hundred pairs of the corpus keep the test fast; every 20th is held out.
+    const std::string data = (std::filesystem::temp_directory_path() / "tx-finetune-pairs.tsv").string();
+    {
+        std::ifstream in(find_asset("assets/corpus/en-es/train.tsv"));
+        std::ofstream out(data);
+        std::string line;
+        for (int i = 0; i < 400 && std::getline(in, line); ++i) out << line << '\n';
+    }
+    TrainingConfig t = preset_training(Preset::Translate, TaskKind::Translate);
+    t.data_path = data;
+    t.valid_path.clear();
+    t.eval_sequences = 8;
+    t.batch = 8;
+    t.max_steps = 2;
+    t.snapshot_every = 1;
+    t.probe = "The red car is big.";
+    TrainingRun run(shipped.config, t, make_cpu_backend, &shipped);
+    std::filesystem::remove(data);
+    EXPECT_EQ(run.parameters(), shipped.parameters);
+    const Checkpoint c = run.checkpoint();
+    EXPECT_EQ(c.tokenizer_model, shipped.tokenizer_model);
+    EXPECT_EQ(c.vocabulary, shipped.vocabulary);
+    TrainingSnapshot s;
+    run.probe(s);
+    EXPECT_EQ(s.probe_input, "The red car is big.");
+    EXPECT_EQ(s.probe_output, "El coche rojo es grande.") << "the shipped weights with their own tokenizer translate it";
+    ASSERT_EQ(s.probe_cross_attention.size(), s.probe_source.size() * s.probe_target.size() * s.probe_heads);
+    EXPECT_EQ(s.probe_source.back(), "<eos>");
+    EXPECT_FALSE(run.train_step().diverged);
 }
 
 }  // namespace

@@ -3,15 +3,80 @@
 #include "panels/input_panel.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 
 #include "imgui_stdlib.h"
+#include "known_words.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
 
 namespace {
+
 constexpr double APPLY_DELAY_S = 0.35;
+const ImVec4 UNSEEN_COLOUR(1.0f, 0.62f, 0.3f, 1.0f);
+
+bool contains_ignoring_case(const std::string& text, const std::string& part) {
+    auto lower = [](unsigned char c) { return static_cast<char>(std::tolower(c)); };
+    return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                       [&](char a, char b) { return lower(static_cast<unsigned char>(a)) == lower(static_cast<unsigned char>(b)); }) != text.end();
 }
+
+// Why a word counts as unseen, for its tooltip; mentions a case variant the model did see.
+std::string unseen_tooltip(const std::string& word, const std::string& key, const KnownWords& known,
+                           const std::vector<Token>& tokens, const WordPieces& w) {
+    std::string pieces;
+    for (int p : w.pieces) pieces += (pieces.empty() ? "" : " ") + tokens[static_cast<size_t>(p)].text;
+    std::string tip = "\"" + word + "\" never appears in the source (left) side of the training corpus (" + known.corpus + ", " +
+                      std::to_string(known.sentences) + " sentences). The model still reads its pieces (" + pieces +
+                      "), but it never learned what they mean together: expect a guess.";
+    std::string lower = key;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string upper = lower;
+    if (!upper.empty()) upper[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(upper[0])));
+    for (const std::string& variant : {lower, upper})
+        if (variant != key && known.knows(variant)) {
+            tip += " It did see \"" + variant + "\": case matters, \xE2\x96\x81" + variant + " and \xE2\x96\x81" + key +
+                   " are different pieces.";
+            break;
+        }
+    return tip;
+}
+
+std::string source_chip_text(const SessionView& v, const std::vector<Token>& toks, int b, int s) {
+    const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
+    const SpecialTokens& sp = v.config.special;
+    if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) return toks[static_cast<size_t>(s)].text;
+    if (id == sp.pad) return "PAD";
+    if (id == sp.eos) return "EOS";
+    return v.token_text(id);
+}
+
+// One encoder-input chip: UNK and byte pieces red, PAD grey, EOS purple.
+void source_chip(const SessionView& v, const std::vector<Token>& toks, int b, int s) {
+    ImGui::PushID(s);
+    const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
+    const SpecialTokens& sp = v.config.special;
+    const std::string text = source_chip_text(v, toks, b, s);
+    if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) {
+        const std::string tip =
+            v.config.tokenizer == TokenizerKind::SentencePiece && id != sp.unk
+                ? "\"" + text + "\" is a byte piece: a character outside the model's pieces became its UTF-8 bytes (the "
+                  "model has rarely seen them)"
+                : "\"" + text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")";
+        token_chip(text, id, ChipKind::Unknown, tip.c_str());
+    } else if (id == sp.pad) {
+        token_chip(text, id, ChipKind::Pad, "padding: fills this row to the batch's longest source");
+    } else if (id == sp.eos) {
+        token_chip(text, id, ChipKind::Special, "end of sequence: appended to every source");
+    } else {
+        token_chip(text, id, ChipKind::Normal);
+    }
+    ImGui::PopID();
+}
+
+}  // namespace
 
 InputPanel::InputPanel()
     : Panel("Type up to four sentences; several form a padded batch. Each becomes token ids (the encoder input is "
@@ -122,6 +187,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
                     "(a space shows as \xE2\x90\xA3). Words outside the vocabulary become UNK (red) and stay visible; "
                     "PAD (grey) fills shorter rows of a batch.");
     ImGui::TextDisabled("special ids: PAD %d \xC2\xB7 BOS %d \xC2\xB7 EOS %d \xC2\xB7 UNK %d", sp.pad, sp.bos, sp.eos, sp.unk);
+    draw_known_words(ctx);
     ImGui::Separator();
 
     for (int b = 0; b < v.B; ++b) {
@@ -133,27 +199,12 @@ void InputPanel::draw_content(PanelContext& ctx) {
         }
         ImGui::Text("Sentence %d \xE2\x80\x94 encoder input (tokens + EOS), S = %d", b + 1, v.S);
         const auto& toks = b < static_cast<int>(v.source_tokens.size()) ? v.source_tokens[static_cast<size_t>(b)] : std::vector<Token>{};
-        for (int s = 0; s < v.S; ++s) {
-            ImGui::PushID(s);
-            const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
-            if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) {
-                const std::string tip =
-                    subword && id != sp.unk
-                        ? "\"" + toks[static_cast<size_t>(s)].text + "\" is a byte piece: a character outside the model's "
-                          "pieces became its UTF-8 bytes (the model has rarely seen them)"
-                        : "\"" + toks[static_cast<size_t>(s)].text + "\" is not in the vocabulary: it became UNK (id " +
-                              std::to_string(sp.unk) + ")";
-                token_chip(toks[static_cast<size_t>(s)].text, id, ChipKind::Unknown, tip.c_str());
-            } else if (id == sp.pad) {
-                token_chip("PAD", id, ChipKind::Pad, "padding: fills this row to the batch's longest source");
-            } else if (id == sp.eos) {
-                token_chip("EOS", id, ChipKind::Special, "end of sequence: appended to every source");
-            } else {
-                token_chip(v.token_text(id), id, ChipKind::Normal);
-            }
-            ImGui::PopID();
+        if (subword) {
+            draw_grouped_source(ctx, b);
+        } else {
+            for (int s = 0; s < v.S; ++s) source_chip(v, toks, b, s);
+            ImGui::NewLine();
         }
-        ImGui::NewLine();
         ImGui::Text("Decoder input (BOS + output), T = %d", v.T);
         constexpr int MAX_CHIPS = 40;
         for (int t = 0; t < v.T; ++t) {
@@ -188,6 +239,115 @@ void InputPanel::draw_content(PanelContext& ctx) {
         ImGui::PopID();
     }
     if (v.target_text) ImGui::TextDisabled("Teacher forcing: the decoder input above is BOS + the target text.");
+}
+
+}  // namespace tx::app
+
+namespace tx::app {
+
+void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
+    const SessionView& v = ctx.view;
+    if (b >= static_cast<int>(v.source_tokens.size()) || b >= static_cast<int>(v.sentences.size())) return;
+    const std::vector<Token>& toks = v.source_tokens[static_cast<size_t>(b)];
+    const std::string& text = v.sentences[static_cast<size_t>(b)];
+    const KnownWords* known = v.known_words && v.known_words->available() ? v.known_words.get() : nullptr;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float start_x = ImGui::GetCursorPosX();
+    const float label_h = ImGui::GetTextLineHeight() + 5.0f;
+    std::vector<std::string> unseen;
+    // One word: its text on top, a bracket under it spanning its pieces, the piece chips below.
+    auto group = [&](const std::string& label, const std::string& tip, bool flagged, int first, int count) {
+        float chips_w = 0.0f;
+        for (int s = first; s < first + count; ++s)
+            chips_w += token_chip_size(source_chip_text(v, toks, b, s), v.src_ids[static_cast<size_t>(b * v.S + s)]).x + 4.0f;
+        chips_w -= 4.0f;
+        const float label_w = ImGui::CalcTextSize(label.c_str()).x;
+        const float w = std::max(chips_w, label_w);
+        if (ImGui::GetCursorPosX() > start_x + 1.0f && ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+        ImGui::BeginGroup();
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const ImU32 colour = flagged ? ImGui::GetColorU32(UNSEEN_COLOUR) : ImGui::GetColorU32(ImGuiCol_Text);
+        dl->AddText(ImVec2(p.x + (w - label_w) * 0.5f, p.y), colour, label.c_str());
+        const float chips_x = p.x + (w - chips_w) * 0.5f;
+        if (!label.empty() && (count > 1 || flagged)) {
+            const float y = p.y + label_h - 2.0f;
+            const ImU32 line = flagged ? colour : ImGui::GetColorU32(ImGuiCol_TextDisabled);
+            dl->AddLine(ImVec2(chips_x + 2, y - 3), ImVec2(chips_x + 2, y), line);
+            dl->AddLine(ImVec2(chips_x + 2, y), ImVec2(chips_x + chips_w - 2, y), line);
+            dl->AddLine(ImVec2(chips_x + chips_w - 2, y - 3), ImVec2(chips_x + chips_w - 2, y), line);
+        }
+        ImGui::Dummy(ImVec2(w, label_h));
+        if (!tip.empty()) item_tooltip(tip.c_str());
+        ImGui::SetCursorScreenPos(ImVec2(chips_x, ImGui::GetCursorScreenPos().y));
+        for (int s = first; s < first + count; ++s) source_chip(v, toks, b, s);
+        ImGui::EndGroup();
+        ImGui::SameLine(0.0f, 14.0f);
+    };
+    for (const WordPieces& w : group_words(toks, text)) {
+        const std::string key = word_key(w.text);
+        const bool flagged = known && !key.empty() && !known->knows(key);
+        if (flagged) unseen.push_back(key);
+        group(w.text, flagged ? unseen_tooltip(w.text, key, *known, toks, w) : std::string(), flagged, w.pieces.front(),
+              static_cast<int>(w.pieces.size()));
+    }
+    // EOS and the PAD that fills the row: specials, no word above them.
+    const int n = static_cast<int>(toks.size());
+    if (n < v.S) group("", "", false, n, v.S - n);
+    ImGui::NewLine();
+    if (!unseen.empty()) {
+        std::string list;
+        for (const std::string& u : unseen) list += (list.empty() ? "\"" : ", \"") + u + "\"";
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(UNSEEN_COLOUR, "never seen in training: expect a guess \xE2\x80\x94 %s", list.c_str());
+        ImGui::PopTextWrapPos();
+        item_tooltip("These words never appear in the source (left) side of the corpus the model was trained on. Its subword "
+                     "pieces still give each one ids (nothing becomes UNK), but the model has not learned what they mean "
+                     "together: its translation of them is a guess from the pieces.");
+    }
+}
+
+void InputPanel::draw_known_words(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    const KnownWords* known = v.known_words.get();
+    if (!known) return;
+    if (!known->available()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("Words seen in training: unknown for this model (%s).", known->unavailable.c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::BeginDisabled(known->test_sentences.empty());
+    if (ImGui::Button("Another test sentence")) ctx.commands.random_test_sentence();
+    ImGui::EndDisabled();
+    const std::string tip = known->test_sentences.empty()
+                                ? "No test split beside the training corpus (" + known->corpus + ")."
+                                : "A random source sentence of " + known->test_file + " (" +
+                                      std::to_string(known->test_sentences.size()) +
+                                      " sentences kept apart from training), to see the model on text it never trained on.";
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) item_tooltip(tip.c_str());
+    ImGui::SameLine();
+    char label[96];
+    std::snprintf(label, sizeof label, "Words the model knows (%zu)", known->words.size());
+    if (ImGui::Button(label)) ImGui::OpenPopup("##known_words");
+    item_tooltip("Every word of the training corpus's source side, without the punctuation around it. Words typed outside "
+                 "this list are flagged before the model runs.");
+    if (ImGui::BeginPopup("##known_words")) {
+        ImGui::Text("%zu words of %s (%d sentences)", known->words.size(), known->corpus.c_str(), known->sentences);
+        ImGui::SetNextItemWidth(300);
+        if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+        ImGui::InputTextWithHint("##filter", "filter (part of a word)", &m_word_filter);
+        std::vector<const std::string*> shown;
+        for (const std::string& w : known->words)
+            if (m_word_filter.empty() || contains_ignoring_case(w, m_word_filter)) shown.push_back(&w);
+        ImGui::TextDisabled("%zu match%s", shown.size(), shown.size() == 1 ? "" : "es");
+        ImGui::BeginChild("##words", ImVec2(300, 320), true);
+        ImGuiListClipper clipper;
+        clipper.Begin(static_cast<int>(shown.size()));
+        while (clipper.Step())
+            for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) ImGui::TextUnformatted(shown[static_cast<size_t>(i)]->c_str());
+        ImGui::EndChild();
+        ImGui::EndPopup();
+    }
 }
 
 }  // namespace tx::app

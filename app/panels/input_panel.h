@@ -1,6 +1,7 @@
 // Input panel: one to four sentences (a padded batch), the tokenizer, tokens as chips with their
-// ids (UNK and PAD marked), the decoding choice (greedy or beam search), the decoder input and
-// the decoded output.
+// ids (UNK and PAD marked; subword pieces grouped under their word, words never seen in training
+// flagged), a random test sentence and the list of known words, the decoding choice (greedy or
+// beam search), the decoder input and the decoded output.
 #pragma once
 #include "panel.h"
 
@@ -14,7 +15,10 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
+    void draw_grouped_source(PanelContext& ctx, int b);   // batch row b, pieces under their words
+    void draw_known_words(PanelContext& ctx);             // the test-sentence button and the word list
     std::vector<std::string> m_edit;
+    std::string m_word_filter;
     std::string m_target;
     bool m_use_target = false;
     uint64_t m_synced_version = 0;

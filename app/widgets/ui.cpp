@@ -34,6 +34,13 @@ void item_tooltip(const char* text) {
     ImGui::EndTooltip();
 }
 
+ImVec2 token_chip_size(const std::string& text, int id) {
+    const ImVec2 ts = ImGui::CalcTextSize(fit_text(text, 140.0f).c_str());
+    const ImVec2 is = ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize() * 0.8f, FLT_MAX, 0.0f, std::to_string(id).c_str());
+    const float pad = 5.0f;
+    return ImVec2(std::max(ts.x, is.x) + 2 * pad, ts.y + is.y + 2 * pad);
+}
+
 void token_chip(const std::string& text, int id, ChipKind kind, const char* tooltip) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const std::string shown = fit_text(text, 140.0f);
@@ -42,7 +49,7 @@ void token_chip(const std::string& text, int id, ChipKind kind, const char* tool
     const float small = ImGui::GetFontSize() * 0.8f;
     const ImVec2 is = ImGui::GetFont()->CalcTextSizeA(small, FLT_MAX, 0.0f, id_text.c_str());
     const float pad = 5.0f;
-    const ImVec2 size(std::max(ts.x, is.x) + 2 * pad, ts.y + is.y + 2 * pad);
+    const ImVec2 size = token_chip_size(text, id);
     if (ImGui::GetContentRegionAvail().x < size.x && ImGui::GetCursorPosX() > ImGui::GetStyle().WindowPadding.x + 1)
         ImGui::NewLine();
     const ImVec2 p = ImGui::GetCursorScreenPos();

@@ -18,6 +18,8 @@ void item_tooltip(const char* text);
 // One token as a chip: the text on top and the id below. kind picks the colours.
 enum class ChipKind { Normal, Unknown, Special, Pad, Highlight };
 void token_chip(const std::string& text, int id, ChipKind kind, const char* tooltip = nullptr);
+// The size token_chip() draws for this text and id (to lay out groups of chips).
+ImVec2 token_chip_size(const std::string& text, int id);
 // The monospaced font (DejaVu Sans Mono) for formulas and numbers; the default font when absent.
 ImFont*& mono_font();
 // "1.5 KiB", "12 B"

@@ -73,6 +73,11 @@ shot neuron 0.34,0.2,0.66,0.45:20 0.67,0.2,1,0.4:20 0.34,0.7,1,0.9:20 -- --layou
     --step decoder.layers.2.cross_attn.context --neuron 2,1 --head 0
 # Training from launch (tiny copy task), paused after 200 steps: the plots and probe heatmap are drawn.
 shot training-live 0.34,0.15,1,0.6:40 -- --train 200 --layout training
+# Translation training from fresh weights, paused after 100 steps (the corpus is read and its
+# subword pieces learnt first): the losses, samples and the probe sentence's cross-attention are drawn.
+shot training-translate 0.34,0.15,1,0.6:40 -- --train 100 --train-task translate --layout training
+# An unseen word in the input: pieces grouped under their words, the word flagged.
+shot input-help 0,0.2,0.33,0.45:20 -- --sentence "The red zorblax is big." --layout attention
 # Mid-lesson (cross-attention, first step done): the lesson below Input, the Attention tab framed.
 shot lesson 0,0.55,0.33,0.95:20 0.34,0.1,1,0.9:40 -- --lesson 7,1
 # A malformed lesson file: the app still opens and says which file is wrong and how.
@@ -87,7 +92,8 @@ if run bad-lesson --screenshot "$out/bad-lesson.png" --lessons "$out/bad-lessons
     fi
 fi
 # Bad arguments: one-line reason, exit 2.
-for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x" "--neuron 3" "--neuron a,1" "--head -1"; do
+for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x" "--neuron 3" "--neuron a,1" "--head -1" \
+    "--train 5 --train-task nope" "--train-task translate" "--train 5 --train-from default"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
