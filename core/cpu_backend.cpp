@@ -1,6 +1,6 @@
 // CpuBackend: the reference tx::Backend. Tensors live in ordinary host memory (64-byte aligned,
-// one AVX-512 line, zero-filled); every op forwards to its float instantiation in ops.h. Buffer
-// clears, norms and scaling share their work over the CPU threads (parallel_for.h).
+// one AVX-512 line, zero-filled); every op forwards to its float instantiation in ops.h. Norms
+// and scaling share their work over the CPU threads (parallel_for.h).
 // The CUDA twin is gpu/cuda_backend.cu.
 #include "backend.h"
 #include "ops.h"
@@ -38,14 +38,10 @@ public:
         if (bytes) std::memmove(dst, src, bytes);
     }
     void fill_zero(void* dst, size_t bytes) override {
-        // The gradient buffers (megabytes) are cleared every training step: split over the threads.
-        constexpr int64_t BLOCK = 1 << 16;
-        char* bytes_out = static_cast<char*>(dst);
-        const int64_t n = static_cast<int64_t>(bytes);
-        parallel_for((n + BLOCK - 1) / BLOCK, 16, [=](int64_t first, int64_t last) {
-            const int64_t begin = first * BLOCK, end = std::min(n, last * BLOCK);
-            std::memset(bytes_out + begin, 0, static_cast<size_t>(end - begin));
-        });
+        // One thread: a clear is bound by memory bandwidth, and the trainer's setup clears its
+        // moments on the caller's thread, where an OpenMP team of its own would make libgomp
+        // count more threads than cores and stop spinning between regions (a wake-up per region).
+        if (bytes) std::memset(dst, 0, bytes);
     }
 
     void embedding_forward(float* out, const int32_t* ids, const float* weight, int N, int D,
