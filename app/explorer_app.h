@@ -100,6 +100,10 @@ public:
     Settings& settings() { return m_settings; }
 
 private:
+    static constexpr double HIGHLIGHT_S = 4.0;   // how long highlight_panel() frames a panel
+    // The same file by two paths (relative or absolute); false when either does not exist.
+    static bool same_file(const std::string& a, const std::string& b);
+    static double now_s();                        // ImGui's clock; 0 before a context exists
     void load_fonts();
     void create_initial_session();
     void make_panels();

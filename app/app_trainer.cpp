@@ -1,0 +1,211 @@
+// ExplorerApp's trainer commands (see panel.h): the trainer is built on a thread of its own (a
+// translation corpus takes seconds to read and tokenize) and then runs on its own thread; the
+// UI never waits on it. Also fine-tuning a checkpoint and handing the trained model to the explorer.
+#include "explorer_app.h"
+
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "backend_names.h"
+#include "checkpoint.h"
+#include "known_words.h"
+#include "panels/training_panel.h"
+#include "session.h"
+#include "trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace tx::app {
+
+struct ExplorerApp::PreparedTrainer {
+    std::mutex mutex;
+    bool done = false;
+    std::unique_ptr<Trainer> trainer;
+    std::string error;
+};
+
+void ExplorerApp::create_trainer(ModelConfig model, TrainingConfig training, std::function<Checkpoint()> start_from) {
+    // Relative corpus paths ("assets/corpus/en-es/train.tsv", as the presets name them) are looked
+    // up in the app's assets, wherever it runs from.
+    for (std::string* path : {&training.data_path, &training.valid_path}) {
+        const size_t at = path->rfind("assets/");
+        if (!path->empty() && !fs::exists(*path) && at != std::string::npos && fs::exists(resolve_asset(path->substr(at + 7))))
+            *path = resolve_asset(path->substr(at + 7));
+    }
+    // The old trainer may be mid-step: let it finish and die on a thread of its own, so the
+    // UI never waits on it.
+    if (m_trainer) std::thread([old = std::move(m_trainer)]() mutable { old.reset(); }).detach();
+    m_trainer_info.training = training;
+    m_trainer_info.model = model;
+    m_trainer_info.preparing = true;
+    m_when_ready = WhenReady::Nothing;
+    m_training = TrainingSnapshot{};
+    auto prepared = std::make_shared<PreparedTrainer>();
+    m_prepared = prepared;
+    // The trainer trains on the backend the explorer uses (its thread owns that device).
+    const std::string backend = m_session ? m_session->backend().name() : "cpu";
+    m_prepare_thread = std::thread([prepared, model, training, start_from, backend] {
+        std::unique_ptr<Trainer> trainer;
+        std::string error;
+        try {
+            const Checkpoint start = start_from ? start_from() : Checkpoint{};
+            trainer = std::make_unique<Trainer>(start_from ? start.config : model, training,
+                                                [backend] { return make_backend(backend); }, start_from ? &start : nullptr);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(prepared->mutex);
+        prepared->trainer = std::move(trainer);
+        prepared->error = std::move(error);
+        prepared->done = true;
+    });
+}
+
+void ExplorerApp::adopt_prepared_trainer() {
+    if (!m_prepared) return;
+    {
+        std::lock_guard<std::mutex> lock(m_prepared->mutex);
+        if (!m_prepared->done) return;
+        m_trainer = std::move(m_prepared->trainer);
+        m_trainer_info.error = m_prepared->error;
+    }
+    m_prepared.reset();
+    m_prepare_thread.join();
+    m_trainer_info.preparing = false;
+    if (!m_trainer) {
+        report_error("cannot create the trainer: " + m_trainer_info.error);
+        if (m_options.train_steps > 0 && m_launch_training_done_frame < 0) m_launch_training_done_frame = m_frame;
+        return;
+    }
+    m_trainer_info.exists = true;
+    m_trainer_info.model = m_trainer->model_config();
+    m_training = m_trainer->snapshot();
+    if (m_when_ready == WhenReady::Start) m_trainer->start();
+    if (m_when_ready == WhenReady::Step) m_trainer->step_once();
+    m_when_ready = WhenReady::Nothing;
+}
+
+void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& training) {
+    queue([this, preset, training] {
+        if (m_prepared) {
+            report_error("the trainer is still being prepared: try again in a moment");
+            return;
+        }
+        if (const auto why = validate(training)) {
+            report_error("training settings not applied: " + *why);
+            return;
+        }
+        m_trainer_info = TrainerInfo{};
+        m_trainer_info.preset = preset;
+        create_trainer(preset_model(preset), training, nullptr);
+    });
+}
+
+void ExplorerApp::trainer_fine_tune(const TrainingConfig& training, bool explorer_model) {
+    queue([this, training, explorer_model] {
+        if (m_prepared) {
+            report_error("the trainer is still being prepared: try again in a moment");
+            return;
+        }
+        if (const auto why = validate(training)) {
+            report_error("training settings not applied: " + *why);
+            return;
+        }
+        std::function<Checkpoint()> start;
+        ModelConfig model;
+        m_trainer_info = TrainerInfo{};
+        m_trainer_info.preset = Preset::Translate;
+        if (explorer_model) {
+            if (!m_session) return;
+            // Copied now: the explorer may load another model while the trainer is being made.
+            auto checkpoint = std::make_shared<const Checkpoint>(m_session->checkpoint());
+            model = checkpoint->config;
+            start = [checkpoint] { return *checkpoint; };
+            m_trainer_info.start_from = "the explorer's model (" + m_model_source + ")";
+        } else {
+            const std::string path = resolve_asset("models/default.safetensors");
+            start = [path] { return tx::load_checkpoint(path); };
+            m_trainer_info.start_from = "the shipped translation model (" + path + ")";
+        }
+        create_trainer(model, training, start);
+    });
+}
+
+void ExplorerApp::random_test_sentence() {
+    queue([this] {
+        const auto& known = m_view.known_words;
+        if (!known || known->test_sentences.empty()) {
+            report_error("this model has no test sentences to draw from" +
+                         (known && !known->available() ? ": " + known->unavailable : std::string()));
+            return;
+        }
+        static std::mt19937 rng(std::random_device{}());
+        const std::vector<std::string>& all = known->test_sentences;
+        std::string sentence = all[std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng)];
+        // Another one than the sentence shown, when the split has more than one.
+        if (all.size() > 1 && !m_view.sentences.empty() && sentence == m_view.sentences.front())
+            sentence = all[(static_cast<size_t>(std::find(all.begin(), all.end(), sentence) - all.begin()) + 1) % all.size()];
+        do_set_input({sentence}, std::nullopt);
+    });
+}
+
+void ExplorerApp::follow_launch_training() {
+    if (m_options.train_steps <= 0 || m_launch_training_done_frame >= 0) return;
+    const TrainerState state = m_training.state;
+    if (state == TrainerState::Running && m_training.step >= m_options.train_steps) trainer_pause();
+    const bool ended = state == TrainerState::Finished || state == TrainerState::Diverged;
+    if (ended || (state == TrainerState::Paused && m_training.step >= m_options.train_steps))
+        m_launch_training_done_frame = m_frame;
+}
+
+void ExplorerApp::trainer_start() {
+    queue([this] {
+        if (m_prepared) m_when_ready = WhenReady::Start;
+        else if (m_trainer) m_trainer->start();
+    });
+}
+void ExplorerApp::trainer_pause() { queue([this] { if (m_trainer) m_trainer->pause(); }); }
+void ExplorerApp::trainer_step() {
+    queue([this] {
+        if (m_prepared) m_when_ready = WhenReady::Step;
+        else if (m_trainer) m_trainer->step_once();
+    });
+}
+void ExplorerApp::trainer_reset() { queue([this] { if (m_trainer) m_trainer->reset(); }); }
+
+void ExplorerApp::trainer_save(const std::string& path) {
+    queue([this, path] {
+        if (!m_trainer) return;
+        try {
+            tx::save_checkpoint(path, m_trainer->checkpoint());
+            report_status("saved the trained model to " + path);
+        } catch (const std::exception& e) {
+            report_error("cannot save " + path + ": " + e.what());
+        }
+    });
+}
+
+void ExplorerApp::use_trained_model() {
+    queue([this] {
+        if (!m_trainer) return;
+        auto session = std::make_unique<Session>(m_trainer->checkpoint());
+        // Show the model on an input of its task (a held-out sample), not the English sentence.
+        std::vector<std::string> sentences;
+        if (!m_training.samples.empty()) {
+            sentences.push_back(m_training.samples.front().input);
+        } else if (!m_training.probe_source.empty()) {
+            std::string probe;
+            for (const auto& token : m_training.probe_source)
+                if (token != "<eos>" && token != "<pad>") probe += (probe.empty() ? "" : " ") + token;
+            sentences.push_back(probe);
+        }
+        const std::string source = "trainer (" + std::string(to_string(m_trainer_info.training.task)) + ", step " +
+                                   std::to_string(m_training.step) + ")";
+        replace_session(std::move(session), source, sentences);
+        report_status("the explorer now shows the trained model: " + source);
+    });
+}
+
+}  // namespace tx::app
