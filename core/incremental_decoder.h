@@ -34,9 +34,10 @@ public:
     int length() const { return m_t; }   // positions cached so far
 
     // Appends one decoder input id per row (tokens [B]) at position length(), runs every decoder
-    // layer on that single query row against the cache [B,H,length()+1,dk], and returns the
-    // next-token log-probabilities of the newest position [B,V] (host). Throws
-    // std::invalid_argument for a wrong count, an id outside the vocabulary or a full cache.
+    // layer on that single query row (q [B,H,1,dk]) against the cached keys and values of
+    // positions 0..length() (the cache's other slots are masked), and returns the next-token
+    // log-probabilities of the newest position [B,V] (host). Throws std::invalid_argument for a
+    // wrong count, an id outside the vocabulary or a full cache.
     std::vector<float> step(const std::vector<int>& tokens);
 
     // Beam search keeps some beams and drops others: row b takes row parents[b]'s cache, ids and
