@@ -26,9 +26,9 @@ using namespace tx;
 
 const std::string MODELS = std::string(TX_SOURCE_DIR) + "/assets/models";
 // float32 log-probs: the two paths sum the same terms in other orders (one row per product
-// instead of B·T). Near-certain tokens get 1e-5 absolute; the shipped model's unlikely ones
-// (log P down to about -40, where one float step is 4e-6) get 1e-6 of their size on top. The
-// largest difference seen on the shipped model is 9.5e-6, on the random models 1e-6.
+// instead of B·T). Likely tokens get 1e-5 absolute; unlikely ones, whose large negative
+// log-probabilities are only stored to a few 1e-6, get 1e-6 of their size on top. The largest
+// difference seen on the shipped model is 9.5e-6, on the random models 1e-6.
 constexpr double TOLERANCE = 1e-5, RELATIVE = 1e-6;
 
 struct Difference {
