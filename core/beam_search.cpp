@@ -1,12 +1,17 @@
 // Beam search over the rows of one batch; the search bookkeeping is on the host, the model runs
-// the encoder once and the decoder once per step (beam_search.h has the rules).
+// the encoder once and the decoder once per step (beam_search.h has the rules). The decoder
+// step is the KV cache's (its rows gathered by parent beam after each selection) or, when the
+// cache cannot follow the options or kv_cache is off, a full pass over every prefix.
 #include "beam_search.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "incremental_decoder.h"
 
 namespace tx {
 
@@ -19,6 +24,7 @@ namespace {
 struct LiveBeam {
     std::vector<int> ids;   // after BOS
     double log_prob = 0.0;
+    int parent = 0;         // the batch row it grew from (the KV cache's rows are gathered by it)
 };
 
 // The k most probable ids of one row of V log-probabilities, best first; ties by the smaller id
@@ -62,19 +68,33 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
         }
         return rows;
     };
+    const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model.options());
     model.set_batch(std::vector<std::vector<int>>(static_cast<size_t>(K), src), decoder_input());
-    model.reserve_target(limit + 1);
+    if (!cached) model.reserve_target(limit + 1);
     model.encode();
+    std::optional<IncrementalDecoder> cache;
+    if (cached) cache.emplace(model, std::max(limit, 1));
+    std::vector<int> newest(static_cast<size_t>(K), c.special.bos);   // each row's newest decoder input
+    std::vector<std::vector<int>> last_input;                          // the cached path's last decoder input
     const size_t log_probs = model.step_count() - 1;
 
     for (int t = 1; t <= limit; ++t) {
-        model.decode();
-        const std::vector<float> lp = model.step_output(log_probs);   // [K, t, V]
+        std::vector<float> lp;
+        size_t rows = 1, last_row = 0;   // lp is [K, rows, V]; the newest position is last_row
+        if (cache) {
+            lp = cache->step(newest);
+            last_input = decoder_input();
+        } else {
+            model.decode();
+            lp = model.step_output(log_probs);
+            rows = static_cast<size_t>(t);
+            last_row = rows - 1;
+        }
         BeamStep step;
         for (size_t b = 0; b < live.size(); ++b) {
             step.prefixes.push_back(live[b].ids);
             step.log_probs.push_back(live[b].log_prob);
-            const float* row = lp.data() + (b * static_cast<size_t>(t) + static_cast<size_t>(t - 1)) * V;
+            const float* row = lp.data() + (b * rows + last_row) * V;
             for (int token : top_k(row, V, proposals))
                 step.candidates.push_back({static_cast<int>(b), token, live[b].log_prob + static_cast<double>(row[token])});
         }
@@ -96,7 +116,7 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
                 finished.push_back({prefix, cand.log_prob, cand.score, length, true});
             } else {
                 cand.fate = BeamFate::Kept;
-                LiveBeam beam{prefix, cand.log_prob};
+                LiveBeam beam{prefix, cand.log_prob, cand.beam};
                 beam.ids.push_back(cand.token);
                 next.push_back(std::move(beam));
             }
@@ -112,8 +132,20 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
             for (const LiveBeam& beam : live) best_live = std::max(best_live, beam.log_prob / best_lp);
             if (best_finished >= best_live) break;
         }
-        model.set_target(decoder_input());
+        if (cache) {
+            // Row b continues live beam b (rows beyond the live beams repeat row 0, as decoder_input).
+            std::vector<int> parents(static_cast<size_t>(K));
+            for (int b = 0; b < K; ++b) {
+                const LiveBeam& beam = live[b < static_cast<int>(live.size()) ? b : 0];
+                parents[b] = beam.parent;
+                newest[b] = beam.ids.back();
+            }
+            cache->reorder(parents);
+        } else {
+            model.set_target(decoder_input());
+        }
     }
+    if (cache && !last_input.empty()) model.set_target(last_input);
 
     if (finished.empty())
         for (const LiveBeam& beam : live) {

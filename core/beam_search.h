@@ -1,6 +1,7 @@
 // Beam search for one source sentence: the K live hypotheses are the K rows of one batch (the
 // source repeated K times), so the encoder runs once and the decoder once per step, as in
-// greedy_decode. Hypotheses are ranked with GNMT's length penalty (Wu et al. 2016, §7):
+// greedy_decode (with the KV cache, whose rows follow their parent beams, when it applies).
+// Hypotheses are ranked with GNMT's length penalty (Wu et al. 2016, §7):
 //   score(Y) = log P(Y) / lp(Y),   lp(Y) = ((5 + |Y|) / 6)^α,
 // where |Y| counts the generated tokens, EOS included when the hypothesis finished (BOS never).
 #pragma once

@@ -1,7 +1,13 @@
 // Greedy decoding over a padded batch; rows that reached EOS are padded while others go on.
+// Each token is chosen from the KV cache's log-probabilities of the newest position, or, when
+// the cache cannot follow the options (IncrementalDecoder::supports) or kv_cache is off, from a
+// full decoder pass over the prefix.
 #include "decoding.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "incremental_decoder.h"
 
 namespace tx {
 
@@ -14,21 +20,34 @@ std::vector<std::vector<int>> greedy_decode(Transformer& model, const std::vecto
     std::vector<std::vector<int>> result(static_cast<size_t>(B));
     std::vector<bool> done(static_cast<size_t>(B), false);
     std::vector<GreedyScore> score(static_cast<size_t>(B));
+    const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model.options());
     model.set_batch(src, prefix);
-    model.reserve_target(limit + 1);
+    if (!cached) model.reserve_target(limit + 1);
     model.encode();
+    std::optional<IncrementalDecoder> cache;
+    if (cached) cache.emplace(model, std::max(limit, 1));
     const int V = c.tgt_vocab;
     const size_t log_probs = model.step_count() - 1;
     for (int t = 1; t <= limit; ++t) {
-        model.decode();
-        const std::vector<float> lp = model.step_output(log_probs);   // [B, t, V]
+        std::vector<float> lp;
+        size_t newest = 0;   // row index of the newest position in lp
+        if (cache) {
+            std::vector<int> last(static_cast<size_t>(B));
+            for (int b = 0; b < B; ++b) last[b] = prefix[b].back();
+            lp = cache->step(last);   // [B, V]
+        } else {
+            model.decode();
+            lp = model.step_output(log_probs);   // [B, t, V]
+            newest = static_cast<size_t>(t - 1);
+        }
+        const size_t rows = cache ? 1 : static_cast<size_t>(t);
         bool all_done = true;
         for (int b = 0; b < B; ++b) {
             if (done[b]) {
                 prefix[b].push_back(c.special.pad);
                 continue;
             }
-            const float* row = lp.data() + (static_cast<size_t>(b) * t + (t - 1)) * V;
+            const float* row = lp.data() + (static_cast<size_t>(b) * rows + newest) * V;
             const int next = static_cast<int>(std::max_element(row, row + V) - row);
             prefix[b].push_back(next);
             score[b].log_prob += static_cast<double>(row[next]);
@@ -37,7 +56,13 @@ std::vector<std::vector<int>> greedy_decode(Transformer& model, const std::vecto
             all_done = all_done && done[b];
         }
         if (all_done || t == limit) break;
-        model.set_target(prefix);
+        if (!cache) model.set_target(prefix);
+    }
+    if (cache && limit > 0) {
+        // The last decoder input, as the full path leaves it: every prefix but its newest id.
+        std::vector<std::vector<int>> input = prefix;
+        for (auto& row : input) row.pop_back();
+        model.set_target(input);
     }
     if (scores) *scores = std::move(score);
     return result;

@@ -1,5 +1,8 @@
 // Greedy decoding: encode once, then grow the decoder input one token at a time, each time
-// taking the most probable next token at the last position, until EOS or max_len.
+// taking the most probable next token at the last position, until EOS or max_len. The newest
+// position's log-probabilities come from the KV cache (incremental_decoder.h), or from a full
+// decoder pass over the prefix when options().kv_cache is off or the cache cannot follow the
+// options (the causal mask off, training); both give the same choices.
 #pragma once
 #include <vector>
 

@@ -54,6 +54,10 @@ struct RunOptions {
     bool fused_attention = false;
     // Head ablation (eval only): attention prefix ("decoder.layers.0.cross_attn") -> heads off.
     std::map<std::string, std::vector<int>> disabled_heads;
+    // Greedy decoding and beam search choose each token with the KV cache (incremental_decoder.h)
+    // where it can follow the options above; off: they re-run the whole decoder over the prefix
+    // for every token (the reference the cache is tested and benchmarked against).
+    bool kv_cache = true;
 };
 
 // Where an attention block's tensors live in the step list.
@@ -122,6 +126,12 @@ public:
     void encode();                        // the encoder steps only
     void decode();                        // the decoder and generator steps (encode() has run)
     std::vector<float> step_output(size_t index) const;   // host copy of a finished step's output
+    // Backend memory of a finished step's output (its shape: steps()[index].shape), of a
+    // parameter (ParameterTable layout) and of the positional-encoding table [max_len, D], for
+    // code that runs the model's weights outside the step list (the incremental decoder).
+    const float* step_data(size_t index) const { return m_steps.at(index).out.data(); }
+    const float* parameter(const std::string& name) const { return param(name); }
+    const float* positional_table() const { return m_pe.data(); }
 
     // Training: mean label-smoothed cross-entropy over non-PAD targets [B,T] (the next tokens),
     // after forward(); keeps the targets so that backward() can follow (until the batch changes).

@@ -2,7 +2,8 @@
 // (forward, loss, backward, Adam) at a given batch and length, per backend. With two backends
 // (--backend cpu,cuda) it prints them side by side with the speed-up and, per step, the largest
 // absolute difference between their outputs. --json prints one object per backend and line
-// (DESIGN.md §3).
+// (DESIGN.md §3). --decode N,... times greedy decoding instead: tokens per second with the KV
+// cache and with the full recompute of the decoder over the prefix for every token.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "backend_comparison.h"
 #include "commands.h"
+#include "incremental_decoder.h"
 #include "model_source.h"
 #include "optimizer.h"
 #include "threads.h"
@@ -190,24 +192,111 @@ void print_table(const std::vector<BackendRun>& runs, const std::vector<std::vec
                     r.forward.min, r.forward.max);
 }
 
+// Greedy choice of exactly n tokens after BOS for every row (EOS does not stop it, so both ways
+// run the same n decoder steps), with the KV cache or with a full decoder pass per token.
+std::vector<std::vector<int>> decode_tokens(Transformer& model, const std::vector<std::vector<int>>& src, int n,
+                                            bool cached) {
+    const ModelConfig& c = model.config();
+    const int B = static_cast<int>(src.size()), V = c.tgt_vocab;
+    std::vector<std::vector<int>> prefix(static_cast<size_t>(B), std::vector<int>{c.special.bos});
+    model.set_batch(src, prefix);
+    model.encode();
+    std::unique_ptr<IncrementalDecoder> cache;
+    if (cached) cache = std::make_unique<IncrementalDecoder>(model, n);
+    for (int t = 1; t <= n; ++t) {
+        std::vector<float> lp;
+        size_t rows = 1;
+        if (cached) {
+            std::vector<int> last;
+            for (const auto& row : prefix) last.push_back(row.back());
+            lp = cache->step(last);   // [B, V]
+        } else {
+            if (t > 1) model.set_target(prefix);
+            model.decode();
+            lp = model.step_output(model.step_count() - 1);   // [B, t, V]
+            rows = static_cast<size_t>(t);
+        }
+        for (int b = 0; b < B; ++b) {
+            const float* row = lp.data() + (static_cast<size_t>(b) * rows + rows - 1) * V;
+            prefix[b].push_back(static_cast<int>(std::max_element(row, row + V) - row));
+        }
+    }
+    return prefix;
+}
+
+int bench_decoding(const std::string& lengths, const Checkpoint& checkpoint, Backend& backend, int B, int S,
+                   int repeats, int threads) {
+    const ModelConfig& c = checkpoint.config;
+    Transformer model(c, backend);
+    model.set_parameters(checkpoint.parameters);
+    model.set_step_timing(false);
+    std::vector<int> counts;
+    for (const std::string& text : split_commas(lengths)) {
+        try {
+            counts.push_back(std::stoi(text));
+        } catch (const std::exception&) {
+            throw CliError("--decode takes token counts separated by commas, got '" + text + "'");
+        }
+        if (counts.back() < 1 || counts.back() > c.max_len - 1)
+            throw CliError("--decode: " + text + " tokens do not fit max_len " + std::to_string(c.max_len) +
+                           " (at most " + std::to_string(c.max_len - 1) + " after BOS)");
+    }
+    if (counts.empty()) throw CliError("--decode needs at least one token count, e.g. --decode 32,63");
+    const auto src = rows(B, S, c.src_vocab, 4, c.special.eos, 12345u);
+    std::printf("greedy decoding, d_model %d, heads %d, layers %d+%d, V=%d, B=%d, source %d ids, %s, %d CPU thread(s),\n"
+                "median of %d runs (encoder included); tokens/s counts every row's tokens\n",
+                c.d_model, c.heads, c.encoder_layers, c.decoder_layers, c.tgt_vocab, B, S, backend.name().c_str(),
+                threads, repeats);
+    std::printf("  %6s  %22s  %10s  %22s  %10s  %8s  %8s\n", "tokens", "full ms [min-max]", "full tok/s",
+                "cached ms [min-max]", "cached tok/s", "speed-up", "same ids");
+    for (int n : counts) {
+        Stats timed[2];
+        std::vector<std::vector<int>> out[2];
+        for (int cached = 0; cached < 2; ++cached) {
+            out[cached] = decode_tokens(model, src, n, cached == 1);   // warm-up
+            std::vector<double> ms;
+            for (int r = 0; r < repeats; ++r) {
+                backend.synchronize();
+                const auto start = std::chrono::steady_clock::now();
+                decode_tokens(model, src, n, cached == 1);
+                ms.push_back(elapsed_ms(backend, start));
+            }
+            timed[cached] = stats(ms);
+        }
+        auto range = [](const Stats& t) {
+            char text[64];
+            std::snprintf(text, sizeof text, "%.2f [%.2f-%.2f]", t.median, t.min, t.max);
+            return std::string(text);
+        };
+        std::printf("  %6d  %22s  %10.0f  %22s  %10.0f  %7.2fx  %8s\n", n, range(timed[0]).c_str(),
+                    1000.0 * n * B / timed[0].median, range(timed[1]).c_str(), 1000.0 * n * B / timed[1].median,
+                    timed[0].median / std::max(timed[1].median, 1e-9), out[0] == out[1] ? "yes" : "NO");
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
     if (wants_help(argv)) {
         std::printf("usage: txcli bench [--checkpoint FILE | model options] [--src-len N] [--tgt-len N] [--batch N]\n"
                     "                   [--threads N] [--backend cpu[,cuda]] [--attention steps|fused]\n"
-                    "                   [--repeats N] [--warmup N] [--train-repeats N] [--json]\n\n"
+                    "                   [--repeats N] [--warmup N] [--train-repeats N] [--json]\n"
+                    "                   [--decode N[,N...]]\n\n"
                     "Times the forward pass (every step, eval mode) and one training step (forward, loss,\n"
                     "backward, Adam) on fixed pseudo-random token ids. With two backends, prints them side\n"
                     "by side with the speed-up and each step's largest output difference.\n"
                     "Defaults: lengths 32, batch 1, 1 thread, step-by-step attention, 30 timed runs after\n"
-                    "3 warm-up runs, 10 timed training steps (0 skips training).\n\n%s",
+                    "3 warm-up runs, 10 timed training steps (0 skips training).\n"
+                    "--decode 32,64 times greedy decoding of that many tokens instead (on the first backend,\n"
+                    "--batch rows of --src-len ids, 5 runs unless --repeats): the KV cache against a full\n"
+                    "decoder pass over the prefix for every token; EOS does not stop it.\n\n%s",
                     MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
     valued.insert({"src-len", "tgt-len", "batch", "threads", "backend", "repeats", "warmup", "train-repeats",
-                   "attention"});
+                   "attention", "decode"});
     auto flags = MODEL_FLAGS;
     flags.insert("json");
     const Args args(argv, valued, flags);
@@ -234,6 +323,12 @@ int cmd_bench(const Argv& argv) {
 
     const std::vector<std::string> names = split_commas(args.get_or("backend", "cpu"));
     if (names.empty()) throw CliError("--backend needs at least one of cpu, cuda");
+    if (args.has("decode")) {
+        const auto backend = backend_from_name(names.front());
+        return bench_decoding(args.get_or("decode", ""), checkpoint, *backend, s.B,
+                              static_cast<int>(args.integer("src-len", 16, 1, c.max_len)),
+                              static_cast<int>(args.integer("repeats", 5, 1, 100000)), threads);
+    }
     std::vector<BackendRun> runs;
     for (const std::string& name : names) {
         BackendRun run;

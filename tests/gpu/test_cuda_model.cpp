@@ -1,6 +1,7 @@
 // The whole model on the CUDA backend against the CPU backend: every traced step of a forward
 // pass (Post-LN and Pre-LN, a padded batch with T != S), one whole training step (loss, every
-// parameter gradient, the parameters after Adam), the fused attention mode, and training runs.
+// parameter gradient, the parameters after Adam), the fused attention mode, the KV-cached
+// decoder (every position, against the CPU's and the GPU's own full pass), and training runs.
 // Tolerances are looser than per op: errors compound through 2+2 layers of float products.
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "evaluation.h"
+#include "incremental_decoder.h"
 #include "optimizer.h"
 #include "parameters.h"
 #include "parity.h"
@@ -147,6 +149,34 @@ TEST_P(ModelParity, FusedAttentionModeMatchesTheCpuStepByStep) {
     // and probabilities, and every other step (the fused contexts included) was compared.
     const size_t compared = compare_outputs(ATOL, RTOL, true);
     EXPECT_EQ(m_cpu_model->step_count() - compared, 3 * m_gpu_model->attention_blocks().size());
+}
+
+// The KV cache on the GPU: each position's log-probabilities [B,V] against the CPU's cache and
+// against the GPU's own full forward over the prefix (the tolerance of a whole forward).
+TEST_P(ModelParity, CachedDecodeMatchesTheCpuAndTheFullPass) {
+    const int T = 8, V = m_cpu_model->config().tgt_vocab;
+    const std::vector<std::vector<int>> bos(SRC.size(), std::vector<int>{1});
+    std::vector<std::unique_ptr<IncrementalDecoder>> caches;
+    for (Transformer* m : {m_cpu_model.get(), m_gpu_model.get()}) {
+        m->set_batch(SRC, bos);
+        m->encode();
+        caches.push_back(std::make_unique<IncrementalDecoder>(*m, T));
+    }
+    const std::vector<std::vector<int>> tgt = {{1, 12, 13, 14, 0, 0, 0, 0}, TGT[1]};
+    for (int t = 0; t < T; ++t) {
+        const std::vector<int> column = {tgt[0][t], tgt[1][t]};
+        const std::vector<float> cpu_lp = caches[0]->step(column), gpu_lp = caches[1]->step(column);
+        expect_close(gpu_lp, cpu_lp, ATOL, RTOL, "cached log-probs at position " + std::to_string(t));
+        std::vector<std::vector<int>> prefix;
+        for (const auto& row : tgt) prefix.emplace_back(row.begin(), row.begin() + t + 1);
+        m_gpu_model->set_batch(SRC, prefix);
+        m_gpu_model->forward();
+        const std::vector<float> full = m_gpu_model->step_output(m_gpu_model->step_count() - 1);   // [B, t+1, V]
+        std::vector<float> newest;
+        for (size_t b = 0; b < SRC.size(); ++b)
+            newest.insert(newest.end(), full.begin() + (b * (t + 1) + t) * V, full.begin() + (b * (t + 1) + t + 1) * V);
+        expect_close(gpu_lp, newest, ATOL, RTOL, "GPU cached vs full at position " + std::to_string(t));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(CudaModel, ModelParity, ::testing::Values(NormPlacement::Post, NormPlacement::Pre),

@@ -1,0 +1,324 @@
+// The KV-cached decoder against the full recompute: at every position its log-probabilities
+// [B,V] equal Transformer::forward's on the prefix (Post-LN and Pre-LN, with and without √dk
+// scaling, the teaching options, a padded batch of sources of different lengths, a random model
+// and the shipped translation model), a gather by parent rows continues correctly, and greedy
+// decoding and beam search choose the same ids with the same scores with kv_cache on and off.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "beam_search.h"
+#include "checkpoint.h"
+#include "decoding.h"
+#include "incremental_decoder.h"
+#include "parameters.h"
+#include "transformer.h"
+
+namespace {
+
+using namespace tx;
+
+const std::string MODELS = std::string(TX_SOURCE_DIR) + "/assets/models";
+// float32 log-probs: the two paths sum the same terms in other orders (one row per product
+// instead of B·T). Likely tokens get 1e-5 absolute; unlikely ones, whose large negative
+// log-probabilities are only stored to a few 1e-6, get 1e-6 of their size on top. The largest
+// difference seen on the shipped model is 9.5e-6, on the random models 1e-6.
+constexpr double TOLERANCE = 1e-5, RELATIVE = 1e-6;
+
+struct Difference {
+    double largest = 0.0;   // max |cached - full|
+    double worst = 0.0;     // max |cached - full| / (TOLERANCE + RELATIVE·|full|): at most 1 to pass
+};
+
+ModelConfig random_config(NormPlacement norm, bool scale) {
+    ModelConfig c;
+    c.src_vocab = c.tgt_vocab = 23;
+    c.d_model = 16;
+    c.heads = 2;
+    c.d_ff = 32;
+    c.encoder_layers = c.decoder_layers = 2;
+    c.max_len = 12;
+    c.norm = norm;
+    c.scale_attention = scale;
+    c.seed = 7;
+    return c;
+}
+
+// Random weights with non-zero biases and norms (zero ones would hide a skipped bias or norm);
+// eos_bias makes a random model end some sentences, so the searches finish hypotheses.
+std::unique_ptr<Transformer> random_model(Backend& backend, const ModelConfig& c, float eos_bias = 0.0f) {
+    auto model = std::make_unique<Transformer>(c, backend);
+    const ParameterTable table(c);
+    std::vector<float> p = init_parameters(table, c.seed);
+    uint32_t state = 12345u;
+    for (const auto& e : table.entries()) {
+        if (e.is_matrix()) continue;
+        for (int64_t i = 0; i < e.numel(); ++i) {
+            state = state * 1664525u + 1013904223u;
+            p[e.offset + i] += 0.4f * (static_cast<float>(state >> 8) / 16777216.0f - 0.5f);
+        }
+    }
+    p[table.at("generator.bias").offset + c.special.eos] += eos_bias;
+    model->set_parameters(p);
+    return model;
+}
+
+// Three sources of different lengths (padded in the batch), tokens + EOS.
+const std::vector<std::vector<int>> SOURCES = {{4, 5, 6, 2}, {7, 2}, {9, 10, 11, 4, 5, 6, 8, 2}};
+
+// Decoder inputs: BOS, then content ids; row 1 holds a PAD in the middle, which the padding mask
+// hides from later positions in both paths.
+std::vector<std::vector<int>> targets(const ModelConfig& c, int length) {
+    std::vector<std::vector<int>> rows(3, std::vector<int>{c.special.bos});
+    uint32_t state = 99u;
+    for (auto& row : rows)
+        while (static_cast<int>(row.size()) < length) {
+            state = state * 1664525u + 1013904223u;
+            row.push_back(4 + static_cast<int>((state >> 8) % static_cast<uint32_t>(c.tgt_vocab - 4)));
+        }
+    rows[1][3] = c.special.pad;
+    return rows;
+}
+
+// |cached - full| over every position: the cache is fed the inputs one column at a time, and
+// each position is checked against a forward over the prefix up to it.
+Difference cached_vs_full(Transformer& model, const std::vector<std::vector<int>>& src,
+                          const std::vector<std::vector<int>>& tgt) {
+    const int B = static_cast<int>(src.size()), V = model.config().tgt_vocab;
+    const int T = static_cast<int>(tgt.front().size());
+    model.set_batch(src, {tgt.size(), std::vector<int>{model.config().special.bos}});
+    model.encode();
+    IncrementalDecoder cache(model, T);
+    Difference d;
+    for (int t = 0; t < T; ++t) {
+        std::vector<int> column;
+        std::vector<std::vector<int>> prefix;
+        for (const auto& row : tgt) {
+            column.push_back(row[t]);
+            prefix.emplace_back(row.begin(), row.begin() + t + 1);
+        }
+        const std::vector<float> cached = cache.step(column);   // [B, V]
+        EXPECT_EQ(cache.length(), t + 1);
+        model.set_batch(src, prefix);
+        model.forward();
+        const std::vector<float> full = model.step_output(model.step_count() - 1);   // [B, t+1, V]
+        for (int b = 0; b < B; ++b)
+            for (int v = 0; v < V; ++v) {
+                const float want = full[(static_cast<size_t>(b) * (t + 1) + t) * V + v];
+                const float got = cached[static_cast<size_t>(b) * V + v];
+                EXPECT_TRUE(std::isfinite(got)) << "row " << b << " position " << t;
+                const double diff = std::abs(static_cast<double>(got) - want);
+                d.largest = std::max(d.largest, diff);
+                d.worst = std::max(d.worst, diff / (TOLERANCE + RELATIVE * std::abs(want)));
+            }
+    }
+    return d;
+}
+
+#define EXPECT_CACHED_EQ_FULL(difference) \
+    do { \
+        const Difference d_ = (difference); \
+        EXPECT_LE(d_.worst, 1.0) << "largest |cached - full| " << d_.largest; \
+    } while (0)
+
+struct Variant {
+    NormPlacement norm;
+    bool scale;
+};
+
+class CachedVsFull : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(CachedVsFull, EveryPositionMatchesTheFullRecompute) {
+    auto backend = make_cpu_backend();
+    const ModelConfig c = random_config(GetParam().norm, GetParam().scale);
+    auto model = random_model(*backend, c);
+    EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, SOURCES, targets(c, c.max_len)));
+}
+
+INSTANTIATE_TEST_SUITE_P(NormAndScale, CachedVsFull,
+                         ::testing::Values(Variant{NormPlacement::Post, true}, Variant{NormPlacement::Post, false},
+                                           Variant{NormPlacement::Pre, true}, Variant{NormPlacement::Pre, false}),
+                         [](const auto& info) {
+                             return std::string(info.param.norm == NormPlacement::Post ? "PostLN" : "PreLN") +
+                                    (info.param.scale ? "Scaled" : "Unscaled");
+                         });
+
+// The teaching options the cache follows: each changes the log-probabilities, and the cache
+// changes them the same way.
+TEST(IncrementalDecoder, FollowsTheRunOptions) {
+    auto backend = make_cpu_backend();
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+        const ModelConfig c = random_config(norm, true);
+        auto model = random_model(*backend, c);
+        const auto tgt = targets(c, 9);
+        const std::vector<std::pair<const char*, std::function<void(RunOptions&)>>> variants = {
+            {"positional encoding off", [](RunOptions& o) { o.positional_encoding = false; }},
+            {"padding mask off", [](RunOptions& o) { o.padding_mask = false; }},
+            {"fused attention", [](RunOptions& o) { o.fused_attention = true; }},
+            {"heads off", [](RunOptions& o) {
+                 o.disabled_heads["decoder.layers.0.self_attn"] = {1};
+                 o.disabled_heads["decoder.layers.1.cross_attn"] = {0};
+             }},
+        };
+        for (const auto& [name, apply] : variants) {
+            model->options() = RunOptions{};
+            apply(model->options());
+            SCOPED_TRACE(name);
+            EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, SOURCES, tgt));
+        }
+        model->options() = RunOptions{};
+    }
+}
+
+TEST(IncrementalDecoder, RefusesWhatItCannotCompute) {
+    auto backend = make_cpu_backend();
+    const ModelConfig c = random_config(NormPlacement::Post, true);
+    auto model = random_model(*backend, c);
+    model->set_batch(SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->encode();
+    model->options().causal_mask = false;   // earlier positions would see the newest: no cache
+    EXPECT_FALSE(IncrementalDecoder::supports(model->options()));
+    EXPECT_THROW(IncrementalDecoder(*model, 4), std::invalid_argument);
+    model->options().causal_mask = true;
+    EXPECT_THROW(IncrementalDecoder(*model, c.max_len + 1), std::invalid_argument);
+    IncrementalDecoder cache(*model, 2);
+    EXPECT_THROW(cache.step({1, 1}), std::invalid_argument);              // 2 ids for 3 rows
+    EXPECT_THROW(cache.step({1, 1, c.tgt_vocab}), std::invalid_argument);  // outside the vocabulary
+    cache.step({1, 1, 1});
+    cache.step({4, 5, 6});
+    EXPECT_THROW(cache.step({4, 5, 6}), std::invalid_argument);           // full
+    EXPECT_THROW(cache.reorder({0, 1, 3}), std::invalid_argument);
+}
+
+// Beam search's gather: after reorder(parents) every row continues its parent's prefix, rows
+// repeated included, and matches a forward over the gathered prefixes.
+TEST(IncrementalDecoder, ReorderContinuesTheParentRows) {
+    auto backend = make_cpu_backend();
+    const ModelConfig c = random_config(NormPlacement::Pre, true);
+    auto model = random_model(*backend, c);
+    const auto tgt = targets(c, 5);
+    model->set_batch(SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->encode();
+    IncrementalDecoder cache(*model, 8);
+    for (int t = 0; t < 5; ++t) cache.step({tgt[0][t], tgt[1][t], tgt[2][t]});
+    const std::vector<int> parents = {2, 0, 2};
+    cache.reorder(parents);
+    const std::vector<int> next = {5, 6, 7};
+    const std::vector<float> cached = cache.step(next);
+    std::vector<std::vector<int>> src, prefix;
+    for (size_t b = 0; b < 3; ++b) {
+        src.push_back(SOURCES[parents[b]]);
+        prefix.push_back(tgt[parents[b]]);
+        prefix.back().push_back(next[b]);
+    }
+    model->set_batch(src, prefix);
+    model->forward();
+    const std::vector<float> full = model->step_output(model->step_count() - 1);   // [3, 6, V]
+    const int V = c.tgt_vocab;
+    for (int b = 0; b < 3; ++b)
+        for (int v = 0; v < V; ++v)
+            EXPECT_NEAR(cached[static_cast<size_t>(b) * V + v], full[(static_cast<size_t>(b) * 6 + 5) * V + v], TOLERANCE)
+                << "row " << b << " id " << v;
+}
+
+// Greedy decoding and beam search with kv_cache on against off (the full recompute of every
+// prefix): the same ids, the same scores, the same beam trace, and the model's batch left the same.
+void expect_same_decodes(Transformer& model, const std::vector<std::vector<int>>& src, int max_new) {
+    model.options().kv_cache = false;
+    std::vector<GreedyScore> full_scores;
+    const auto full = greedy_decode(model, src, max_new, &full_scores);
+    const std::vector<int32_t> full_batch = model.tgt_ids();
+    model.options().kv_cache = true;
+    std::vector<GreedyScore> cached_scores;
+    const auto cached = greedy_decode(model, src, max_new, &cached_scores);
+    EXPECT_EQ(cached, full);
+    EXPECT_EQ(model.tgt_ids(), full_batch);
+    ASSERT_EQ(cached_scores.size(), full_scores.size());
+    for (size_t b = 0; b < full_scores.size(); ++b) {
+        EXPECT_NEAR(cached_scores[b].log_prob, full_scores[b].log_prob, TOLERANCE) << "row " << b;
+        EXPECT_EQ(cached_scores[b].finished, full_scores[b].finished) << "row " << b;
+    }
+    for (const auto& row : src) {
+        const BeamOptions options{4, 0.6};
+        model.options().kv_cache = false;
+        const BeamResult want = beam_search(model, row, max_new, options);
+        const std::vector<int32_t> want_batch = model.tgt_ids();
+        model.options().kv_cache = true;
+        const BeamResult got = beam_search(model, row, max_new, options);
+        EXPECT_EQ(got.best, want.best);
+        EXPECT_NEAR(got.score, want.score, TOLERANCE);
+        EXPECT_EQ(model.tgt_ids(), want_batch);
+        ASSERT_EQ(got.hypotheses.size(), want.hypotheses.size());
+        for (size_t i = 0; i < want.hypotheses.size(); ++i) {
+            EXPECT_EQ(got.hypotheses[i].ids, want.hypotheses[i].ids) << "hypothesis " << i;
+            EXPECT_NEAR(got.hypotheses[i].log_prob, want.hypotheses[i].log_prob, TOLERANCE) << "hypothesis " << i;
+        }
+        ASSERT_EQ(got.trace.size(), want.trace.size());
+        for (size_t s = 0; s < want.trace.size(); ++s) {
+            EXPECT_EQ(got.trace[s].prefixes, want.trace[s].prefixes) << "step " << s;
+            ASSERT_EQ(got.trace[s].candidates.size(), want.trace[s].candidates.size());
+            for (size_t i = 0; i < want.trace[s].candidates.size(); ++i) {
+                EXPECT_EQ(got.trace[s].candidates[i].token, want.trace[s].candidates[i].token) << s << "," << i;
+                EXPECT_EQ(got.trace[s].candidates[i].fate, want.trace[s].candidates[i].fate) << s << "," << i;
+            }
+        }
+    }
+}
+
+TEST(IncrementalDecoder, RandomModelDecodesAsTheFullRecompute) {
+    auto backend = make_cpu_backend();
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+        const ModelConfig c = random_config(norm, true);
+        auto model = random_model(*backend, c, 2.5f);
+        expect_same_decodes(*model, SOURCES, c.max_len);
+        // Without the causal mask both settings take the full path: still the same output.
+        model->options().causal_mask = false;
+        expect_same_decodes(*model, SOURCES, c.max_len);
+    }
+}
+
+// The shipped English -> Spanish model (Post-LN, scaled, V = 2000).
+class ShippedModel : public ::testing::Test {
+protected:
+    void SetUp() override {
+        checkpoint = load_checkpoint(MODELS + "/default.safetensors");
+        model = std::make_unique<Transformer>(checkpoint.config, *backend);
+        model->set_parameters(checkpoint.parameters);
+        const Tokenizer tokenizer = make_tokenizer(checkpoint);
+        for (const char* text : {"The small white dogs will not sleep in the old house.", "I eat bread.",
+                                 "My brother reads a long book every night."}) {
+            src.push_back(tokenizer.encode(text));
+            src.back().push_back(checkpoint.config.special.eos);
+        }
+    }
+    std::unique_ptr<Backend> backend = make_cpu_backend();
+    Checkpoint checkpoint;
+    std::unique_ptr<Transformer> model;
+    std::vector<std::vector<int>> src;
+};
+
+TEST_F(ShippedModel, EveryPositionMatchesTheFullRecompute) {
+    // The decoder inputs are the model's own translations (BOS + greedy output), padded batch.
+    const auto out = greedy_decode(*model, src, 30);
+    size_t longest = 0;
+    for (const auto& row : out) longest = std::max(longest, row.size());
+    std::vector<std::vector<int>> tgt;
+    for (const auto& row : out) {
+        tgt.push_back({checkpoint.config.special.bos});
+        tgt.back().insert(tgt.back().end(), row.begin(), row.end());
+        tgt.back().resize(longest + 1, checkpoint.config.special.pad);
+    }
+    EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, src, tgt));
+}
+
+TEST_F(ShippedModel, GreedyAndBeamDecodeAsTheFullRecompute) {
+    expect_same_decodes(*model, src, 2 * 16 + 10);
+}
+
+}  // namespace
