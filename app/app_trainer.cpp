@@ -87,16 +87,21 @@ void ExplorerApp::adopt_prepared_trainer() {
     m_when_ready = WhenReady::Nothing;
 }
 
+bool ExplorerApp::trainer_settings_usable(const TrainingConfig& training) {
+    if (m_prepared) {
+        report_error("the trainer is still being prepared: try again in a moment");
+        return false;
+    }
+    if (const auto why = validate(training)) {
+        report_error("training settings not applied: " + *why);
+        return false;
+    }
+    return true;
+}
+
 void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& training) {
     queue([this, preset, training] {
-        if (m_prepared) {
-            report_error("the trainer is still being prepared: try again in a moment");
-            return;
-        }
-        if (const auto why = validate(training)) {
-            report_error("training settings not applied: " + *why);
-            return;
-        }
+        if (!trainer_settings_usable(training)) return;
         m_trainer_info = TrainerInfo{};
         m_trainer_info.preset = preset;
         create_trainer(preset_model(preset), training, nullptr);
@@ -105,14 +110,7 @@ void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& trainin
 
 void ExplorerApp::trainer_fine_tune(const TrainingConfig& training, bool explorer_model) {
     queue([this, training, explorer_model] {
-        if (m_prepared) {
-            report_error("the trainer is still being prepared: try again in a moment");
-            return;
-        }
-        if (const auto why = validate(training)) {
-            report_error("training settings not applied: " + *why);
-            return;
-        }
+        if (!trainer_settings_usable(training)) return;
         std::function<Checkpoint()> start;
         ModelConfig model;
         m_trainer_info = TrainerInfo{};

@@ -122,6 +122,8 @@ private:
     bool in_left_column(const Panel& panel) const;
     void handle_keys();
     void follow_launch_training();   // --train N: pause the trainer once it has done N steps
+    // False (with the reason reported) while a trainer is being prepared or for invalid settings.
+    bool trainer_settings_usable(const TrainingConfig& training);
     void queue(std::function<void()> command);
     std::string resolve_asset(const std::string& relative) const;
     // Makes a trainer on a thread of its own (a corpus is read and tokenized, maybe a tokenizer

@@ -47,6 +47,24 @@ int SessionView::attention_block_of(size_t step) const {
     return -1;
 }
 
+const char* attention_kind_title(AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::EncoderSelf: return "encoder self-attention";
+        case AttentionKind::DecoderSelf: return "decoder masked self-attention";
+        case AttentionKind::Cross: return "cross-attention (decoder \xE2\x86\x92 encoder)";
+    }
+    return "";
+}
+
+const char* attention_kind_short(AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::EncoderSelf: return "enc self";
+        case AttentionKind::DecoderSelf: return "dec self";
+        case AttentionKind::Cross: return "cross";
+    }
+    return "";
+}
+
 void refresh_view(SessionView& view, const Session& session, const std::string& model_source, bool full) {
     const Transformer& model = session.model();
     ++view.version;

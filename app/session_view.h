@@ -83,6 +83,11 @@ struct SessionView {
     int d_k() const { return config.d_k(); }
 };
 
+// How the panels name an attention block's kind: "cross-attention (decoder → encoder)", and the
+// short form of the layers × heads grid and the block lists ("enc self", "dec self", "cross").
+const char* attention_kind_title(AttentionKind kind);
+const char* attention_kind_short(AttentionKind kind);
+
 // Refreshes `view` from the session: everything when `full`, else only cursor and outputs.
 void refresh_view(SessionView& view, const Session& session, const std::string& model_source, bool full);
 

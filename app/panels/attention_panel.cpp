@@ -14,24 +14,6 @@ namespace tx::app {
 
 namespace {
 
-const char* kind_title(AttentionKind k) {
-    switch (k) {
-        case AttentionKind::EncoderSelf: return "encoder self-attention";
-        case AttentionKind::DecoderSelf: return "decoder masked self-attention";
-        case AttentionKind::Cross: return "cross-attention (decoder \xE2\x86\x92 encoder)";
-    }
-    return "";
-}
-
-const char* kind_short(AttentionKind k) {
-    switch (k) {
-        case AttentionKind::EncoderSelf: return "enc self";
-        case AttentionKind::DecoderSelf: return "dec self";
-        case AttentionKind::Cross: return "cross";
-    }
-    return "";
-}
-
 struct Axes {
     std::vector<std::string> rows, cols;
     std::string row_axis, col_axis;
@@ -68,7 +50,7 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
     // Kind and layer.
     const AttentionKind kinds[3] = {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross};
     for (AttentionKind k : kinds) {
-        if (ImGui::RadioButton(kind_title(k), cur.kind == k)) {
+        if (ImGui::RadioButton(attention_kind_title(k), cur.kind == k)) {
             for (size_t i = 0; i < v.attention.size(); ++i)
                 if (v.attention[i].kind == k && (v.attention[i].layer == cur.layer || v.attention[i].layer == 0)) {
                     sel.attention_block = static_cast<int>(i);
@@ -151,7 +133,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         ImGui::PushID(static_cast<int>(i));
         ImGui::BeginGroup();
         ImGui::Dummy(ImVec2(0, thumb * 0.5f - ImGui::GetFontSize() * 0.6f));
-        ImGui::Text("%s %d", kind_short(a.kind), a.layer);
+        ImGui::Text("%s %d", attention_kind_short(a.kind), a.layer);
         ImGui::EndGroup();
         const std::vector<float>* probs = v.output(a.probs);
         const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
@@ -239,7 +221,7 @@ void AttentionPanel::draw_lines(PanelContext& ctx) {
     const int row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
     const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
     const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
-    ImGui::Text("%s, layer %d: probabilities as lines", kind_title(a.kind), a.layer);
+    ImGui::Text("%s, layer %d: probabilities as lines", attention_kind_title(a.kind), a.layer);
     if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
         ImGui::TextWrapped("%s", v.missing_reason(a.probs).c_str());
         if (!v.finished(a.probs) && ImGui::Button("Run to end")) ctx.commands.run_to_end();
@@ -311,7 +293,7 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
     const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
     const int H = v.config.heads;
     const size_t step = m_values == 0 ? a.probs : m_values == 1 ? a.scores : a.masked_scores;
-    ImGui::Text("%s, layer %d", kind_title(a.kind), a.layer);
+    ImGui::Text("%s, layer %d", attention_kind_title(a.kind), a.layer);
     ImGui::SameLine();
     ImGui::TextDisabled("\xC2\xB7 %s \xC2\xB7 %s", v.steps[step].name.c_str(), v.steps[step].shape.str().c_str());
     const std::vector<float>* data = v.output(step);

@@ -48,24 +48,6 @@ std::string num(double v, int digits = 4) {
     return s;
 }
 
-const char* kind_title(AttentionKind k) {
-    switch (k) {
-        case AttentionKind::EncoderSelf: return "encoder self-attention";
-        case AttentionKind::DecoderSelf: return "decoder masked self-attention";
-        case AttentionKind::Cross: return "cross-attention";
-    }
-    return "";
-}
-
-const char* kind_short(AttentionKind k) {
-    switch (k) {
-        case AttentionKind::EncoderSelf: return "encoder self";
-        case AttentionKind::DecoderSelf: return "decoder self";
-        case AttentionKind::Cross: return "cross";
-    }
-    return "";
-}
-
 // "3  ▁rojo", a position and its token, for the query and key pickers.
 std::string position_text(int position, const std::vector<std::string>& tokens) {
     std::string s = std::to_string(position) + "  ";
@@ -128,7 +110,7 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
 
     // The cell, in words.
     ImGui::Separator();
-    ImGui::Text("%s, layer %d, head %d%s:", kind_title(t.kind), t.layer, t.cell.head,
+    ImGui::Text("%s, layer %d, head %d%s:", attention_kind_title(t.kind), t.layer, t.cell.head,
                 v.B > 1 ? (", batch row " + std::to_string(t.cell.batch_row)).c_str() : "");
     ImGui::SameLine();
     ImGui::TextColored(QUERY_COLOUR, "query %d \"%s\"", i, t.query_tokens[static_cast<size_t>(i)].c_str());
@@ -183,7 +165,7 @@ std::pair<int, int> NeuronPanel::draw_controls(PanelContext& ctx) {
     Selection& sel = ctx.selection;
     sel.attention_block = std::clamp(sel.attention_block, 0, static_cast<int>(v.attention.size()) - 1);
     const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
-    auto block_name = [](const AttentionBlock& b) { return std::string(kind_short(b.kind)) + " " + std::to_string(b.layer); };
+    auto block_name = [](const AttentionBlock& b) { return std::string(attention_kind_short(b.kind)) + " " + std::to_string(b.layer); };
     ImGui::SetNextItemWidth(150);
     if (ImGui::BeginCombo("block", block_name(a).c_str())) {
         for (size_t n = 0; n < v.attention.size(); ++n)
