@@ -4,6 +4,7 @@
 // decoder pass over the prefix when options().kv_cache is off or the cache cannot follow the
 // options (the causal mask off, training); both give the same choices.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "transformer.h"
@@ -22,5 +23,13 @@ struct GreedyScore {
 // from. Leaves the model's batch set to the last decoder input.
 std::vector<std::vector<int>> greedy_decode(Transformer& model, const std::vector<std::vector<int>>& src, int max_new,
                                             std::vector<GreedyScore>* scores = nullptr);
+
+// The loop greedy_decode runs, with another rule for the next token (sampling.h draws it):
+// choose(b, log_probs) returns row b's next id from the newest position's log-probabilities [V].
+// It is called once per step for each row that has not yet chosen EOS, in row order. Same
+// limit, stopping rule, result and final batch as greedy_decode.
+using ChooseNext = std::function<int(int row, const float* log_probs)>;
+std::vector<std::vector<int>> decode_with(Transformer& model, const std::vector<std::vector<int>>& src, int max_new,
+                                          const ChooseNext& choose);
 
 }  // namespace tx
