@@ -19,7 +19,7 @@ constexpr const char* USAGE =
     "  init      write a freshly initialised checkpoint\n"
     "  info      show a checkpoint's config, parameter count and tensors\n"
     "  forward   run sentences through the model step by step; --dump writes the trace\n"
-    "  decode    greedy-decode sentences\n"
+    "  decode    decode sentences: greedy, beam search or sampling\n"
     "  train     train a model on a task (copy, copy-text, reverse, sort, translate)\n"
     "  evaluate  BLEU and exact match of a model on sentence pairs (the test split by default)\n"
     "  bench     time the forward pass per step\n";

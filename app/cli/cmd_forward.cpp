@@ -1,12 +1,17 @@
 // txcli forward / decode: sentences through a Session; forward prints tokens and the step list
-// and can dump the trace (every step's output, DESIGN.md §3) as .safetensors; decode is greedy or beam search.
+// and can dump the trace (every step's output, DESIGN.md §3) as .safetensors; decode is greedy,
+// beam search or sampling.
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "beam_search.h"
 #include "commands.h"
 #include "model_source.h"
 #include "safetensors.h"
+#include "sampling.h"
 #include "session.h"
 
 namespace tx::cli {
@@ -19,7 +24,7 @@ constexpr const char* NO_POSITIONAL_HELP =
     "  --no-positional      run without adding the positional encoding (the model then cannot tell word order)\n";
 
 Session open_session(const Args& args) {
-    Session session(model_from_options(args), backend_from_name(args.get_or("backend", "cpu")));
+    Session session(model_from_options(args, args.flag("sample")), backend_from_name(args.get_or("backend", "cpu")));
     session.set_positional_encoding(!args.flag("no-positional"));
     return session;
 }
@@ -60,19 +65,69 @@ const char* FORWARD_HELP =
     "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n\n";
 
 constexpr int MAX_BEAM = 64;
+
+// Each source's ids + EOS, refused with its number when it does not fit max_len.
+std::vector<std::vector<int>> source_rows(const Session& session, const std::vector<std::string>& sources) {
+    const ModelConfig& c = session.config();
+    std::vector<std::vector<int>> rows;
+    for (size_t i = 0; i < sources.size(); ++i) {
+        std::vector<int> src = session.tokenizer().encode(sources[i]);
+        if (static_cast<int>(src.size()) + 1 > c.max_len)
+            throw CliError("--src " + std::to_string(i + 1) + " has " + std::to_string(src.size()) +
+                           " tokens; with EOS it must fit max_len " + std::to_string(c.max_len));
+        src.push_back(c.special.eos);
+        rows.push_back(std::move(src));
+    }
+    return rows;
+}
+
+// The limit of Session's greedy decoding: 2 x the longest source (EOS included) + 10, within max_len.
+int decode_limit(const Session& session, const std::vector<std::vector<int>>& src) {
+    size_t longest = 0;
+    for (const auto& row : src) longest = std::max(longest, row.size());
+    return std::min(session.config().max_len - 1, 2 * static_cast<int>(longest) + 10);
+}
+
 const char* DECODE_HELP =
     "usage: txcli decode --src TEXT [--src TEXT ...] [--beam N] [--length-penalty A] [--nbest] [--backend cpu|cuda]\n"
-    "                    [model options]\n"
+    "                    [--sample [--temperature T] [--top-k K] [--top-p P] [--seed N]] [model options]\n"
     "\n"
     "Decodes from BOS until EOS or 2 x the source length + 10 tokens (within max_len); prints one output line\n"
     "per source. Greedy by default (at most 4 sources, one padded batch); with --beam or --nbest, beam search\n"
-    "per source.\n"
+    "per source; with --sample, each token drawn at random from the model's distribution (one padded batch).\n"
     "  --beam N             beam size, 1..64 (default 1: greedy decoding)\n"
     "  --length-penalty A   GNMT length penalty, A >= 0 (default 0.6 with --beam > 1): hypotheses are ranked\n"
     "                       by log P(Y) / ((5 + |Y|) / 6)^A, where |Y| counts the output tokens and the EOS\n"
     "  --nbest              print every finished hypothesis instead, one tab-separated line each after a\n"
     "                       header line: source (1-based), rank (1 = best), score, log_prob, length (|Y|),\n"
-    "                       status (finished, or cut when none finished within the limit), text\n\n";
+    "                       status (finished, or cut when none finished within the limit), text\n"
+    "  --sample             draw each token from the model's next-token distribution instead of taking the best\n"
+    "  --temperature T      with --sample: divide the log-probabilities by T > 0 (default 1; < 1 sharper, > 1 flatter)\n"
+    "  --top-k K            with --sample: draw only among the K most probable tokens (default 0: all)\n"
+    "  --top-p P            with --sample: draw only among the fewest most probable tokens whose probability adds up\n"
+    "                       to P, 0 < P <= 1 (default 1: all)\n"
+    "  --seed N             with --sample: the seed of the draws, 0 or more (default 0); the same seed gives the\n"
+    "                       same output (it then is not the initialisation seed of a fresh model, which stays 1)\n\n";
+
+// --sample and its settings; the core's check (validate) names the option and its range.
+SamplingOptions sampling_options(const Args& args) {
+    for (const char* name : {"temperature", "top-k", "top-p"})
+        if (args.has(name) && !args.flag("sample")) throw CliError(std::string("option --") + name + " needs --sample");
+    // Without --sample, --seed initialises a fresh model, which a checkpoint replaces.
+    if (args.has("seed") && args.has("checkpoint") && !args.flag("sample"))
+        throw CliError("option --seed with --checkpoint needs --sample (it then seeds the random draws)");
+    SamplingOptions o;
+    o.temperature = args.real("temperature", o.temperature, -HUGE_VAL, HUGE_VAL);
+    o.top_k = static_cast<int>(args.integer("top-k", o.top_k, INT_MIN, INT_MAX));
+    o.top_p = args.real("top-p", o.top_p, -HUGE_VAL, HUGE_VAL);
+    if (args.flag("sample")) o.seed = static_cast<uint64_t>(args.integer("seed", 0, 0, LLONG_MAX));
+    try {
+        validate(o);
+    } catch (const std::invalid_argument& e) {
+        throw CliError(std::string("option --") + e.what());
+    }
+    return o;
+}
 
 }  // namespace
 
@@ -116,32 +171,37 @@ int cmd_decode(const Argv& argv) {
         return 0;
     }
     auto valued = MODEL_OPTIONS;
-    valued.insert({"src", "backend", "beam", "length-penalty"});
+    valued.insert({"src", "backend", "beam", "length-penalty", "temperature", "top-k", "top-p"});
     auto flags = MODEL_FLAGS;
-    flags.insert({"nbest", "no-positional"});
+    flags.insert({"nbest", "no-positional", "sample"});
     const Args args(argv, valued, flags);
     const auto sources = args.all("src");
     if (sources.empty()) throw CliError("missing required option --src");
     BeamOptions beam;
     beam.beam_size = static_cast<int>(args.integer("beam", 1, 1, MAX_BEAM));
     beam.length_penalty = args.real("length-penalty", beam.beam_size > 1 ? 0.6 : 0.0, 0.0, 100.0);
+    const SamplingOptions sampling = sampling_options(args);
+    if (args.flag("sample") && (args.has("beam") || args.has("length-penalty") || args.flag("nbest")))
+        throw CliError("--sample draws one output per source; it cannot be combined with --beam, --length-penalty or --nbest");
     Session session = open_session(args);
+    if (args.flag("sample")) {
+        if (sources.size() > static_cast<size_t>(Session::MAX_BATCH))
+            throw CliError("at most " + std::to_string(Session::MAX_BATCH) + " sources are sampled in one batch; got " +
+                           std::to_string(sources.size()));
+        const std::vector<std::vector<int>> src = source_rows(session, sources);
+        const std::vector<std::vector<int>> out = sample_decode(session.model(), src, decode_limit(session, src), sampling);
+        for (const auto& ids : out) std::printf("%s\n", session.tokenizer().decode(ids).c_str());
+        return 0;
+    }
     if (beam.beam_size == 1 && !args.flag("nbest")) {
         session.set_input(sources);
         for (const auto& text : session.decoded_text()) std::printf("%s\n", text.c_str());
         return 0;
     }
-    const ModelConfig& c = session.config();
     if (args.flag("nbest")) std::printf("source\trank\tscore\tlog_prob\tlength\tstatus\ttext\n");
-    for (size_t i = 0; i < sources.size(); ++i) {
-        std::vector<int> src = session.tokenizer().encode(sources[i]);
-        if (static_cast<int>(src.size()) + 1 > c.max_len)
-            throw CliError("--src " + std::to_string(i + 1) + " has " + std::to_string(src.size()) +
-                           " tokens; with EOS it must fit max_len " + std::to_string(c.max_len));
-        src.push_back(c.special.eos);
-        // The limit of Session's greedy decoding: 2 x the source (EOS included) + 10, within max_len.
-        const int limit = std::min(c.max_len - 1, 2 * static_cast<int>(src.size()) + 10);
-        const BeamResult result = beam_search(session.model(), src, limit, beam);
+    const std::vector<std::vector<int>> rows = source_rows(session, sources);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const BeamResult result = beam_search(session.model(), rows[i], decode_limit(session, {rows[i]}), beam);
         if (!args.flag("nbest")) {
             std::printf("%s\n", session.tokenizer().decode(result.best).c_str());
             continue;

@@ -33,10 +33,10 @@ std::string assets_dir() {
     return TX_ASSETS_DIR;
 }
 
-Checkpoint model_from_options(const Args& args) {
+Checkpoint model_from_options(const Args& args, bool command_seed) {
     if (args.has("checkpoint")) {
         for (const auto& name : MODEL_OPTIONS)
-            if (name != "checkpoint" && args.has(name))
+            if (name != "checkpoint" && !(command_seed && name == "seed") && args.has(name))
                 throw CliError("--" + name + " cannot be combined with --checkpoint (the checkpoint holds the config)");
         if (args.flag("no-scale")) throw CliError("--no-scale cannot be combined with --checkpoint");
         return load_checkpoint(args.get("checkpoint"));
@@ -48,7 +48,7 @@ Checkpoint model_from_options(const Args& args) {
     config.encoder_layers = config.decoder_layers = static_cast<int>(args.integer("layers", 2, 1, 24));
     config.max_len = static_cast<int>(args.integer("max-len", 128, 2, 4096));
     config.dropout = static_cast<float>(args.real("dropout", 0.1, 0.0, 0.99));
-    config.seed = static_cast<uint64_t>(args.integer("seed", 1, 0, INT64_MAX));
+    config.seed = command_seed ? 1 : static_cast<uint64_t>(args.integer("seed", 1, 0, INT64_MAX));
     const std::string norm = args.get_or("norm", "post");
     if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre, got '" + norm + "'");
     config.norm = norm == "post" ? NormPlacement::Post : NormPlacement::Pre;

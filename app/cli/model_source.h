@@ -21,7 +21,9 @@ extern const char* MODEL_OPTIONS_HELP;
 
 std::string assets_dir();
 // --checkpoint FILE when given (other model options are then refused), else a fresh model.
-Checkpoint model_from_options(const Args& args);
+// command_seed: --seed belongs to the command (decode --sample's random draws), not to the model:
+// it may then go with --checkpoint, and a fresh model keeps the default initialisation seed.
+Checkpoint model_from_options(const Args& args, bool command_seed = false);
 // "cpu" (default) or "cuda"; refuses a backend this build does not have, or a device that
 // cannot be used, with the reason.
 std::unique_ptr<Backend> backend_from_name(const std::string& name);
