@@ -1,7 +1,7 @@
 // Sampling: the next token drawn from the model's distribution, reshaped by a temperature and cut
 // by top-k and top-p (nucleus sampling, Holtzman et al. 2020), as a third way to decode beside
 // greedy_decode and beam_search. Shapes: V target vocabulary, B batch rows. Every row draws from
-// its own splitmix64 stream, a function of (seed, row) alone, so a seed gives the same output on
+// its own splitmix64 stream, a function of (seed, row) alone, so a seed gives the same draws on
 // every machine and compiler (std::uniform_*_distribution is implementation-defined).
 #pragma once
 #include <cstdint>
