@@ -36,14 +36,21 @@ void ExplorerApp::draw_highlight() {
         ImDrawList* draw = ImGui::GetForegroundDrawList();
         const ImVec2 a(p->drawn_min().x - 1, p->drawn_min().y - 1), b(p->drawn_max().x + 1, p->drawn_max().y + 1);
         draw->AddRect(a, b, colour, 6.0f, 0, 3.0f);
-        // The tag covers no content: a window's is in its title bar, left of the close button; a
-        // tab's sits at the right end of the tab bar, above the frame.
+        // The tag covers no content: a window's sits in its title bar, left of the close button.
+        // A tab has no title bar of its own (a tag on the full tab bar would hide other tabs): its
+        // tab is outlined instead, so the learner sees which one to pick.
         const bool tab = m_options.panel.empty() && m_settings.layout != "windows" && !in_left_column(*p);
+        if (tab) {
+            if (p->tab_frame() == ImGui::GetFrameCount())
+                draw->AddRect(ImVec2(p->tab_min().x - 1, p->tab_min().y - 1), ImVec2(p->tab_max().x + 1, p->tab_max().y + 1),
+                              colour, 4.0f, 0, 3.0f);
+            continue;
+        }
         const std::string tag = "Lesson: look here";
         const ImVec2 tag_size = ImGui::CalcTextSize(tag.c_str());
         const float h = ImGui::GetFrameHeight();
-        const float right = tab ? b.x : b.x - h - 6;
-        const float top = tab ? a.y - h : a.y + 2;
+        const float right = b.x - h - 6;
+        const float top = a.y + 2;
         const ImVec2 t0(right - tag_size.x - 16, top), t1(right, top + h - 2);
         draw->AddRectFilled(t0, t1, colour, 5.0f);
         draw->AddText(ImVec2(t0.x + 8, t0.y + (h - 2 - tag_size.y) * 0.5f), ImGui::GetColorU32(ImVec4(0.1f, 0.08f, 0.0f, alpha)), tag.c_str());

@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "imgui.h"
+#include "imgui_internal.h"   // the tab bar's layout, for the lesson highlight
 #include "session_view.h"
 #include "trainer.h"
 #include "training_config.h"
@@ -124,6 +125,10 @@ public:
     ImVec2 drawn_min() const { return m_drawn_min; }
     ImVec2 drawn_max() const { return m_drawn_max; }
     int drawn_frame() const { return m_drawn_frame; }
+    // The tab's own rectangle in the tab bar, when drawn as a tab this frame (tab_frame()).
+    ImVec2 tab_min() const { return m_tab_min; }
+    ImVec2 tab_max() const { return m_tab_max; }
+    int tab_frame() const { return m_tab_frame; }
 
     // As a window of its own (Begin/End).
     void draw_window(PanelContext& ctx, ImGuiWindowFlags flags = 0) {
@@ -139,6 +144,7 @@ public:
     void draw_tab(PanelContext& ctx) {
         const ImGuiTabItemFlags flags = m_focus ? ImGuiTabItemFlags_SetSelected : 0;
         m_focus = false;
+        const ImGuiID tab_id = ImGui::GetID(m_title.c_str());   // as BeginTabItem names it, inside the bar
         if (ImGui::BeginTabItem(m_title.c_str(), &m_open, flags)) {
             ImGui::BeginChild(("##tab_" + m_key).c_str(), ImVec2(0, 0), false);
             remember_rect();
@@ -146,12 +152,23 @@ public:
             ImGui::EndChild();
             ImGui::EndTabItem();
         }
+        remember_tab(tab_id);
     }
 
 protected:
     virtual void draw_content(PanelContext& ctx) = 0;
 
 private:
+    // Where the tab bar placed this tab (as ImGui 1.86's TabItemEx computes it: the bar's left edge
+    // + the tab's offset - the bar's scrolling).
+    void remember_tab(ImGuiID id) {
+        ImGuiTabBar* bar = ImGui::GetCurrentContext()->CurrentTabBar;
+        const ImGuiTabItem* tab = bar ? ImGui::TabBarFindTabByID(bar, id) : nullptr;
+        if (!tab) return;
+        m_tab_min = ImVec2(bar->BarRect.Min.x + tab->Offset - bar->ScrollingAnim, bar->BarRect.Min.y);
+        m_tab_max = ImVec2(m_tab_min.x + tab->Width, bar->BarRect.Max.y);
+        m_tab_frame = ImGui::GetFrameCount();
+    }
     void remember_rect() {
         m_drawn_min = ImGui::GetWindowPos();
         m_drawn_max = ImVec2(m_drawn_min.x + ImGui::GetWindowWidth(), m_drawn_min.y + ImGui::GetWindowHeight());
@@ -174,6 +191,8 @@ private:
     bool m_focus = false;
     ImVec2 m_drawn_min, m_drawn_max;
     int m_drawn_frame = -1;
+    ImVec2 m_tab_min, m_tab_max;
+    int m_tab_frame = -1;
 };
 
 }  // namespace tx::app
