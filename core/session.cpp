@@ -100,8 +100,9 @@ void Session::rerun() {
     const ModelConfig& c = config();
     // Both decodings, whichever is shown: each leaves the model's batch set to its last decoder
     // input, and the shown pass below sets the batch again.
+    const int limit = decode_limit(src);
     std::vector<GreedyScore> scores;
-    const std::vector<std::vector<int>> greedy = greedy_decode(*m_model, src, decode_limit(src), &scores);
+    const std::vector<std::vector<int>> greedy = greedy_decode(*m_model, src, limit, &scores);
     m_greedy.clear();
     for (size_t b = 0; b < greedy.size(); ++b) {
         const int length = static_cast<int>(greedy[b].size()) + (scores[b].finished ? 1 : 0);
@@ -111,7 +112,7 @@ void Session::rerun() {
     }
     m_beams.clear();
     for (const auto& row : src)
-        m_beams.push_back(beam_search(*m_model, row, decode_limit(src), {m_decoding.beam_size, m_decoding.length_penalty}));
+        m_beams.push_back(beam_search(*m_model, row, limit, {m_decoding.beam_size, m_decoding.length_penalty}));
     m_decoded.clear();
     for (size_t b = 0; b < src.size(); ++b) m_decoded.push_back(m_decoding.beam_size > 1 ? m_beams[b].best : greedy[b]);
     // The decoder input of the shown pass. With a target text: BOS + its tokens (teacher forcing).
