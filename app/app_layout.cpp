@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "imgui_internal.h"
 #include "imgui_stdlib.h"
@@ -138,15 +139,21 @@ void ExplorerApp::draw_status_bar() {
         if (ImGui::SmallButton(m_show_log ? "Log \xE2\x96\xBE" : "Log \xE2\x96\xB8")) m_show_log = !m_show_log;
         ImGui::SameLine();
         const ImVec4 colour = m_status_error ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.75f, 0.85f, 0.75f, 1.0f);
+        // A checkpoint is named by its file name (the whole path is in the tooltip); a model made in
+        // the app ("trainer (…)") by its description.
+        const std::filesystem::path source(m_model_source);
+        const std::string model_name =
+            source.extension() == ".safetensors" ? source.filename().string() : m_model_source;
         char right[256];
         std::snprintf(right, sizeof right, "model: %s  \xC2\xB7  %s  \xC2\xB7  forward %.2f ms  \xC2\xB7  frame %.1f ms",
-                      m_model_source.c_str(), m_view.backend.c_str(), m_view.forward_ms, m_frame_ms);
+                      model_name.c_str(), m_view.backend.c_str(), m_view.forward_ms, m_frame_ms);
         const float right_w = ImGui::CalcTextSize(right).x;
         const float avail = ImGui::GetContentRegionAvail().x - right_w - 20;
         ImGui::TextColored(colour, "%s", fit_text(m_status.empty() ? "ready" : m_status, std::max(avail, 50.0f)).c_str());
         if (ImGui::IsItemHovered() && !m_status.empty()) ImGui::SetTooltip("%s", m_status.c_str());
         ImGui::SameLine(ImGui::GetWindowWidth() - right_w - 10);
         ImGui::TextDisabled("%s", right);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("model: %s", m_model_source.c_str());
     }
     ImGui::End();
     ImGui::PopStyleVar(2);
