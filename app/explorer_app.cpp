@@ -395,6 +395,8 @@ void ExplorerApp::draw() {
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     m_frame_ms = 0.9f * m_frame_ms + 0.1f * ImGui::GetIO().DeltaTime * 1000.0f;
+    // DeltaTime of frame k is the whole previous frame: its drawing, rendering and presenting.
+    if (m_options.frame_times && m_frame > 11) m_frame_times.push_back(ImGui::GetIO().DeltaTime * 1000.0f);
     adopt_prepared_trainer();
     if (m_trainer) {
         m_training = m_trainer->snapshot();
@@ -430,6 +432,16 @@ void ExplorerApp::draw() {
     if (m_self_test) m_self_test->frame(*this);
 }
 
+void ExplorerApp::print_frame_times() const {
+    if (m_frame_times.empty()) {
+        std::printf("frame times: none measured (the first 10 frames are not counted; use --frames 60)\n");
+        return;
+    }
+    std::vector<float> t = m_frame_times;
+    std::sort(t.begin(), t.end());
+    std::printf("frame times over %zu frames: median %.1f ms, slowest %.1f ms\n", t.size(), t[t.size() / 2], t.back());
+}
+
 void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
     const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
     for (const auto& e : m_region_exports) {
@@ -455,6 +467,7 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
             if (m_options.print_decoded)
                 for (size_t b = 0; b < m_view.decoded_text.size(); ++b)
                     std::printf("decoded %zu: %s\n", b + 1, m_view.decoded_text[b].c_str());
+            if (m_options.frame_times) print_frame_times();
             finish(0);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "transformer-explorer: %s\n", e.what());

@@ -108,6 +108,7 @@ private:
     void create_initial_session();
     void make_panels();
     void apply_commands();
+    void print_frame_times() const;
     void refresh(bool full);
     void do_set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target);
     void replace_session(std::unique_ptr<Session> session, const std::string& source,
@@ -182,6 +183,7 @@ private:
     std::unique_ptr<SelfTest> m_self_test;
     std::string m_focus_panel;
     float m_frame_ms = 0.0f;
+    std::vector<float> m_frame_times;   // --frame-times: ms per frame after the first 10
     std::string m_highlight;         // highlight_panel(): the panel framed until m_highlight_until (ImGui time)
     double m_highlight_until = 0.0;
     std::string m_left_bottom;   // the panel below Input at the last layout (it is laid out again on a change)

@@ -29,6 +29,9 @@ const char* USAGE =
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
     "                        per sentence (\"decoded 1: TEXT\")\n"
+    "  --frame-times         with --screenshot: print the median and slowest time per frame (drawing,\n"
+    "                        rendering and presenting) over the frames after the first 10; use\n"
+    "                        --frames 60 or more\n"
     "  --layout NAME         default | windows | a panel key (shows that panel large)\n"
     "  --panel NAME          show only this panel (--list-panels names them)\n"
     "  --list-panels         print the panel keys, one per line, and exit\n"
@@ -87,6 +90,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.attention_lines = true;
         } else if (arg == "--print-decoded") {
             options.print_decoded = true;
+        } else if (arg == "--frame-times") {
+            options.frame_times = true;
         } else if (arg == "--screenshot") {
             if (!value(options.screenshot) || options.screenshot.empty()) return bad("--screenshot needs a file name");
         } else if (arg == "--layout") {
@@ -168,6 +173,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         }
     }
     if (options.print_decoded && options.screenshot.empty()) return bad("--print-decoded needs --screenshot");
+    if (options.frame_times && options.screenshot.empty()) return bad("--frame-times needs --screenshot");
     if ((options.train_task != "copy" || !options.train_from.empty()) && options.train_steps == 0)
         return bad("--train-task and --train-from need --train N");
     if (!options.train_from.empty() && options.train_task != "translate")

@@ -17,6 +17,7 @@ struct AppOptions {
     bool fused_attention = false;           // --fused-attention: start with the fused attention op
     bool attention_lines = false;           // --attention-lines: the Attention panel draws lines
     bool print_decoded = false;             // --print-decoded: print the decoded outputs with the screenshot
+    bool frame_times = false;               // --frame-times: print frame-time statistics with the screenshot
     int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
     int head = -1;                          // --head N: the selected head (Attention, Neuron view)
     int frames = 6;                         // frames rendered before the screenshot

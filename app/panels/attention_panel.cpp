@@ -139,6 +139,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
         const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
         const int row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
+        const Axes ax = axes_of(v, a, row);
         for (int h = 0; h < H; ++h) {
             ImGui::SameLine(label_w + 8 + static_cast<float>(h) * (thumb + 4));
             ImGui::PushID(h);
@@ -147,6 +148,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
                 HeatmapSpec spec;
                 spec.id = "thumb";
                 spec.values = probs->data() + ((static_cast<size_t>(row) * H + h) * R) * C;
+                spec.version = v.version;
                 spec.rows = R;
                 spec.cols = C;
                 spec.compact = true;
@@ -154,7 +156,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
                 spec.vmax = 1.0f;
                 spec.size = ImVec2(thumb, thumb);
                 spec.max_cell = thumb;
-                const Axes ax = axes_of(v, a, row);
+                spec.max_aspect = 1000.0f;   // fill the square: cross-attention of 10 × 500 is a thumbnail too
                 spec.row_labels = &ax.rows;
                 spec.col_labels = &ax.cols;
                 spec.row_axis = "query";
@@ -315,6 +317,7 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
         HeatmapSpec spec;
         spec.id = "head";
         spec.values = data->data() + ((static_cast<size_t>(row) * H + h) * R) * C;
+        spec.version = v.version;
         spec.rows = R;
         spec.cols = C;
         spec.row_labels = &ax.rows;

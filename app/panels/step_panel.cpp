@@ -302,6 +302,7 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
             spec.title = s.name + " head " + std::to_string(h);
             spec.show_title = true;
             spec.values = out->data() + offset;
+            spec.version = v.version;
             spec.rows = R;
             spec.cols = C;
             spec.size = ImVec2(w, 0);
@@ -321,6 +322,7 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
     const auto cl = dim_labels(v, rank >= 3 ? name_of(2) : "", C, row);
     spec.id = "m";
     spec.values = out->data() + static_cast<size_t>(row) * R * C;
+    spec.version = v.version;
     spec.rows = R;
     spec.cols = C;
     spec.row_labels = &rl;

@@ -24,7 +24,33 @@ struct Texture {
     int w = 0, h = 0;
     uint64_t hash = 0;
     int last_frame = 0;
+    // What the texture was made from, for callers that give a version (HeatmapSpec::version):
+    // the same address, size and version mean the same values, so range and hash are reused.
+    const float* values = nullptr;
+    uint64_t version = 0;
+    float lo = 0.0f, hi = 0.0f;
 };
+
+// The range of the colour map: fixed, symmetric around 0, or the finite min/max of the values.
+void value_range(const HeatmapSpec& spec, size_t n, float& lo, float& hi) {
+    lo = std::numeric_limits<float>::infinity();
+    hi = -lo;
+    for (size_t i = 0; i < n; ++i) {
+        const float v = spec.values[i];
+        if (std::isfinite(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    if (!std::isfinite(lo)) lo = hi = 0.0f;
+    if (spec.symmetric) {
+        const float m = std::max(std::fabs(lo), std::fabs(hi));
+        lo = -m;
+        hi = m;
+    }
+    if (spec.vmin) lo = *spec.vmin;
+    if (spec.vmax) hi = *spec.vmax;
+}
 
 std::unordered_map<ImGuiID, Texture>& textures() {
     static std::unordered_map<ImGuiID, Texture> map;
@@ -47,6 +73,22 @@ float luminance(ImU32 c) {
     const float r = static_cast<float>((c >> IM_COL32_R_SHIFT) & 0xFF), g = static_cast<float>((c >> IM_COL32_G_SHIFT) & 0xFF),
                 b = static_cast<float>((c >> IM_COL32_B_SHIFT) & 0xFF);
     return (0.2126f * r + 0.7152f * g + 0.0722f * b) / 255.0f;
+}
+
+// The value one pixel shows for the cells [r0,r1) × [c0,c1) it covers: the largest (the strongest
+// attention weight stays visible however small the picture), or for a diverging map the one of
+// largest magnitude with its sign. Masked only if every cell is masked.
+float pooled_value(const HeatmapSpec& spec, int r0, int r1, int c0, int c1) {
+    float best = -std::numeric_limits<float>::infinity();
+    bool any = false;
+    for (int r = r0; r < std::max(r1, r0 + 1); ++r)
+        for (int c = c0; c < std::max(c1, c0 + 1); ++c) {
+            const float v = spec.values[static_cast<size_t>(r) * spec.cols + c];
+            if (!std::isfinite(v)) continue;
+            if (!any || (spec.symmetric ? std::fabs(v) > std::fabs(best) : v > best)) best = v;
+            any = true;
+        }
+    return best;
 }
 
 }  // namespace
@@ -79,53 +121,6 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     const ImGuiID key = ImGui::GetID("##tex");
     const size_t n = static_cast<size_t>(spec.rows) * static_cast<size_t>(spec.cols);
 
-    // Range: fixed, symmetric around 0, or the finite min/max.
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    for (size_t i = 0; i < n; ++i) {
-        const float v = spec.values[i];
-        if (std::isfinite(v)) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
-    }
-    if (!std::isfinite(lo)) lo = hi = 0.0f;
-    if (spec.symmetric) {
-        const float m = std::max(std::fabs(lo), std::fabs(hi));
-        lo = -m;
-        hi = m;
-    }
-    if (spec.vmin) lo = *spec.vmin;
-    if (spec.vmax) hi = *spec.vmax;
-    const float span = hi > lo ? hi - lo : 1.0f;
-    auto cell_colour = [&](float v) {
-        if (!std::isfinite(v)) return MASKED_COLOUR;
-        return colormap(spec.map, (v - lo) / span);
-    };
-
-    // Texture, uploaded when the content changed.
-    uint64_t hash = fnv(1469598103934665603ull, spec.values, n * sizeof(float));
-    const float range[2] = {lo, hi};
-    const int dims[3] = {spec.rows, spec.cols, static_cast<int>(spec.map)};
-    hash = fnv(fnv(hash, range, sizeof range), dims, sizeof dims);
-    Texture& tex = textures()[key];
-    tex.last_frame = ImGui::GetFrameCount();
-    if (tex.id == 0 || tex.hash != hash || tex.w != spec.cols || tex.h != spec.rows) {
-        std::vector<ImU32> pixels(n);
-        for (size_t i = 0; i < n; ++i) pixels[i] = cell_colour(spec.values[i]);
-        if (tex.id == 0) glGenTextures(1, &tex.id);
-        glBindTexture(GL_TEXTURE_2D, tex.id);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, spec.cols, spec.rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-        tex.w = spec.cols;
-        tex.h = spec.rows;
-        tex.hash = hash;
-    }
-
     // Layout.
     const bool labels = spec.labels && !spec.compact && spec.row_labels && spec.col_labels;
     const bool colorbar = spec.colorbar && !spec.compact;
@@ -147,8 +142,10 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     if (spec.size.y > 0)
         cell_h = std::min(cell_h, (spec.size.y - header - label_h) / static_cast<float>(spec.rows));
     if (spec.max_aspect <= 1.0f) cell_w = cell_h = std::min(cell_w, cell_h);
-    cell_w = std::max(cell_w, 1.0f);
-    cell_h = std::max(cell_h, 1.0f);
+    // Cells may be narrower than a pixel (a 512-token map in a 64-pixel thumbnail): the texture is
+    // then pooled down to the pixels it covers (below).
+    cell_w = std::max(cell_w, 1e-3f);
+    cell_h = std::max(cell_h, 1e-3f);
     const float cell = std::min(cell_w, cell_h);   // the smaller edge: grid lines, numbers in cells
     const ImVec2 grid_min(origin.x + label_w, origin.y + header + label_h);
     const ImVec2 grid_size(cell_w * static_cast<float>(spec.cols), cell_h * static_cast<float>(spec.rows));
@@ -156,6 +153,68 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     const float total_h = std::max(header + label_h + grid_size.y, colorbar ? header + label_h + 90.0f : 0.0f);
     const ImVec2 total_max(std::max(grid_max.x + bar_w, origin.x + (spec.size.x > 0 ? spec.size.x : 0.0f)),
                            origin.y + total_h);
+
+    // Scrolled out of view: keep the space, skip the work.
+    if (!ImGui::IsRectVisible(origin, total_max)) {
+        ImGui::Dummy(ImVec2(total_max.x - origin.x, total_max.y - origin.y));
+        ImGui::PopID();
+        return result;
+    }
+
+    // Range and texture, remade when the content changed (or, without a version, whenever the
+    // values' hash differs). Only for a visible heatmap: a long input has many large ones.
+    Texture& tex = textures()[key];
+    tex.last_frame = ImGui::GetFrameCount();
+    // One texel per cell, or per pixel where cells are smaller than a pixel.
+    const int tex_w = std::min(spec.cols, std::max(1, static_cast<int>(std::ceil(grid_size.x))));
+    const int tex_h = std::min(spec.rows, std::max(1, static_cast<int>(std::ceil(grid_size.y))));
+    const int dims[5] = {spec.rows, spec.cols, static_cast<int>(spec.map), tex_w, tex_h};
+    const bool known = spec.version != 0 && tex.id != 0 && tex.values == spec.values && tex.version == spec.version &&
+                       tex.w == tex_w && tex.h == tex_h;
+    float lo = tex.lo, hi = tex.hi;
+    uint64_t hash = tex.hash;
+    if (!known) {
+        value_range(spec, n, lo, hi);
+        // With a version, (address, version) names the content: one version's trace never changes.
+        const uint64_t source[2] = {spec.version, reinterpret_cast<uintptr_t>(spec.values)};
+        hash = spec.version != 0 ? fnv(1469598103934665603ull, source, sizeof source)
+                                 : fnv(1469598103934665603ull, spec.values, n * sizeof(float));
+        const float range[2] = {lo, hi};
+        hash = fnv(fnv(hash, range, sizeof range), dims, sizeof dims);
+    }
+    const float span = hi > lo ? hi - lo : 1.0f;
+    auto cell_colour = [&](float v) {
+        if (!std::isfinite(v)) return MASKED_COLOUR;
+        return colormap(spec.map, (v - lo) / span);
+    };
+    if (tex.id == 0 || tex.hash != hash || tex.w != tex_w || tex.h != tex_h) {
+        std::vector<ImU32> pixels(static_cast<size_t>(tex_w) * tex_h);
+        if (tex_w == spec.cols && tex_h == spec.rows) {
+            for (size_t i = 0; i < n; ++i) pixels[i] = cell_colour(spec.values[i]);
+        } else {
+            for (int ty = 0; ty < tex_h; ++ty)
+                for (int tx = 0; tx < tex_w; ++tx)
+                    pixels[static_cast<size_t>(ty) * tex_w + tx] =
+                        cell_colour(pooled_value(spec, ty * spec.rows / tex_h, (ty + 1) * spec.rows / tex_h,
+                                                 tx * spec.cols / tex_w, (tx + 1) * spec.cols / tex_w));
+        }
+        if (tex.id == 0) glGenTextures(1, &tex.id);
+        glBindTexture(GL_TEXTURE_2D, tex.id);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, tex_w, tex_h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+        tex.w = tex_w;
+        tex.h = tex_h;
+        tex.hash = hash;
+    }
+    tex.values = spec.values;
+    tex.version = spec.version;
+    tex.lo = lo;
+    tex.hi = hi;
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);

@@ -2,6 +2,7 @@
 // with a perceptual colour map, row and column labels, a colour bar, a hover read-out and a
 // right-click menu to export the picture (PNG) or the numbers (CSV). Rows are the first index.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct HeatmapSpec {
     bool colorbar = true;
     bool values_in_cells = true;              // print numbers when cells are large enough
     bool compact = false;                     // no labels, no colour bar (overview thumbnails)
+    // Nonzero: the caller promises that the values at this address do not change while the version
+    // stays the same (SessionView::version for its trace), so the widget neither rescans them for
+    // their range nor hashes them every frame. 0: they may change any frame (scanned, hashed).
+    uint64_t version = 0;
     // Hover text for cell (r,c); default "row → column = value".
     std::function<std::string(int, int, float)> tooltip;
 };
