@@ -300,7 +300,7 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
     }
 
     // The causal mask's newest row over the cache's slots: t keys visible, the rest masked.
-    ImGui::Text("Causal mask, newest row %d: %d of %d cache slots visible", t - 1, t, g.capacity);
+    ImGui::Text("Causal mask row %d: %d of %d slots visible (yellow), the rest masked (grey)", t - 1, t, g.capacity);
     std::vector<float> mask(static_cast<size_t>(g.capacity), std::numeric_limits<float>::quiet_NaN());
     for (int j = 0; j < t; ++j) mask[static_cast<size_t>(j)] = 1.0f;
     HeatStripSpec spec;
