@@ -288,7 +288,16 @@ void ExplorerApp::compute_generation_now() {
     std::vector<int> src;
     for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
     src.push_back(m_session->config().special.eos);
-    GenerationTrace trace = compute_generation(m_session->model(), src, m_generation);
+    GenerationTrace trace;
+    try {
+        trace = compute_generation(m_session->model(), src, m_generation);
+    } catch (const std::exception& e) {
+        // Shown in the panel once, not retried every frame.
+        trace = GenerationTrace{};
+        trace.stale = false;
+        trace.settings = m_generation;
+        trace.error = std::string("Cannot generate: ") + e.what();
+    }
     trace.sentence = m_session->sentences().front();
     std::vector<int> out;
     for (const GeneratedToken& t : trace.tokens)
