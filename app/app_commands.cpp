@@ -277,4 +277,63 @@ void ExplorerApp::highlight_panel(const std::string& key) {
     });
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// The Generate panel: a token-by-token run of the first sentence on a copy of the model.
+
+void ExplorerApp::compute_generation_now() {
+    if (!m_session || m_session->source_tokens().empty()) return;
+    const int token = m_view.generation.token, step = m_view.generation.step;
+    const bool first = m_view.generation.tokens.empty();
+    std::vector<int> src;
+    for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
+    src.push_back(m_session->config().special.eos);
+    GenerationTrace trace;
+    try {
+        trace = compute_generation(m_session->model(), src, m_generation);
+    } catch (const std::exception& e) {
+        // Shown in the panel once, not retried every frame.
+        trace = GenerationTrace{};
+        trace.stale = false;
+        trace.settings = m_generation;
+        trace.error = std::string("Cannot generate: ") + e.what();
+    }
+    trace.sentence = m_session->sentences().front();
+    std::vector<int> out;
+    for (const GeneratedToken& t : trace.tokens)
+        if (t.chosen != m_session->config().special.eos) out.push_back(t.chosen);
+    trace.text = m_session->tokenizer().decode(out);
+    // The first trace opens at token 1 with its pass done; later ones keep the cursor's place.
+    const int steps = static_cast<int>(generation_steps(m_session->config()).size());
+    trace.token = first ? 1 : std::clamp(token, 1, std::max(1, static_cast<int>(trace.tokens.size())));
+    trace.step = first ? steps - 1 : std::clamp(step, 0, steps - 1);
+    m_view.generation = std::move(trace);
+    ++m_view.version;
+}
+
+void ExplorerApp::set_generation(const GenerationSettings& settings) {
+    queue([this, settings] {
+        m_generation = settings;
+        compute_generation_now();
+        if (!m_view.generation.error.empty()) report_error(m_view.generation.error);
+    });
+}
+
+void ExplorerApp::update_generation() {
+    queue([this] {
+        if (m_view.generation.stale) compute_generation_now();
+    });
+}
+
+void ExplorerApp::set_generation_cursor(int token, int step) {
+    queue([this, token, step] {
+        GenerationTrace& g = m_view.generation;
+        if (g.tokens.empty() || !m_session) return;
+        const int steps = static_cast<int>(generation_steps(m_session->config()).size());
+        g.token = std::clamp(token, 1, static_cast<int>(g.tokens.size()));
+        g.step = std::clamp(step, 0, steps - 1);
+        ++m_view.version;
+    });
+}
+
 }  // namespace tx::app

@@ -176,6 +176,26 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             }
         }
     }
+    m_generation.sample = m_options.sample;
+    m_generation.sampling = m_options.sampling;
+    if (m_options.generate_token > 0 && m_session) {
+        // Like --neuron: the output's length is known only once it is generated; out of range ends
+        // the run as a bad argument does (exit 2, one line).
+        compute_generation_now();
+        GenerationTrace& g = m_view.generation;
+        const int T = m_options.generate_token;
+        std::string why = g.error;
+        if (why.empty() && T > static_cast<int>(g.tokens.size()))
+            why = "the output has " + std::to_string(g.tokens.size()) + " token(s)" + (g.finished ? ", EOS included" : "");
+        if (!why.empty()) {
+            std::fprintf(stderr, "transformer-explorer: --generate %d: %s (see --help)\n", T, why.c_str());
+            finish(2);
+        } else {
+            g.token = T;
+            g.step = static_cast<int>(generation_steps(m_view.config).size()) - 1;
+            if (m_options.panel.empty() && m_options.layout.empty()) show_panel("generate");
+        }
+    }
     if (!m_options.panel.empty()) show_panel(m_options.panel);
     else if (!m_options.layout.empty() && m_options.layout != "default" && m_options.layout != "windows") show_panel(m_options.layout);
     if (m_options.self_test) m_self_test = std::make_unique<SelfTest>();
@@ -320,6 +340,7 @@ void ExplorerApp::refresh(bool full) {
         refresh_view(m_view, *m_session, m_model_source, full);
         m_view.backend = m_session->backend().name();
         if (full) m_view.comparison.reset();   // it was of another input, model or backend
+        if (full) m_view.generation.stale = true;
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
     }
@@ -467,6 +488,8 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
             if (m_options.print_decoded)
                 for (size_t b = 0; b < m_view.decoded_text.size(); ++b)
                     std::printf("decoded %zu: %s\n", b + 1, m_view.decoded_text[b].c_str());
+            if (m_options.print_decoded && !m_view.generation.stale && m_view.generation.error.empty())
+                std::printf("generated: %s\n", m_view.generation.text.c_str());
             if (m_options.frame_times) print_frame_times();
             finish(0);
         } catch (const std::exception& e) {

@@ -77,6 +77,9 @@ public:
     void highlight_panel(const std::string& key) override;
     void trainer_fine_tune(const TrainingConfig& training, bool explorer_model) override;
     void random_test_sentence() override;
+    void set_generation(const GenerationSettings& settings) override;
+    void update_generation() override;
+    void set_generation_cursor(int token, int step) override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }
@@ -189,6 +192,8 @@ private:
     std::string m_left_bottom;   // the panel below Input at the last layout (it is laid out again on a change)
     int m_lesson_steps_left = 0;          // --lesson N,STEPS: steps still to do
     void draw_highlight();
+    GenerationSettings m_generation;      // the Generate panel's decoding mode (the trace holds a copy)
+    void compute_generation_now();        // recomputes m_view.generation, keeping its cursor
 };
 
 }  // namespace tx::app

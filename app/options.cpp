@@ -46,6 +46,16 @@ const char* USAGE =
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
     "  --lesson N[,STEPS]    open lesson N (1-9) in the Lessons panel and do its first STEPS steps\n"
     "  --lessons PATH        read the lessons from this folder or file instead of assets/lessons\n"
+    "  --generate T          open the Generate panel at output token T (1-based): the first sentence's\n"
+    "                        output generated one token at a time with the KV cache\n"
+    "  --sample              the Generate panel samples each token instead of taking the most probable\n"
+    "  --sample-temperature T  sampling: divide the log-probabilities by T > 0 (default 1; below 1\n"
+    "                        sharpens the distribution, above 1 flattens it); implies --sample\n"
+    "  --top-k K             sampling: draw only among the K most probable tokens (0 = all); implies --sample\n"
+    "  --top-p P             sampling: draw only among the fewest most probable tokens whose probability\n"
+    "                        adds up to P, 0 < P <= 1 (1 = all); implies --sample\n"
+    "  --seed N              sampling: the seed of the draws, 0 or more (default 0): the same seed gives the\n"
+    "                        same output; implies --sample\n"
     "  --self-test           drive every panel, toggle and step, train 20 steps, walk every lesson;\n"
     "                        exit 0 if no error\n"
     "  --help                this text\n";
@@ -166,11 +176,43 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.lesson_steps = *steps;
         } else if (arg == "--lessons") {
             if (!value(options.lessons) || options.lessons.empty()) return bad("--lessons needs a folder or file");
+        } else if (arg == "--generate") {
+            if (!value(v)) return bad("--generate needs a token number");
+            const auto n = whole_number(v, 1, 100000);
+            if (!n) return bad("--generate must be a whole number from 1 (the first output token), got '" + v + "'");
+            options.generate_token = *n;
+        } else if (arg == "--sample") {
+            options.sample = true;
+        } else if (arg == "--sample-temperature" || arg == "--top-p") {
+            if (!value(v)) return bad(arg + " needs a number");
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end) return bad(arg + " must be a number, got '" + v + "'");
+            (arg == "--top-p" ? options.sampling.top_p : options.sampling.temperature) = x;
+            options.sample = true;
+        } else if (arg == "--top-k") {
+            if (!value(v)) return bad("--top-k needs a number of tokens");
+            const auto n = whole_number(v, 0, 1000000000);
+            if (!n) return bad("--top-k must be a whole number, 0 (all tokens) or more, got '" + v + "'");
+            options.sampling.top_k = *n;
+            options.sample = true;
+        } else if (arg == "--seed") {
+            if (!value(v)) return bad("--seed needs a number");
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end || v[0] == '-') return bad("--seed must be a whole number, 0 or more, got '" + v + "'");
+            options.sampling.seed = n;
+            options.sample = true;
         } else if (arg == "--assets") {
             if (!value(options.assets) || options.assets.empty()) return bad("--assets needs a folder");
         } else {
             return bad("unknown argument '" + arg + "'");
         }
+    }
+    try {
+        validate(options.sampling);
+    } catch (const std::exception& e) {
+        return bad(std::string("sampling: ") + e.what());
     }
     if (options.print_decoded && options.screenshot.empty()) return bad("--print-decoded needs --screenshot");
     if (options.frame_times && options.screenshot.empty()) return bad("--frame-times needs --screenshot");

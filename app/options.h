@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sampling.h"
+
 namespace tx::app {
 
 struct AppOptions {
@@ -30,6 +32,9 @@ struct AppOptions {
     int lesson = 0;                         // --lesson N[,STEPS]: open lesson N (1-based) and do its first STEPS steps
     int lesson_steps = 0;
     std::string lessons;                    // --lessons PATH: a lesson folder or file instead of assets/lessons
+    int generate_token = 0;                 // --generate T: open the Generate panel at token T (1-based)
+    bool sample = false;                    // --sample or any sampling option: the Generate panel samples
+    SamplingOptions sampling;               // --sample-temperature, --top-k, --top-p, --seed
     int window_width = 1600;
     int window_height = 1000;
 

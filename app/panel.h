@@ -70,6 +70,11 @@ public:
     virtual void trainer_fine_tune(const TrainingConfig& training, bool explorer_model) = 0;
     // A random source sentence of the model's test split (SessionView::known_words) as the input.
     virtual void random_test_sentence() = 0;
+    // The Generate panel: its settings (recomputes the trace), a computation of a stale trace,
+    // and its cursor (token 1 … T, step within that token's pass), clamped to the trace.
+    virtual void set_generation(const GenerationSettings& settings) = 0;
+    virtual void update_generation() = 0;
+    virtual void set_generation_cursor(int token, int step) = 0;
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).

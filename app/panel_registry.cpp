@@ -4,6 +4,7 @@
 #include "panels/attention_panel.h"
 #include "panels/backend_panel.h"
 #include "panels/decoding_panel.h"
+#include "panels/generate_panel.h"
 #include "panels/input_panel.h"
 #include "panels/lessons_panel.h"
 #include "panels/masks_panel.h"
@@ -41,6 +42,7 @@ const std::vector<PanelEntry>& panel_registry() {
         {"neuron", "Neuron view", P::Tab, true, factory<NeuronPanel>()},
         // A guided tour on request (Help or View menu, --lesson).
         {"lessons", "Lessons", P::LeftBottom, false, factory<LessonsPanel>()},
+        {"generate", "Generate", P::Tab, true, factory<GeneratePanel>()},
     };
     return entries;
 }

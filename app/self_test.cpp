@@ -17,6 +17,8 @@
 #include "known_words.h"
 #include "panels/training_panel.h"
 #include "widgets/export.h"
+#include "checkpoint.h"
+#include "sampling.h"
 
 namespace fs = std::filesystem;
 
@@ -124,6 +126,99 @@ std::vector<std::string> neuron_mismatches(const SessionView& v, const NeuronTra
     return bad;
 }
 
+// The Generate panel's numbers against an independent recompute: one full forward pass of a fresh
+// CPU copy of the checkpoint over BOS + the generated tokens gives every position's log-probabilities
+// at once (the causal mask hides later ones); the sampling transform is written here afresh
+// (softmax of log p / T, rank by log p then id, keep top-k, then the shortest prefix reaching top-p).
+// Returns what disagrees, each message once.
+std::vector<std::string> generation_mismatches(const SessionView& v, const GenerationTrace& g) {
+    std::vector<std::string> bad;
+    auto expect = [&bad](bool ok, const std::string& what) {
+        if (!ok && std::find(bad.begin(), bad.end(), what) == bad.end()) bad.push_back(what);
+    };
+    if (g.stale || !g.error.empty() || g.tokens.empty()) return {"no generation to check (" + g.error + ")"};
+    const Checkpoint checkpoint = load_checkpoint(v.model_source);
+    const ModelConfig& c = checkpoint.config;
+    std::vector<int> src;
+    for (const Token& t : v.source_tokens.at(0)) src.push_back(t.id);
+    src.push_back(c.special.eos);
+    expect(g.src == src, "the generated sentence is the first sentence's ids + EOS");
+    std::vector<int> tgt = {c.special.bos};
+    for (size_t i = 0; i + 1 < g.tokens.size(); ++i) tgt.push_back(g.tokens[i].chosen);
+    auto backend = make_cpu_backend();
+    Transformer model(c, *backend);
+    model.set_parameters(checkpoint.parameters);
+    model.set_batch({src}, {tgt});
+    model.forward();
+    const std::vector<float> all = model.step_output(model.step_count() - 1);   // [1, T, V]
+    const int V = c.tgt_vocab, T = static_cast<int>(g.tokens.size());
+    expect(g.finished == (g.tokens.back().chosen == c.special.eos), "finished means the last token is EOS");
+    expect(g.finished || T == std::min(c.max_len - 1, 2 * static_cast<int>(src.size()) + 10), "without EOS the output runs to the limit");
+    for (int t = 1; t <= T; ++t) {
+        const GeneratedToken& k = g.tokens[static_cast<size_t>(t - 1)];
+        const std::string at = "token " + std::to_string(t) + ": ";
+        const float* lp = all.data() + static_cast<size_t>(t - 1) * V;
+        expect(k.input == tgt[static_cast<size_t>(t - 1)], at + "its input is the previous token (BOS first)");
+        // The cache holds t positions: every layer's self-attention row has t keys per head, summing to 1.
+        for (int l = 0; l < g.L; ++l) {
+            expect(k.self_probs.at(static_cast<size_t>(l)).size() == static_cast<size_t>(g.H) * t, at + "the self-attention cache holds t keys");
+            expect(k.cross_probs.at(static_cast<size_t>(l)).size() == static_cast<size_t>(g.H) * g.S, at + "cross-attention has S keys");
+            for (int h = 0; h < g.H; ++h) {
+                double sum = 0.0;
+                for (int j = 0; j < t; ++j) sum += k.self_probs[static_cast<size_t>(l)][static_cast<size_t>(h) * t + j];
+                expect(std::fabs(sum - 1.0) < 1e-4, at + "each self-attention row sums to 1");
+            }
+        }
+        double largest = -INFINITY;
+        for (int i = 0; i < V; ++i) {
+            largest = std::max(largest, static_cast<double>(lp[i]));
+            expect(std::fabs(k.log_probs.at(static_cast<size_t>(i)) - lp[i]) <= 1e-4, at + "the cached log-probabilities equal the full pass's");
+            if (g.settings.compare_full)
+                expect(std::fabs(k.full_log_probs.at(static_cast<size_t>(i)) - lp[i]) <= 1e-5, at + "the app's full pass equals this one");
+        }
+        expect(!g.settings.compare_full || (k.max_diff <= 1e-4 && k.full_ms > 0.0), at + "max |delta| is small and the full pass is timed");
+        expect(k.cached_ms > 0.0, at + "the cached step is timed");
+        // The independent distribution: the sampling transform of the full pass's log-probabilities.
+        std::vector<int> order(static_cast<size_t>(V));
+        for (int i = 0; i < V; ++i) order[static_cast<size_t>(i)] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return lp[a] > lp[b]; });
+        const SamplingOptions& o = g.settings.sampling;
+        const double temperature = g.settings.sample ? o.temperature : 1.0;
+        std::vector<double> q(static_cast<size_t>(V));
+        for (int i = 0; i < V; ++i) q[static_cast<size_t>(i)] = std::exp((lp[i] - largest) / temperature);
+        int kept = V;
+        if (g.settings.sample) {
+            if (o.top_k > 0) kept = std::min(kept, o.top_k);
+            double total = 0.0, mass = 0.0;
+            for (int r = 0; r < kept; ++r) total += q[static_cast<size_t>(order[static_cast<size_t>(r)])];
+            int n = 0;
+            while (n < kept && mass < o.top_p * total) mass += q[static_cast<size_t>(order[static_cast<size_t>(n++)])];
+            kept = n;
+        }
+        double sum = 0.0;
+        for (int r = 0; r < kept; ++r) sum += q[static_cast<size_t>(order[static_cast<size_t>(r)])];
+        expect(k.kept == kept, at + "the number of tokens left after top-k / top-p");
+        expect(k.top_ids.size() == static_cast<size_t>(std::min(GENERATION_TOP, V)), at + "the bar chart's size");
+        for (size_t r = 0; r < k.top_ids.size(); ++r) {
+            const int id = k.top_ids[r];
+            // Ranks may swap where two log-probabilities differ by rounding only.
+            expect(std::fabs(lp[id] - lp[order[r]]) <= 1e-5, at + "the bar chart ranks tokens most probable first");
+            const bool cut = g.settings.sample && static_cast<int>(r) >= kept;
+            const double want = cut ? 0.0 : q[static_cast<size_t>(id)] / sum;
+            expect(k.top_cut[r] == cut || std::fabs(lp[id] - lp[order[static_cast<size_t>(std::max(kept - 1, 0))]]) <= 1e-5,
+                   at + "cut tokens are the ones top-k / top-p remove");
+            expect(std::fabs(k.top_probs[r] - want) <= 1e-5 + 1e-4 * want, at + "the bars are exp(log p) after the sampling transform");
+            expect(std::fabs(k.top_model_probs[r] - std::exp(static_cast<double>(lp[id]))) <= 1e-5, at + "the model's p beside the bars");
+        }
+        if (!g.settings.sample)
+            expect(lp[k.chosen] >= largest - 1e-5 && k.chosen == k.top_ids.front(), at + "greedy chooses the argmax");
+        else
+            expect(k.chosen_prob > 0.0 && k.draw >= k.interval_start && k.draw < k.interval_start + k.chosen_prob + 1e-12,
+                   at + "the draw u falls in the chosen token's share, and it is not cut");
+    }
+    return bad;
+}
+
 }  // namespace
 
 SelfTest::SelfTest() {
@@ -162,6 +257,56 @@ void SelfTest::build() {
         });
         add("draw", wait_frames(2));
     }
+
+    // The Generate panel, greedy and then sampling, against an independent full recompute.
+    add("generate greedy", [](ExplorerApp& app) {
+        app.show_panel("generate");
+        app.set_generation(GenerationSettings{});
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check generate greedy", [this](ExplorerApp& app) {
+        const GenerationTrace& g = app.view().generation;
+        check(!g.settings.sample && g.settings.compare_full, "the Generate panel decodes greedily, recomputing without cache");
+        for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate greedy: " + m);
+        check(g.text == app.view().greedy_text.at(0), "greedy generation writes greedy decoding's output (" + g.text + ")");
+        app.set_generation_cursor(2, 1);
+        return true;
+    });
+    add("generate cursor", [this](ExplorerApp& app) {
+        const GenerationTrace& g = app.view().generation;
+        check(g.token == std::min(2, static_cast<int>(g.tokens.size())) && g.step == 1, "the generation cursor moves to token 2, step 2");
+        app.set_generation_cursor(1000, 1000);
+        return true;
+    });
+    add("generate cursor clamped", [this](ExplorerApp& app) {
+        const GenerationTrace& g = app.view().generation;
+        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(generation_steps(app.view().config).size()),
+              "a cursor past the end stops at the last token's last step");
+        GenerationSettings s;
+        s.sample = true;
+        s.sampling = {0.8, 10, 0.9, 3};
+        app.set_generation(s);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check generate sampling", [this](ExplorerApp& app) {
+        const GenerationTrace& g = app.view().generation;
+        check(g.settings.sample && g.settings.sampling.top_k == 10 && g.settings.sampling.seed == 3, "the Generate panel samples");
+        for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate sampling: " + m);
+        m_generated.clear();
+        for (const GeneratedToken& k : g.tokens) m_generated.push_back(k.chosen);
+        app.set_generation(g.settings);   // again, same seed
+        return true;
+    });
+    add("check generate reproducible", [this](ExplorerApp& app) {
+        std::vector<int> again;
+        for (const GeneratedToken& k : app.view().generation.tokens) again.push_back(k.chosen);
+        check(!again.empty() && again == m_generated, "the same seed samples the same output");
+        app.set_generation(GenerationSettings{});
+        return true;
+    });
+    add("draw", wait_frames(2));
 
     // Input help for the translation model: a random test sentence, and words never seen in training.
     add("another test sentence", [this](ExplorerApp& app) {

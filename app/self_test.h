@@ -34,6 +34,7 @@ private:
     // The lesson walk: lesson, step, frames waited since its "Do it", errors before it.
     int m_lesson = 0, m_lesson_step = 0, m_lesson_wait = -1, m_lesson_errors = 0;
     void check_lesson_step(ExplorerApp& app);
+    std::vector<int> m_generated;   // the Generate panel's sampled tokens, to compare a second run with
     std::string m_neuron_model;   // the model to load back after the Neuron view's unscaled check
 };
 

@@ -11,6 +11,7 @@
 #include "backend_comparison.h"
 #include "beam_search.h"
 #include "config.h"
+#include "generation_trace.h"
 #include "tokenizer.h"
 #include "transformer.h"
 
@@ -66,6 +67,9 @@ struct SessionView {
     std::vector<std::vector<float>> outputs; // per step; empty when the step is not finished
     // The words the model saw in training and its test sentences (known_words.h); made once per model.
     std::shared_ptr<const KnownWords> known_words;
+    // The Generate panel's token-by-token run of the first sentence and its cursor; computed on
+    // request (Commands::update_generation) while stale, so closed panels cost nothing.
+    GenerationTrace generation;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

@@ -85,6 +85,7 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
     for (int b = 0; b < B; ++b) m_ids_host[static_cast<size_t>(b) * m_C + m_t] = ids[static_cast<size_t>(b)];
     m_backend.upload(m_ids.data(), ids.data(), ids.size() * sizeof(int32_t));
     upload_self_keep();
+    m_attention_kept = false;
 
     // Embedding and the position's row of the sinusoidal table (tgt_embed.out, tgt_pos.out).
     m_backend.embedding_forward(m_sum.data(), m_ids.data(), m_model.parameter("tgt_embed.weight"), B, D,
@@ -124,6 +125,7 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
     m_backend.linear_forward(m_logits.data(), y, m_model.parameter("generator.weight"),
                              m_model.parameter("generator.bias"), B, D, V);
     m_backend.log_softmax_forward(m_log_probs.data(), m_logits.data(), B, V);
+    m_attention_kept = m_keep_attention && !m_model.options().fused_attention;
     ++m_t;
     std::vector<float> host(static_cast<size_t>(B) * V);
     m_backend.download(host.data(), m_log_probs.data(), host.size() * sizeof(float));
@@ -156,17 +158,18 @@ void IncrementalDecoder::self_attention(int layer, const float* input) {
             m_backend.copy(target->data() + (static_cast<size_t>(bh) * m_C + m_t) * dk,
                            m_proj.data() + static_cast<size_t>(bh) * dk, static_cast<size_t>(dk) * sizeof(float));
     }
-    attention(p, input, cache.self_k.data(), cache.self_v.data(), m_self_keep.data(), m_C);
+    attention(p, input, cache.self_k.data(), cache.self_v.data(), m_self_keep.data(), m_C,
+              m_keep_attention ? &cache.self_probs : nullptr);
 }
 
 void IncrementalDecoder::cross_attention(int layer, const float* input) {
-    const Layer& cache = m_layers[static_cast<size_t>(layer)];
+    Layer& cache = m_layers[static_cast<size_t>(layer)];
     attention("decoder.layers." + std::to_string(layer) + ".cross_attn", input, cache.cross_k.data(),
-              cache.cross_v.data(), m_cross_keep.data(), m_S);
+              cache.cross_v.data(), m_cross_keep.data(), m_S, m_keep_attention ? &cache.cross_probs : nullptr);
 }
 
 void IncrementalDecoder::attention(const std::string& prefix, const float* input, const float* k, const float* v,
-                                   const float* keep, int keys) {
+                                   const float* keep, int keys, Array* kept_probs) {
     const ModelConfig& c = m_config;
     const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k();
     const RunOptions& options = m_model.options();
@@ -180,6 +183,9 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
         m_backend.attention_mask_forward(m_masked.data(), m_scores.data(), keep, B, H, 1, keys);
         m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, keys);
         m_backend.context_forward(m_ctx.data(), m_probs.data(), v, B, H, 1, keys, dk);
+        // [B,H,1,keys] is contiguous: one copy keeps the whole row set.
+        if (kept_probs)
+            m_backend.copy(kept_probs->data(), m_probs.data(), static_cast<size_t>(B) * H * keys * sizeof(float));
     }
     // Head ablation, as the full path's context step: a switched-off head contributes nothing.
     const auto off = options.disabled_heads.find(prefix);
@@ -230,6 +236,26 @@ void IncrementalDecoder::gather(Array& rows, Array& spare, size_t row_floats, co
     rows.swap(spare);   // the spare now holds the old rows: the next gather's target
 }
 
+void IncrementalDecoder::keep_attention(bool on) {
+    m_keep_attention = on;
+    if (!on) return;
+    const size_t BH = static_cast<size_t>(m_B) * m_config.heads;
+    for (Layer& layer : m_layers) {
+        if (layer.self_probs.size() != BH * m_C) layer.self_probs = Array(m_backend, BH * m_C);
+        if (layer.cross_probs.size() != BH * m_S) layer.cross_probs = Array(m_backend, BH * m_S);
+    }
+}
+
+std::vector<float> IncrementalDecoder::attention_probs(int layer, bool cross) const {
+    if (!m_attention_kept)
+        throw std::logic_error("no attention kept: keep_attention(true) before a step, with step-by-step attention");
+    const Layer& l = m_layers.at(static_cast<size_t>(layer));
+    const Array& probs = cross ? l.cross_probs : l.self_probs;
+    std::vector<float> host(probs.size());
+    m_backend.download(host.data(), probs.data(), host.size() * sizeof(float));
+    return host;
+}
+
 void IncrementalDecoder::reorder(const std::vector<int>& parents) {
     if (static_cast<int>(parents.size()) != m_B)
         throw std::invalid_argument("KV cache reorder: " + std::to_string(parents.size()) + " parents for " +
@@ -253,6 +279,7 @@ void IncrementalDecoder::reorder(const std::vector<int>& parents) {
         std::copy_n(cross.begin() + from * m_S, m_S, m_cross_keep_host.begin() + static_cast<size_t>(b) * m_S);
     }
     m_backend.upload(m_cross_keep.data(), m_cross_keep_host.data(), m_cross_keep_host.size() * sizeof(float));
+    m_attention_kept = false;   // the kept rows belong to the rows before the gather
 }
 
 }  // namespace tx

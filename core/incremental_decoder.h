@@ -44,15 +44,27 @@ public:
     // source (a gather; rows may repeat). Throws std::invalid_argument for a wrong count or index.
     void reorder(const std::vector<int>& parents);
 
+    // Keeps each layer's attention of the newest query from every later step() for viewing (the
+    // app's Generate panel). Off by default: decoding then copies nothing. Starts with the next step.
+    void keep_attention(bool on);
+    // The newest query's post-softmax attention of the last step(), [B,H,keys] (host): self-attention
+    // keys are the C cache slots (slot j >= length() is masked: weight 0), cross-attention keys the
+    // S source positions. Row b, head h is the full pass's probs row length() - 1 of that block.
+    // Throws std::logic_error when the last step did not keep it (keep_attention off, no step yet,
+    // or fused attention, which never materialises the probabilities), std::out_of_range for a layer.
+    std::vector<float> attention_probs(int layer, bool cross) const;
+
 private:
     using Array = BackendArray<float>;
     struct Layer {
         Array self_k, self_v;     // [B,H,C,dk]
         Array cross_k, cross_v;   // [B,H,S,dk]
+        Array self_probs;         // [B,H,C]: kept attention of the newest query (keep_attention)
+        Array cross_probs;        // [B,H,S]
     };
 
     void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
-                   int keys);
+                   int keys, Array* kept_probs);
     void self_attention(int layer, const float* input);
     void cross_attention(int layer, const float* input);
     void feed_forward(int layer, const float* input);
@@ -80,6 +92,8 @@ private:
     Array m_ffn;                              // [B,D]
     Array m_logits, m_log_probs;              // [B,V]
     Array m_spare_self, m_spare_cross;        // gather targets of reorder()
+    bool m_keep_attention = false;
+    bool m_attention_kept = false;            // the last step() filled the layers' *_probs
 };
 
 }  // namespace tx

@@ -283,6 +283,68 @@ TEST(IncrementalDecoder, RandomModelDecodesAsTheFullRecompute) {
     }
 }
 
+// The attention kept for viewing: at every position, each decoder layer's self- and
+// cross-attention row of the newest query equals the full pass's probs row at that position
+// (padded batch, a PAD input among the keys), the cache slots not yet written get weight 0,
+// and it is refused when not kept, with fused attention and after a gather.
+TEST(IncrementalDecoder, KeptAttentionIsTheFullPassRow) {
+    auto backend = make_cpu_backend();
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+        const ModelConfig c = random_config(norm, true);
+        auto model = random_model(*backend, c);
+        const int B = 3, H = c.heads, T = 7, C = c.max_len;
+        const auto tgt = targets(c, T);
+        model->set_batch(SOURCES, {static_cast<size_t>(B), std::vector<int>{c.special.bos}});
+        model->encode();
+        const int S = model->src_len();
+        IncrementalDecoder cache(*model, C);
+        cache.step({tgt[0][0], tgt[1][0], tgt[2][0]});
+        EXPECT_THROW(cache.attention_probs(0, false), std::logic_error);   // not kept yet
+        cache.keep_attention(true);
+        for (int t = 1; t < T; ++t) {
+            cache.step({tgt[0][t], tgt[1][t], tgt[2][t]});
+            std::vector<std::vector<int>> prefix;
+            for (const auto& row : tgt) prefix.emplace_back(row.begin(), row.begin() + t + 1);
+            model->set_batch(SOURCES, prefix);
+            model->forward();
+            const int rows = t + 1;
+            for (int l = 0; l < c.decoder_layers; ++l)
+                for (bool cross : {false, true}) {
+                    const std::string name = "decoder.layers." + std::to_string(l) + (cross ? ".cross_attn" : ".self_attn") + ".probs";
+                    const std::vector<float> full = model->step_output(model->find_step(name));   // [B,H,rows,keys]
+                    const std::vector<float> kept = cache.attention_probs(l, cross);             // [B,H,C or S]
+                    const int keys = cross ? S : rows, slots = cross ? S : C;
+                    ASSERT_EQ(kept.size(), static_cast<size_t>(B) * H * slots) << name;
+                    for (int bh = 0; bh < B * H; ++bh) {
+                        for (int j = 0; j < keys; ++j) {
+                            const float want = full[(static_cast<size_t>(bh) * rows + rows - 1) * keys + j];
+                            const float got = kept[static_cast<size_t>(bh) * slots + j];
+                            EXPECT_NEAR(got, want, 1e-5) << name << " row·head " << bh << " key " << j << " at t " << t;
+                        }
+                        for (int j = keys; j < slots; ++j)
+                            EXPECT_EQ(kept[static_cast<size_t>(bh) * slots + j], 0.0f) << name << " unwritten slot " << j;
+                    }
+                }
+        }
+        // Row 1 holds a PAD at position 3: with the padding mask on, no later query attends to it.
+        const std::vector<float> self = cache.attention_probs(0, false);
+        for (int h = 0; h < H; ++h) EXPECT_EQ(self[(static_cast<size_t>(1) * H + h) * C + 3], 0.0f);
+        EXPECT_THROW(cache.attention_probs(c.decoder_layers, false), std::out_of_range);
+        cache.reorder({0, 0, 0});
+        EXPECT_THROW(cache.attention_probs(0, false), std::logic_error);   // gathered rows: not kept
+    }
+    // Fused attention never materialises the probabilities.
+    const ModelConfig c = random_config(NormPlacement::Post, true);
+    auto model = random_model(*backend, c);
+    model->options().fused_attention = true;
+    model->set_batch(SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->encode();
+    IncrementalDecoder cache(*model, 4);
+    cache.keep_attention(true);
+    cache.step({1, 1, 1});
+    EXPECT_THROW(cache.attention_probs(0, true), std::logic_error);
+}
+
 // The shipped English -> Spanish model (Post-LN, scaled, V = 2000).
 class ShippedModel : public ::testing::Test {
 protected:

@@ -63,6 +63,24 @@ for s in "Seven quiet foxes jumped over two lazy dogs." "I was not happy." "I se
         echo "ok   decode-beam \"$s\": app and txcli both '$got'"
     fi
 done
+# The Generate panel's sampled output (seeded) is txcli decode --sample's, text for text, and its
+# greedy output is greedy decoding's; the panel opens at the token --generate names.
+for mode in "--sample-temperature 0.8 --top-k 10 --top-p 0.9 --seed 3|--sample --temperature 0.8 --top-k 10 --top-p 0.9 --seed 3" \
+    "--sample-temperature 1.5 --seed 7|--sample --temperature 1.5 --seed 7" "--generate 2|"; do
+    app_args=${mode%%|*}; cli_args=${mode#*|}
+    s="My brother reads a long book every night."
+    # shellcheck disable=SC2086  # split the option lists
+    want=$("$txcli" decode --checkpoint "$models/default.safetensors" $cli_args --src "$s" 2>&1)
+    # shellcheck disable=SC2086
+    shot generate 0,0.1,1,0.9:12 -- --checkpoint "$models/default.safetensors" --sentence "$s" --panel generate \
+        $app_args --print-decoded || continue
+    got=$(sed -n 's/^generated: //p' "$out/generate.log")
+    if [ -z "$want" ] || [ "$got" != "$want" ]; then
+        echo "FAIL generate ($app_args): app '$got', txcli '$want'"; failures=$((failures + 1))
+    else
+        echo "ok   generate ($app_args): app and txcli both '$got'"
+    fi
+done
 # Attention as lines, on a padded batch (the second row's PAD positions get no label arrow).
 shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention --sentence "I see the dog." \
     --sentence "The small white dogs will not sleep in the old house." --step decoder.layers.2.cross_attn.probs
@@ -93,13 +111,14 @@ if run bad-lesson --screenshot "$out/bad-lesson.png" --lessons "$out/bad-lessons
 fi
 # Bad arguments: one-line reason, exit 2.
 for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x" "--neuron 3" "--neuron a,1" "--head -1" \
-    "--train 5 --train-task nope" "--train-task translate" "--train 5 --train-from default"; do
+    "--train 5 --train-task nope" "--train-task translate" "--train 5 --train-from default" "--generate 0" \
+    "--sample-temperature 0" "--sample-temperature x" "--top-p 1.5" "--top-k -1" "--seed -2"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
 done
 # Values checked against the loaded model (a cell or head outside it): one line, exit 2.
-for bad in "--neuron 99,0" "--head 9"; do
+for bad in "--neuron 99,0" "--head 9" "--generate 999"; do
     # shellcheck disable=SC2086
     msg=$(timeout 120 "${xvfb[@]}" "$app" $bad 2>&1 > /dev/null); rc=$?
     if [ "$rc" -ne 2 ] || [ "$(wc -l <<< "$msg")" -ne 1 ]; then

@@ -1,0 +1,31 @@
+// Generate panel: the first sentence's output written one token at a time with the KV cache, with
+// two cursors (token t = 1 … T, and the step within that token's decoder pass): the new query row
+// against the cached keys (self- and cross-attention, per layer and head), the cache growing, the
+// causal mask's newest row, the next-token distribution after temperature / top-k / top-p, the
+// token chosen, and the same numbers recomputed without the cache, timed both ways.
+#pragma once
+#include "panel.h"
+
+namespace tx::app {
+
+class GeneratePanel final : public Panel {
+public:
+    GeneratePanel();
+
+protected:
+    void draw_content(PanelContext& ctx) override;
+
+private:
+    void draw_controls(PanelContext& ctx);
+    void draw_cursor(PanelContext& ctx);
+    void draw_attention(PanelContext& ctx);
+    void draw_distribution(const SessionView& v);
+    void draw_cache(const SessionView& v);
+    void draw_comparison(const SessionView& v);
+
+    GenerationSettings m_settings;   // the controls' values, sent when released
+    bool m_editing = false;          // a control is held: do not overwrite it from the view
+    int m_layer = 0;                 // the decoder layer whose attention rows are shown
+};
+
+}  // namespace tx::app
