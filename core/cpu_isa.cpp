@@ -41,20 +41,10 @@ std::string supported_list() {
 }
 
 Isa choose_isa() {
-    const Isa best = supported_isas().back();
-    const char* forced = std::getenv("TX_ISA");
-    if (!forced || !*forced) return best;
-    const std::string_view value(forced);
-    for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512}) {
-        if (value != isa_name(isa)) continue;
-        if (cpu_has(isa)) return isa;
-        std::fprintf(stderr, "TX_ISA=%s: this CPU (or this build) cannot run that path; it supports %s. Using %s.\n",
-                     forced, supported_list().c_str(), isa_name(best));
-        return best;
-    }
-    std::fprintf(stderr, "TX_ISA=%s is not a known path (avx512, avx2 or generic); this CPU supports %s. Using %s.\n",
-                 forced, supported_list().c_str(), isa_name(best));
-    return best;
+    std::string warning;
+    const Isa isa = isa_from_setting(std::getenv("TX_ISA"), warning);
+    if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
+    return isa;
 }
 
 std::atomic<Isa>& active() {
@@ -110,6 +100,23 @@ const char* isa_name(Isa isa) {
 }
 
 bool cpu_supports(Isa isa) { return cpu_has(isa); }
+
+Isa isa_from_setting(const char* value, std::string& warning) {
+    warning.clear();
+    const Isa best = supported_isas().back();
+    if (!value || !*value) return best;
+    const std::string_view setting(value);
+    for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512}) {
+        if (setting != isa_name(isa)) continue;
+        if (cpu_has(isa)) return isa;
+        warning = "TX_ISA=" + std::string(setting) + ": this CPU (or this build) cannot run that path; it supports " +
+                  supported_list() + ". Using " + isa_name(best) + ".";
+        return best;
+    }
+    warning = "TX_ISA=" + std::string(setting) + " is not a known path (avx512, avx2 or generic); this CPU supports " +
+              supported_list() + ". Using " + isa_name(best) + ".";
+    return best;
+}
 
 std::vector<Isa> supported_isas() {
     std::vector<Isa> isas;

@@ -20,6 +20,9 @@ std::vector<Isa> supported_isas();   // generic first, best last
 // The path the GEMMs take. Chosen on first use: TX_ISA=avx2|avx512|generic where the CPU can run
 // it, else the best supported one (an unknown or unrunnable TX_ISA is named on stderr).
 Isa active_isa();
+// The choice for a TX_ISA value (null or empty: unset): that path where the CPU can run it, else
+// the best one, with `warning` saying why the value was not taken (empty when it was).
+Isa isa_from_setting(const char* value, std::string& warning);
 // Switches the path (tests run every kernel in one process); false, and no change, if the CPU
 // cannot run it. Not meant to be called while another thread multiplies.
 bool set_active_isa(Isa isa);

@@ -1,36 +1,44 @@
 // sgemm_nt (gemm.h), out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias: the choice of kernel per
-// shape and instruction set. The dot-product tiles that read both operands in their stored layout
-// are in gemm_nt_avx512.cpp and gemm_nt_avx2.cpp (compiled for those sets, chosen at run time by
-// cpu_isa.h); shorter rows go to the packed product (gemm_packed.h) from MIN_PACKED_ROWS rows on,
-// and to Eigen's product below that and on the generic path.
+// shape and instruction set (cpu_isa.h). The dot-product tiles that read both operands in their
+// stored layout are in gemm_nt_avx512.cpp and gemm_nt_avx2.cpp; the other shapes go to the packed
+// product (gemm_packed.h) on those paths, and to Eigen's product on the generic path.
 #include "gemm.h"
-
-#include <algorithm>
-#include <cstdint>
 
 #include "cpu_isa.h"
 #include "eigen_types.h"
 #include "gemm_kernels.h"
 #include "gemm_packed.h"
-#include "threads.h"
 
 namespace tx::cpu {
 
 namespace {
 
-// Rows at which packing the weight pays for itself (gemm_packed.h): from 128 rows the packed
-// product beats Eigen's at C = 64–128 (on a Zen 4 core, 89–105 against 76–87 GFLOP/s; at 32
-// rows Eigen's, 73–77 against 60–72).
-constexpr int MIN_PACKED_ROWS = 128;
-// Below 256 floats of C a tile's reduction and stores outweigh its dot products, and Eigen's
-// product is faster (tiny model, C = 64: 90 against 130–160 GFLOP/s).
-constexpr int MIN_KERNEL_C_AVX512 = 256;
-constexpr int MIN_KERNEL_C_AVX2 = 256;
+// Measured on a Zen 4 core (tests/bench/sgemm_bench.cpp, best of 40, one thread, busy machine),
+// GFLOP/s of the dot-product tiles against the packed product, per path:
+//   N = 32, C = 512:   AVX-512 96 vs 93, AVX2 96 vs 81 (packing the weight costs more than it saves)
+//   N = 32, C = 2048:  AVX-512 72 vs 89, AVX2 65 vs 62 (the tiles' sums wait in memory between blocks of C)
+//   N = 720, C = 512:  AVX-512 86 vs 96, AVX2 60 vs 74
+//   N = 32, C = 128:   packed 95 (AVX-512), 82 (AVX2), where Eigen's product (-march=native) made 76
+// So the tiles run at fewer than 256 rows of 256–1024 floats, the packed product everywhere else
+// on a kernel path, and Eigen's product only on the generic path.
+constexpr int MIN_TILE_C = 256;
+constexpr int MAX_TILE_C = 1024;
+constexpr int MAX_TILE_ROWS = 255;
 
-// The product where the dot-product kernel does not run: packed, or Eigen's for few rows.
-void short_rows_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
+}  // namespace
+
+void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
+    if (N <= 0 || OC <= 0) return;
+    const Isa isa = active_isa();
+    if (isa != Isa::Generic && sgemm_nt_uses_tiles(N, C, OC)) {
+        if (isa == Isa::Avx512)
+            kernels::sgemm_nt_avx512(out, inp, weight, bias, N, C, OC);
+        else
+            kernels::sgemm_nt_avx2(out, inp, weight, bias, N, C, OC);
+        return;
+    }
     Eigen::Map<RowMatrix<float>> y(out, N, OC);
-    if (N >= MIN_PACKED_ROWS && sgemm_packed_has_kernel()) {
+    if (isa != Isa::Generic) {
         sgemm_packed(out, OC, inp, C, false, weight, C, true, N, OC, C, false);
     } else {
         Eigen::Map<const RowMatrix<float>> x(inp, N, C);
@@ -40,26 +48,9 @@ void short_rows_nt(float* out, const float* inp, const float* weight, const floa
     if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
 }
 
-}  // namespace
-
-void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    if (!sgemm_uses_kernel(C, OC)) {
-        short_rows_nt(out, inp, weight, bias, N, C, OC);
-        return;
-    }
-    if (active_isa() == Isa::Avx512)
-        kernels::sgemm_nt_avx512(out, inp, weight, bias, N, C, OC);
-    else
-        kernels::sgemm_nt_avx2(out, inp, weight, bias, N, C, OC);
-}
-
-bool sgemm_uses_kernel(int C, int OC) {
-    switch (active_isa()) {
-        case Isa::Avx512: return C >= MIN_KERNEL_C_AVX512 && OC >= kernels::NT_AVX512_MIN_OC;
-        case Isa::Avx2: return C >= MIN_KERNEL_C_AVX2 && OC >= kernels::NT_AVX2_MIN_OC;
-        case Isa::Generic: break;
-    }
-    return false;
+bool sgemm_nt_uses_tiles(int N, int C, int OC) {
+    const int min_oc = active_isa() == Isa::Avx512 ? kernels::NT_AVX512_MIN_OC : kernels::NT_AVX2_MIN_OC;
+    return active_isa() != Isa::Generic && N <= MAX_TILE_ROWS && C >= MIN_TILE_C && C <= MAX_TILE_C && OC >= min_oc;
 }
 
 }  // namespace tx::cpu

@@ -88,8 +88,9 @@ int main(int argc, char** argv) {
     const double worst = std::max(max_diff(ours, blas), max_diff(packed, blas));
     const double flop = 2.0 * N * C * OC;
     auto gflops = [flop](double ms) { return flop / (ms * 1e6); };
-    const bool kernel = tx::cpu::sgemm_uses_kernel(C, OC);
-    const char* ours_kind = kernel ? "dot-product tiles" : (tx::cpu::sgemm_packed_has_kernel() && N >= 128) ? "packed product" : "Eigen product";
+    const char* ours_kind = tx::cpu::sgemm_nt_uses_tiles(N, C, OC) ? "dot-product tiles"
+                            : tx::cpu::sgemm_packed_has_kernel()    ? "packed product"
+                                                                    : "Eigen product";
     const tx::cpu::MachineInfo machine = tx::cpu::machine_info();
     std::printf("# %s\n", tx::cpu::machine_summary().c_str());
     std::printf("SGEMM %dx%dx%d, 1 thread, %d runs (OpenBLAS core: %s)\n", N, C, OC, runs, openblas_get_corename());
