@@ -13,17 +13,20 @@ namespace tx::cpu {
 
 namespace {
 
-// Measured on a Zen 4 core (tests/bench/sgemm_bench.cpp, best of 40, one thread, busy machine),
+// Measured on a Zen 4 core (tests/bench/sgemm_bench.cpp, best of 30–40, one thread, busy machine),
 // GFLOP/s of the dot-product tiles against the packed product, per path:
-//   N = 32, C = 512:   AVX-512 96 vs 93, AVX2 96 vs 81 (packing the weight costs more than it saves)
-//   N = 32, C = 2048:  AVX-512 72 vs 89, AVX2 65 vs 62 (the tiles' sums wait in memory between blocks of C)
-//   N = 720, C = 512:  AVX-512 86 vs 96, AVX2 60 vs 74
-//   N = 32, C = 128:   packed 95 (AVX-512), 82 (AVX2), where Eigen's product (-march=native) made 76
-// So the tiles run at fewer than 256 rows of 256–1024 floats, the packed product everywhere else
-// on a kernel path, and Eigen's product only on the generic path.
+//   N = 32, C = 512:    AVX-512 96 vs 93, AVX2 96 vs 81 (packing the weight costs more than it saves)
+//   N = 128, C = 512 (OC = 2048): AVX-512 93 vs 94, AVX2 81 vs 85
+//   N = 32, C = 2048:   AVX-512 72 vs 88, AVX2 70 vs 79 (the tiles' sums wait in memory between blocks of C)
+//   N = 720, C = 512:   AVX-512 86 vs 96, AVX2 60 vs 74
+//   N = 32, C = 128:    packed 95 (AVX-512), 82 (AVX2), where Eigen's product (-march=native) made 76
+// So the tiles run at fewer than 128 rows of 256–1024 floats, the packed product everywhere else
+// on a kernel path, and Eigen's product only on the generic path. OpenBLAS (its own kernels for
+// the same ISA) was ahead by ~10% only at N = 32, C = 2048 on AVX2 (86 vs 79): not worth a
+// dependency of the core and a second thread pool.
 constexpr int MIN_TILE_C = 256;
 constexpr int MAX_TILE_C = 1024;
-constexpr int MAX_TILE_ROWS = 255;
+constexpr int MAX_TILE_ROWS = 127;
 
 }  // namespace
 

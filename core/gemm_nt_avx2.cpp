@@ -135,7 +135,11 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
 
 void kernels::sgemm_nt_avx2(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
                             int OC) {
-    const int chunk_rows = min_int(max_int((L2_CHUNK_FLOATS / C) / NT_ROWS * NT_ROWS, NT_ROWS), MAX_CHUNK_TILES * NT_ROWS);
+    // Chunks of equal size: 32 rows of 2048 floats are one chunk of 33, not 30 + 2, which would
+    // stream every weight from memory twice.
+    const int most_rows = min_int(max_int((L2_CHUNK_FLOATS / C) / NT_ROWS * NT_ROWS, NT_ROWS), MAX_CHUNK_TILES * NT_ROWS);
+    const int chunks = (N + most_rows - 1) / most_rows;
+    const int chunk_rows = ((N + chunks - 1) / chunks + NT_ROWS - 1) / NT_ROWS * NT_ROWS;
     const int col_blocks = (OC + NT_COLS - 1) / NT_COLS;
     const int vectors = C / LANES;   // whole vectors of C; the kernels do these, nt_finish_tile the rest
     const int threads = cpu_threads();

@@ -119,13 +119,13 @@ TEST(CpuIsa, MachineSummaryNamesCpuPathAndCeiling) {
 }
 
 // out = inp · Wᵀ + b on every path, shapes around both tiles' edges and the tiles/packed
-// boundaries of gemm.cpp (256 rows, 256 and 1024 floats of C); every path must run its tiles on
+// boundaries of gemm.cpp (128 rows, 256 and 1024 floats of C); every path must run its tiles on
 // some of them.
 TEST(GemmIsa, ForwardProductOnEveryPathMatchesLoop) {
     struct Shape { int N, C, OC; };
     const Shape shapes[] = {{1, 256, 4},  {2, 263, 5},  {3, 256, 6},   {4, 257, 7},   {5, 264, 9},    {7, 300, 13},
-                            {8, 520, 4},  {11, 1024, 6}, {13, 1025, 7}, {255, 256, 5}, {256, 260, 11}, {33, 64, 3},
-                            {1, 1, 1},    {6, 17, 23},   {97, 128, 33}, {40, 2048, 8}};
+                            {8, 520, 4},  {11, 1024, 6}, {13, 1025, 7}, {127, 256, 5}, {128, 260, 11}, {33, 64, 3},
+                            {1, 1, 1},    {6, 17, 23},   {97, 128, 33}, {40, 2048, 8},  {5, 777, 9},   {4, 1000, 6}};
     PathGuard guard;
     for (Isa isa : tx::cpu::supported_isas()) {
         ASSERT_TRUE(tx::cpu::set_active_isa(isa));
