@@ -43,6 +43,9 @@ __mmask16 tail_mask(int remaining) {
     return remaining >= LANES ? __mmask16(0xFFFF) : __mmask16((1u << remaining) - 1u);
 }
 
+// Lanes 0–1: p[0], p[1]; lanes 2–3: 0. p needs no alignment.
+inline __m128 load_two(const float* p) { return _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))); }
+
 // Sums each of v[0..15] across its 16 lanes: lane i of the result is the sum of v[i].
 // Shuffles and adds in three levels (45 instructions instead of 16 separate reductions).
 inline __m512 transpose_sum16(const __m512* v) {
@@ -189,8 +192,8 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
     const __m256 sums_second = transpose_sum8(second);   // row r, column 4 + c at lane 2r + c
     if (rows == NT_ROWS && skip == 0) {   // a whole tile: 4 + 2 floats per row
         const __m128 bias4 = bias ? _mm_loadu_ps(bias + first_col) : _mm_setzero_ps();
-        const __m128 bias2 = bias ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(bias + first_col + 4)))
-                                  : _mm_setzero_ps();
+        // two floats at a time through the unaligned 64-bit moves (a double* to a float is misaligned)
+        const __m128 bias2 = bias ? load_two(bias + first_col + 4) : _mm_setzero_ps();
         alignas(32) float second_rows[8];
         _mm256_store_ps(second_rows, sums_second);
         for (int r = 0; r < NT_ROWS; ++r) {
@@ -203,8 +206,8 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
                 default: four = _mm512_extractf32x4_ps(sums_first, 3); break;
             }
             _mm_storeu_ps(o, _mm_add_ps(four, bias4));
-            const __m128 two = _mm_add_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(second_rows + 2 * r))), bias2);
-            _mm_store_sd(reinterpret_cast<double*>(o + 4), _mm_castps_pd(two));
+            const __m128 two = _mm_add_ps(load_two(second_rows + 2 * r), bias2);
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(o + 4), _mm_castps_si128(two));
         }
         return;
     }
