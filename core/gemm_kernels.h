@@ -9,7 +9,8 @@
 
 namespace tx::cpu::kernels {
 
-// sgemm_nt's dot-product tiles; callers check the minimum sizes (nt_*_min_c, NT_*_MIN_OC).
+// sgemm_nt's dot-product tiles, for OC of at least one tile's columns (NT_*_MIN_OC); gemm.cpp
+// chooses them where they beat the packed product.
 void sgemm_nt_avx512(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
 void sgemm_nt_avx2(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
 constexpr int NT_AVX512_MIN_OC = 6;   // a 4 × 6 tile's columns
