@@ -18,6 +18,8 @@ bool cpu_has(Isa isa) {
 #if defined(TX_X86_KERNELS)
     // GCC 12's __builtin_cpu_supports("avx512f") also checks, through XGETBV, that the OS saves
     // the zmm and mask registers on a context switch; "avx2" likewise checks the ymm state.
+    // __builtin_cpu_init: the answer may be wanted during static initialisation, before libgcc's.
+    __builtin_cpu_init();
     switch (isa) {
         case Isa::Avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
