@@ -1,7 +1,7 @@
 // Linear layer and the head split/merge of multi-head attention (paper §3.2.2), CPU ops of ops.h.
 // linear: out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias, weight stored as torch.nn.Linear does.
 // The float forward product is gemm.h's sgemm_nt (no per-call packing of the weight), the float
-// backward products gemm_packed.h's (Eigen's where the build does not target AVX-512); all double
+// backward products gemm_packed.h's (Eigen's on the generic path, cpu_isa.h); all double
 // ones (the finite-difference tests' precision) are Eigen GEMMs on row-major maps of the raw buffers.
 // The head split and merge copy batch rows on the CPU threads (parallel_for.h).
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).

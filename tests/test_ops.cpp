@@ -186,10 +186,11 @@ TEST(Linear, NullBiasMatchesLoop) {
     expect_close(out, ref_linear(to_double(x), to_double(w), nullptr, N, C, OC), 1e-5, 1e-5);
 }
 
-// The float forward product has a kernel of its own for C ≥ 256 (core/gemm.h: 4×6 register
-// tiles, C in blocks of 512, rows in chunks of ≤ 128, a narrow last block of columns, a
-// partial last vector of C; Eigen below). These shapes reach every one of those edges, on
-// buffers that start off 64-byte alignment too, with one thread and with two.
+// The float forward product has kernels of its own (core/gemm.h; on the AVX-512 path 4×6 register
+// tiles, C in blocks of 512, rows in chunks of ≤ 128, a narrow last block of columns, a partial
+// last vector of C; the packed product or Eigen's for other shapes). These shapes reach those
+// edges on the path this run takes (tests/test_gemm_isa.cpp runs every path), on buffers that
+// start off 64-byte alignment too, with one thread and with two.
 TEST(Linear, ForwardKernelEdgesMatchLoop) {
     struct Shape { int N, C, OC; };
     const Shape shapes[] = {{1, 256, 6},   {3, 271, 7},   {5, 256, 12},  {4, 257, 13},  {2, 300, 5},

@@ -14,6 +14,7 @@
 
 #include "backend_comparison.h"
 #include "commands.h"
+#include "cpu_isa.h"
 #include "incremental_decoder.h"
 #include "model_source.h"
 #include "optimizer.h"
@@ -135,6 +136,12 @@ void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, 
                 const std::vector<double>* diffs, const std::string& reference) {
     nlohmann::json out;
     out["backend"] = run.name;
+    // where it ran (shared/PERF.md: the machines differ): CPU, GEMM path, FMA ceiling per core
+    const cpu::MachineInfo machine = cpu::machine_info();
+    out["cpu"] = machine.cpu_model;
+    out["isa"] = cpu::isa_name(cpu::active_isa());
+    out["flops_per_cycle"] = machine.flops_per_cycle;
+    if (machine.max_ghz > 0.0) out["fma_ceiling_gflops"] = machine.ceiling_gflops();
     out["config"] = {{"d_model", c.d_model}, {"heads", c.heads}, {"d_ff", c.d_ff},
                      {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}};
     out["batch"] = s.B;
@@ -159,6 +166,7 @@ void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, 
 
 void print_table(const std::vector<BackendRun>& runs, const std::vector<std::vector<double>>& diffs,
                  const ModelConfig& c, const Settings& s, int threads) {
+    std::printf("# %s\n", cpu::machine_summary().c_str());
     std::printf("d_model %d, heads %d, d_ff %d, layers %d+%d, B=%d S=%d T=%d, %s attention, %d CPU thread(s), %d runs\n",
                 c.d_model, c.heads, c.d_ff, c.encoder_layers, c.decoder_layers, s.B, s.S, s.T,
                 s.fused ? "fused" : "step-by-step", threads, s.repeats);

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "args.h"
 #include "commands.h"
+#include "cpu_isa.h"
 #include "model_source.h"
 #include "tasks.h"
 #include "threads.h"
@@ -210,7 +212,11 @@ int cmd_train(const Argv& argv) {
     const double tokens_per_s = snap.elapsed_s > 0 ? static_cast<double>(snap.tokens) / snap.elapsed_s : 0.0;
     const TrainingPoint& p = snap.latest;
     if (json) {
-        std::printf("{\"task\": \"%s\", \"steps\": %lld, \"loss\": %.6g, \"eval_loss\": %.6g, \"token_accuracy\": %.6g, "
+        const cpu::MachineInfo machine = cpu::machine_info();   // where it ran: the machines differ (shared/PERF.md)
+        std::printf("{\"cpu\": %s, \"isa\": \"%s\", \"flops_per_cycle\": %d, \"max_ghz\": %.3f, ",
+                    nlohmann::json(machine.cpu_model).dump().c_str(), cpu::isa_name(cpu::active_isa()),
+                    machine.flops_per_cycle, machine.max_ghz);
+        std::printf("\"task\": \"%s\", \"steps\": %lld, \"loss\": %.6g, \"eval_loss\": %.6g, \"token_accuracy\": %.6g, "
                     "\"exact_match\": %.6g, \"bleu\": %.6g, \"tokens_per_s\": %.1f, \"train_s\": %.3f, \"wall_s\": %.3f, "
                     "\"state\": \"%s\", \"message\": \"%s\"}\n",
                     to_string(t.task), static_cast<long long>(snap.step), p.loss, p.eval_loss, p.token_accuracy,

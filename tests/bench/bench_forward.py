@@ -193,6 +193,7 @@ def main():
     peers = [Peer("as installed", base_env), Peer("tuned", tuned_env)]
     ckpts = {"tiny": args.tiny, "base": args.base}
     results = {}
+    where = {}   # the first of our runs: the CPU, GEMM path and FMA ceiling it reports
     try:
         for round_ in range(args.rounds):
             for name, L in CONFIGS:
@@ -207,6 +208,7 @@ def main():
                 for who in order:
                     if who == "ours":
                         o = run_ours(args.txcli, ckpts[name], L, args.repeats, args.warmup)
+                        where.setdefault("ours", o)
                         r["ours"].append(o["forward_ms"]["median"])
                         r["steps"].append({s["name"]: s["ms"] for s in o["steps"]})
                     else:
@@ -219,6 +221,11 @@ def main():
         for p in peers:
             p.close()
 
+    if "ours" in where:
+        o = where["ours"]
+        ceiling = (f"{o['fma_ceiling_gflops']:.1f} GFLOP/s per core ({o['flops_per_cycle']} FLOP/cycle)"
+                   if "fma_ceiling_gflops" in o else f"unknown clock x {o['flops_per_cycle']} FLOP/cycle per core")
+        print(f"\n# CPU: {o.get('cpu', '?')}; GEMM path (ours): {o.get('isa', '?')}; FMA ceiling: {ceiling}")
     print(f"\nForward pass, batch 1, 1 thread, float32, eval; {args.rounds} alternating rounds × "
           f"{args.repeats} timed runs (median of each round's median [min–max over rounds], ms).")
     print("PyTorch does the same work (embeddings + PE + nn.Transformer + generator + log-softmax); "

@@ -54,6 +54,12 @@ by = {}
 for r in rows:
     by.setdefault(r["impl"], []).append(r)
 ours = [r["tokens_per_s"] for r in by.get("ours", [])]
+where = next((r for r in by.get("ours", []) if "isa" in r), None)   # txcli train --json says where it ran
+if where:
+    ceiling = ("%.2f GHz x %d FLOP/cycle = %.1f GFLOP/s per core" %
+               (where["max_ghz"], where["flops_per_cycle"], where["max_ghz"] * where["flops_per_cycle"])
+               if where["max_ghz"] > 0 else "unknown clock x %d FLOP/cycle per core" % where["flops_per_cycle"])
+    print("# CPU: %s; GEMM path (ours): %s; FMA ceiling: %s" % (where["cpu"], where["isa"], ceiling))
 for impl, rs in by.items():
     t = [r["tokens_per_s"] for r in rs]
     print("%-18s tokens/s median %8.1f (min %.1f, max %.1f)  exact match %s" %

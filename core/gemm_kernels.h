@@ -1,0 +1,30 @@
+// The per-instruction-set kernels behind sgemm_nt (gemm.h) and sgemm_packed (gemm_packed.h), each
+// in a unit of its own compiled with that set's -m flags (core/CMakeLists.txt); gemm.cpp and
+// gemm_packed.cpp call them only when cpu_isa.h's active path says the CPU can run them. Row-major
+// buffers; the shapes and arguments are those of the public functions. Internal to core/.
+// The kernel units hold no inline code shared with other units (no std:: containers or
+// algorithms): the linker could otherwise keep their AVX-512 copy for the whole program.
+#pragma once
+#include <cstddef>
+
+namespace tx::cpu::kernels {
+
+// sgemm_nt's dot-product tiles, for OC of at least one tile's columns (NT_*_MIN_OC); gemm.cpp
+// chooses them where they beat the packed product.
+void sgemm_nt_avx512(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
+void sgemm_nt_avx2(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
+constexpr int NT_AVX512_MIN_OC = 6;   // a 4 × 6 tile's columns
+constexpr int NT_AVX2_MIN_OC = 4;     // a 3 × 4 tile's columns
+
+// sgemm_packed for M, N, K ≥ 1.
+void sgemm_packed_avx512(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
+                         bool trans_b, int M, int N, int K, bool accumulate);
+void sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
+                       bool trans_b, int M, int N, int K, bool accumulate);
+
+// Scratch for packed panels, per calling thread (the GUI and the trainer may multiply at once,
+// and OpenMP threads pack their own A blocks): at least `floats` floats, 64-byte aligned, grown
+// once and reused (a fresh page costs ~10 µs here, shared/PERF.md). Slot 0 holds packed B, 1 A.
+float* gemm_scratch(int slot, size_t floats);
+
+}  // namespace tx::cpu::kernels

@@ -1,0 +1,182 @@
+// sgemm_packed (gemm_packed.h) on AVX2 + FMA: BLIS's Haswell micro-kernel, a 6 × 16 register tile
+// (12 accumulators of 8 floats; per k, 2 B loads and 6 broadcasts of A against them) on the
+// packed panels of gemm_packed_blocking.h. 12 accumulators, 2 B vectors and 1 broadcast fill 15
+// of the 16 ymm registers. Compiled with -mavx2 -mfma -mno-avx512f (core/CMakeLists.txt), so even
+// a -march=native build on an AVX-512 machine gives code an AVX2 CPU runs; chosen by cpu_isa.h.
+// Blocks as BLIS's Haswell configuration (KC 256), MC 96: the A block (96 KiB) stays in a 512 KiB
+// L2, a B panel (KC · NR floats = 16 KiB) in L1.
+#include "gemm_packed_blocking.h"
+
+namespace tx::cpu {
+
+namespace {
+
+// Lane masks for _mm256_maskload_ps / _mm256_maskstore_ps: the first n lanes (n = 0..8).
+inline __m256i first_lanes(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// sums (6 rows of 16) = the A panel (k-major columns of 6) times the B panel (k-major rows of 16)
+// over kc ≥ 1 steps. In assembly because GCC keeps the 12 accumulators in memory (it stores all
+// of them on every step), which runs at half speed. Registers: ymm(2r), ymm(2r + 1) row r's
+// accumulators, ymm12–13 the B vectors of a step, ymm14–15 the broadcast A values in turn.
+#define TX_GEMM6_ROW(R, BCAST, A0, A1)                                   \
+    "vbroadcastss " #R "*4(%[a]), %%ymm" BCAST "\n\t"                    \
+    "vfmadd231ps %%ymm12, %%ymm" BCAST ", %%ymm" A0 "\n\t"                \
+    "vfmadd231ps %%ymm13, %%ymm" BCAST ", %%ymm" A1 "\n\t"
+#define TX_GEMM6_STORE(A) "vmovaps %%ymm" #A ", " #A "*32(%[sums])\n\t"
+#define TX_GEMM6_ZERO(A) "vxorps %%ymm" #A ", %%ymm" #A ", %%ymm" #A "\n\t"
+inline void tile_6x16(float* sums, const float* a, const float* b, int64_t kc) {
+    asm volatile(
+        TX_GEMM6_ZERO(0) TX_GEMM6_ZERO(1) TX_GEMM6_ZERO(2) TX_GEMM6_ZERO(3) TX_GEMM6_ZERO(4) TX_GEMM6_ZERO(5)
+        TX_GEMM6_ZERO(6) TX_GEMM6_ZERO(7) TX_GEMM6_ZERO(8) TX_GEMM6_ZERO(9) TX_GEMM6_ZERO(10) TX_GEMM6_ZERO(11)
+        "1:\n\t"
+        "vmovaps (%[b]), %%ymm12\n\t"
+        "vmovaps 32(%[b]), %%ymm13\n\t"
+        TX_GEMM6_ROW(0, "14", "0", "1") TX_GEMM6_ROW(1, "15", "2", "3") TX_GEMM6_ROW(2, "14", "4", "5")
+        TX_GEMM6_ROW(3, "15", "6", "7") TX_GEMM6_ROW(4, "14", "8", "9") TX_GEMM6_ROW(5, "15", "10", "11")
+        "add $24, %[a]\n\t"
+        "add $64, %[b]\n\t"
+        "dec %[kc]\n\t"
+        "jnz 1b\n\t"
+        TX_GEMM6_STORE(0) TX_GEMM6_STORE(1) TX_GEMM6_STORE(2) TX_GEMM6_STORE(3) TX_GEMM6_STORE(4) TX_GEMM6_STORE(5)
+        TX_GEMM6_STORE(6) TX_GEMM6_STORE(7) TX_GEMM6_STORE(8) TX_GEMM6_STORE(9) TX_GEMM6_STORE(10) TX_GEMM6_STORE(11)
+        : [a] "+r"(a), [b] "+r"(b), [kc] "+r"(kc)
+        : [sums] "r"(sums)
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+          "xmm13", "xmm14", "xmm15", "memory", "cc");
+}
+#undef TX_GEMM6_ROW
+#undef TX_GEMM6_STORE
+#undef TX_GEMM6_ZERO
+
+struct Avx2Tile {
+    static constexpr int MR = 6;      // rows of the register tile
+    static constexpr int NR = 16;     // columns of the register tile: two vectors of 8 floats
+    static constexpr int KC = 256;    // inner-dimension block
+    static constexpr int MC = 96;     // rows of an A block (a multiple of MR)
+    static constexpr int NC = 512;    // columns of a B block (a multiple of NR)
+
+    // op(B)[pc .. pc+kc, jc .. jc+nc] into panels of NR columns: panel p holds k-major rows of NR
+    // floats, columns past nc are 0.
+    static void pack_b(float* out, const float* B, int ldb, bool trans_b, int pc, int jc, int kc, int nc) {
+        for (int j0 = 0; j0 < nc; j0 += NR) {
+            const int cols = blk_min(NR, nc - j0);
+            float* panel = out + static_cast<int64_t>(j0) * kc;
+            if (!trans_b) {
+                if (cols == NR) {
+                    for (int k = 0; k < kc; ++k) {
+                        const float* src = B + static_cast<int64_t>(pc + k) * ldb + jc + j0;
+                        _mm256_store_ps(panel + k * NR, _mm256_loadu_ps(src));
+                        _mm256_store_ps(panel + k * NR + 8, _mm256_loadu_ps(src + 8));
+                    }
+                } else {
+                    const __m256i lo = first_lanes(blk_min(cols, 8)), hi = first_lanes(blk_max(cols - 8, 0));
+                    for (int k = 0; k < kc; ++k) {
+                        const float* src = B + static_cast<int64_t>(pc + k) * ldb + jc + j0;
+                        _mm256_store_ps(panel + k * NR, _mm256_maskload_ps(src, lo));
+                        _mm256_store_ps(panel + k * NR + 8, _mm256_maskload_ps(src + 8, hi));
+                    }
+                }
+            } else {
+                // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
+                int j = 0;
+                for (; j + 8 <= cols; j += 8)
+                    transpose_rows8(panel + j, NR, B + static_cast<int64_t>(jc + j0 + j) * ldb + pc, ldb, kc);
+                for (; j < NR; ++j) {
+                    if (j < cols) {
+                        const float* src = B + static_cast<int64_t>(jc + j0 + j) * ldb + pc;
+                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
+                    } else {
+                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
+                    }
+                }
+            }
+        }
+    }
+
+    // op(A)[ic .. ic+mc, pc .. pc+kc] into panels of MR rows: panel p holds k-major columns of MR
+    // floats, rows past mc are 0.
+    static void pack_a(float* out, const float* A, int lda, bool trans_a, int ic, int pc, int mc, int kc) {
+        const __m256i six = first_lanes(MR);
+        for (int i0 = 0; i0 < mc; i0 += MR) {
+            const int rows = blk_min(MR, mc - i0);
+            float* panel = out + static_cast<int64_t>(i0) * kc;
+            if (trans_a) {
+                // op(A)[i][k] = A[k][i]: the panel's column k is MR contiguous floats of row k of A.
+                const __m256i valid = first_lanes(rows);
+                for (int k = 0; k < kc; ++k) {
+                    const float* src = A + static_cast<int64_t>(pc + k) * lda + ic + i0;
+                    _mm256_maskstore_ps(panel + k * MR, six, _mm256_maskload_ps(src, valid));
+                }
+            } else if (rows == MR) {
+                // 8 × 8 transposes of the 6 rows and two zero rows; lanes 0–5 of each column stored
+                const float* src = A + static_cast<int64_t>(ic + i0) * lda + pc;
+                int k = 0;
+                for (; k + 8 <= kc; k += 8) {
+                    __m256 r[8];
+                    for (int i = 0; i < MR; ++i) r[i] = _mm256_loadu_ps(src + static_cast<int64_t>(i) * lda + k);
+                    r[6] = r[7] = _mm256_setzero_ps();
+                    transpose_8x8(r);
+                    for (int i = 0; i < 8; ++i) _mm256_maskstore_ps(panel + (k + i) * MR, six, r[i]);
+                }
+                for (; k < kc; ++k)
+                    for (int i = 0; i < MR; ++i) panel[k * MR + i] = src[static_cast<int64_t>(i) * lda + k];
+            } else {
+                for (int r = 0; r < MR; ++r) {
+                    if (r < rows) {
+                        const float* src = A + static_cast<int64_t>(ic + i0 + r) * lda + pc;
+                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = src[k];
+                    } else {
+                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = 0.0f;
+                    }
+                }
+            }
+        }
+    }
+
+    // The 6 × 16 tile of one A panel and one B panel over kc: c (rows × cols of it valid, row
+    // stride ldc) = tile, or += tile with add. B panels are 64-byte aligned (gemm_scratch).
+    static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add) {
+        alignas(32) float sums[MR * NR];
+        tile_6x16(sums, a, b, kc);
+        __m256 acc[MR][2];
+        for (int r = 0; r < MR; ++r) {
+            acc[r][0] = _mm256_load_ps(sums + r * NR);
+            acc[r][1] = _mm256_load_ps(sums + r * NR + 8);
+        }
+        if (cols == NR) {
+            for (int r = 0; r < rows; ++r) {
+                float* out = c + static_cast<int64_t>(r) * ldc;
+                __m256 v0 = acc[r][0], v1 = acc[r][1];
+                if (add) {
+                    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(out));
+                    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(out + 8));
+                }
+                _mm256_storeu_ps(out, v0);
+                _mm256_storeu_ps(out + 8, v1);
+            }
+            return;
+        }
+        const __m256i lo = first_lanes(blk_min(cols, 8)), hi = first_lanes(blk_max(cols - 8, 0));
+        for (int r = 0; r < rows; ++r) {
+            float* out = c + static_cast<int64_t>(r) * ldc;
+            __m256 v0 = acc[r][0], v1 = acc[r][1];
+            if (add) {
+                v0 = _mm256_add_ps(v0, _mm256_maskload_ps(out, lo));
+                v1 = _mm256_add_ps(v1, _mm256_maskload_ps(out + 8, hi));
+            }
+            _mm256_maskstore_ps(out, lo, v0);
+            _mm256_maskstore_ps(out + 8, hi, v1);
+        }
+    }
+};
+
+}  // namespace
+
+void kernels::sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
+                                bool trans_b, int M, int N, int K, bool accumulate) {
+    packed_product<Avx2Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate);
+}
+
+}  // namespace tx::cpu

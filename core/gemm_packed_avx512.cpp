@@ -1,0 +1,116 @@
+// sgemm_packed (gemm_packed.h) on AVX-512: an 8 × 32 register tile (16 accumulators of 16 floats)
+// that broadcasts an A value against two B vectors per row and k, on the packed panels of
+// gemm_packed_blocking.h. Compiled with -mavx512f (core/CMakeLists.txt) and run only where
+// cpu_isa.h finds AVX-512 (gemm_packed.cpp). Sizes for a 1 MiB L2 and 32–48 KiB L1: a B panel
+// (KC · NR floats = 32 KiB) stays in L1, the A block (MC · KC = 96 KiB) in L2.
+#include "gemm_packed_blocking.h"
+
+namespace tx::cpu {
+
+namespace {
+
+struct Avx512Tile {
+    static constexpr int MR = 8;      // rows of the register tile
+    static constexpr int NR = 32;     // columns of the register tile: two vectors of 16 floats
+    static constexpr int KC = 256;    // inner-dimension block
+    static constexpr int MC = 96;     // rows of an A block (a multiple of MR)
+    static constexpr int NC = 512;    // columns of a B block (a multiple of NR)
+
+    // op(B)[pc .. pc+kc, jc .. jc+nc] into panels of NR columns: panel p holds k-major rows of NR
+    // floats, columns past nc are 0.
+    static void pack_b(float* out, const float* B, int ldb, bool trans_b, int pc, int jc, int kc, int nc) {
+        for (int j0 = 0; j0 < nc; j0 += NR) {
+            const int cols = blk_min(NR, nc - j0);
+            float* panel = out + static_cast<int64_t>(j0) * kc;
+            if (!trans_b) {
+                const __mmask16 lo = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
+                const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
+                for (int k = 0; k < kc; ++k) {
+                    const float* src = B + static_cast<int64_t>(pc + k) * ldb + jc + j0;
+                    _mm512_storeu_ps(panel + k * NR, _mm512_maskz_loadu_ps(lo, src));
+                    _mm512_storeu_ps(panel + k * NR + 16, _mm512_maskz_loadu_ps(hi, src + 16));
+                }
+            } else {
+                // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
+                int j = 0;
+                for (; j + 8 <= cols; j += 8)
+                    transpose_rows8(panel + j, NR, B + static_cast<int64_t>(jc + j0 + j) * ldb + pc, ldb, kc);
+                for (; j < NR; ++j) {
+                    if (j < cols) {
+                        const float* src = B + static_cast<int64_t>(jc + j0 + j) * ldb + pc;
+                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
+                    } else {
+                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
+                    }
+                }
+            }
+        }
+    }
+
+    // op(A)[ic .. ic+mc, pc .. pc+kc] into panels of MR rows: panel p holds k-major columns of MR
+    // floats, rows past mc are 0.
+    static void pack_a(float* out, const float* A, int lda, bool trans_a, int ic, int pc, int mc, int kc) {
+        for (int i0 = 0; i0 < mc; i0 += MR) {
+            const int rows = blk_min(MR, mc - i0);
+            float* panel = out + static_cast<int64_t>(i0) * kc;
+            if (trans_a) {
+                // op(A)[i][k] = A[k][i]: the panel's column k is MR contiguous floats of row k of A.
+                const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1u);
+                for (int k = 0; k < kc; ++k) {
+                    const float* src = A + static_cast<int64_t>(pc + k) * lda + ic + i0;
+                    _mm256_storeu_ps(panel + k * MR, _mm512_castps512_ps256(_mm512_maskz_loadu_ps(mask, src)));
+                }
+            } else if (rows == MR) {
+                transpose_rows8(panel, MR, A + static_cast<int64_t>(ic + i0) * lda + pc, lda, kc);
+            } else {
+                for (int r = 0; r < MR; ++r) {
+                    if (r < rows) {
+                        const float* src = A + static_cast<int64_t>(ic + i0 + r) * lda + pc;
+                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = src[k];
+                    } else {
+                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = 0.0f;
+                    }
+                }
+            }
+        }
+    }
+
+    // The 8 × 32 tile of one A panel and one B panel over kc: c (rows × cols of it valid, row
+    // stride ldc) = tile, or += tile with add.
+    static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add) {
+        __m512 acc[MR][2];
+        for (auto& row : acc) row[0] = row[1] = _mm512_setzero_ps();
+        for (int k = 0; k < kc; ++k) {
+            const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 8
+            for (int r = 0; r < MR; ++r) {
+                const __m512 x = _mm512_set1_ps(a[r]);
+                acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
+            }
+            a += MR;
+            b += NR;
+        }
+        const __mmask16 lo = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
+        const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
+        for (int r = 0; r < rows; ++r) {
+            float* out = c + static_cast<int64_t>(r) * ldc;
+            __m512 v0 = acc[r][0], v1 = acc[r][1];
+            if (add) {
+                v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(lo, out));
+                v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(hi, out + 16));
+            }
+            _mm512_mask_storeu_ps(out, lo, v0);
+            _mm512_mask_storeu_ps(out + 16, hi, v1);
+        }
+    }
+};
+
+}  // namespace
+
+void kernels::sgemm_packed_avx512(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
+                                  bool trans_b, int M, int N, int K, bool accumulate) {
+    packed_product<Avx512Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate);
+}
+
+}  // namespace tx::cpu

@@ -1,0 +1,95 @@
+// The blocking of sgemm_packed (gemm_packed.h), C (M,N) [+]= op(A) (M,K) · op(B) (K,N) row-major,
+// shared by the kernel units gemm_packed_avx512.cpp and gemm_packed_avx2.cpp: each includes it
+// once and instantiates packed_product with its register tile (a Tile type: MR × NR, the block
+// sizes, pack_a, pack_b, kernel). Everything here has internal linkage, so each unit keeps its own
+// copy compiled for its instruction set (gemm_kernels.h says why that matters). Needs AVX.
+#pragma once
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "gemm_kernels.h"
+#include "threads.h"
+
+namespace tx::cpu {
+namespace {
+
+constexpr int blk_min(int a, int b) { return a < b ? a : b; }
+constexpr int blk_max(int a, int b) { return a > b ? a : b; }
+
+// In place: r[i] becomes column i of the 8 × 8 block whose rows were r[0..7].
+inline void transpose_8x8(__m256 r[8]) {
+    __m256 t[8], s[8];
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h) {   // rows 0-3, then 4-7
+        const __m256 *lo = t + 4 * h, *hi = t + 4 * h + 2;
+        s[4 * h + 0] = _mm256_shuffle_ps(lo[0], hi[0], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 1] = _mm256_shuffle_ps(lo[0], hi[0], _MM_SHUFFLE(3, 2, 3, 2));
+        s[4 * h + 2] = _mm256_shuffle_ps(lo[1], hi[1], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * h + 3] = _mm256_shuffle_ps(lo[1], hi[1], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; ++i) {
+        r[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
+    }
+}
+
+// dst[k·dst_stride + i] = src[i·src_stride + k] for i < 8 and k < count: eight rows read as
+// columns, 8 × 8 blocks at a time (the scalar loop only for the last count % 8).
+inline void transpose_rows8(float* dst, int64_t dst_stride, const float* src, int64_t src_stride, int count) {
+    int k = 0;
+    for (; k + 8 <= count; k += 8) {
+        __m256 r[8];
+        for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_stride + k);
+        transpose_8x8(r);
+        for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (k + i) * dst_stride, r[i]);
+    }
+    for (; k < count; ++k)
+        for (int i = 0; i < 8; ++i) dst[k * dst_stride + i] = src[i * src_stride + k];
+}
+
+// The classic blocked product (Goto and van de Geijn, "Anatomy of high-performance matrix
+// multiplication", 2008; BLIS): for a block of NC columns and KC of the inner dimension, op(B) is
+// packed into panels of NR columns (k-major, zero-padded), op(A) into panels of MR rows per block
+// of MC rows; the MR × NR register tile then walks one A panel and one B panel. Packing makes
+// every operand layout (a transposed one included) the same contiguous stream, so one kernel
+// serves x·Wᵀ, g·W and gᵀ·x. A B panel is reused from L1 by every A panel of the MC block; the
+// A block stays in L2. Threads split the MC blocks; each packs its own A block.
+template <class Tile>
+void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb, bool trans_b,
+                    int M, int N, int K, bool accumulate) {
+    constexpr int MR = Tile::MR, NR = Tile::NR, KC = Tile::KC, MC = Tile::MC, NC = Tile::NC;
+    const int threads = cpu_threads();
+    // Rows per A block: MC, or fewer so that the blocks split evenly across the threads (a weight
+    // gradient of 128 rows is two blocks of 64 on two threads, not 96 and 32).
+    int blocks = (M + MC - 1) / MC;
+    if (threads > 1) blocks = (blk_max(blocks, threads) + threads - 1) / threads * threads;
+    const int block_rows = blk_min(MC, ((M + blocks - 1) / blocks + MR - 1) / MR * MR);
+    blocks = (M + block_rows - 1) / block_rows;
+    float* bp = kernels::gemm_scratch(0, static_cast<size_t>(KC) * ((blk_min(N, NC) + NR - 1) / NR * NR));
+    for (int jc = 0; jc < N; jc += NC) {
+        const int nc = blk_min(NC, N - jc);
+        for (int pc = 0; pc < K; pc += KC) {
+            const int kc = blk_min(KC, K - pc);
+            const bool add = accumulate || pc > 0;
+            Tile::pack_b(bp, B, ldb, trans_b, pc, jc, kc, nc);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
+            for (int blk = 0; blk < blocks; ++blk) {
+                const int ic = blk * block_rows, mc = blk_min(block_rows, M - ic);
+                float* ap = kernels::gemm_scratch(1, static_cast<size_t>(MC) * KC);
+                Tile::pack_a(ap, A, lda, trans_a, ic, pc, mc, kc);
+                for (int j0 = 0; j0 < nc; j0 += NR)
+                    for (int i0 = 0; i0 < mc; i0 += MR)
+                        Tile::kernel(C + static_cast<int64_t>(ic + i0) * ldc + jc + j0, ldc,
+                                     ap + static_cast<int64_t>(i0) * kc, bp + static_cast<int64_t>(j0) * kc, kc,
+                                     blk_min(MR, mc - i0), blk_min(NR, nc - j0), add);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tx::cpu

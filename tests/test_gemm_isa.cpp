@@ -1,0 +1,216 @@
+// The float GEMMs on every instruction-set path this CPU can run (core/cpu_isa.h): the run-time
+// choice and TX_ISA, then sgemm_nt (through linear_forward) and sgemm_packed on each path against
+// double loops, at sizes that cut the AVX-512 tiles (4 × 6 dot products, 8 × 32 packed) and the
+// AVX2 ones (3 × 4, 6 × 16) anywhere, with row strides wider than the rows and unaligned buffers,
+// on 1 and 2 threads. The sanitizer build runs them too (scripts/test.sh).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu_isa.h"
+#include "gemm.h"
+#include "gemm_packed.h"
+#include "ops.h"
+#include "threads.h"
+
+namespace {
+
+using std::vector;
+using tx::cpu::Isa;
+
+vector<float> random_floats(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+// Restores the path and the thread count a test changed.
+struct PathGuard {
+    Isa isa = tx::cpu::active_isa();
+    int threads = tx::cpu_threads();
+    ~PathGuard() {
+        tx::cpu::set_active_isa(isa);
+        tx::set_cpu_threads(threads);
+    }
+};
+
+// The CPU's own word for a feature, from /proc/cpuinfo's flags (not from the code under test).
+bool cpuinfo_flag(const std::string& flag) {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("flags", 0) == 0) return (line + " ").find(" " + flag + " ") != std::string::npos;
+    return false;
+}
+
+}  // namespace
+
+TEST(CpuIsa, SupportFollowsTheCpuFlags) {
+    EXPECT_STREQ(tx::cpu::isa_name(Isa::Generic), "generic");
+    EXPECT_STREQ(tx::cpu::isa_name(Isa::Avx2), "avx2");
+    EXPECT_STREQ(tx::cpu::isa_name(Isa::Avx512), "avx512");
+    const vector<Isa> supported = tx::cpu::supported_isas();
+    ASSERT_FALSE(supported.empty());
+    EXPECT_EQ(supported.front(), Isa::Generic);
+#if defined(__x86_64__)
+    EXPECT_EQ(tx::cpu::cpu_supports(Isa::Avx2), cpuinfo_flag("avx2") && cpuinfo_flag("fma"));
+    EXPECT_EQ(tx::cpu::cpu_supports(Isa::Avx512), cpuinfo_flag("avx512f") && cpuinfo_flag("avx2"));
+#endif
+    PathGuard guard;
+    for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512}) {
+        const Isa before = tx::cpu::active_isa();
+        EXPECT_EQ(tx::cpu::set_active_isa(isa), tx::cpu::cpu_supports(isa));
+        EXPECT_EQ(tx::cpu::active_isa(), tx::cpu::cpu_supports(isa) ? isa : before);
+    }
+}
+
+// TX_ISA, as the suite's per-path runs set it (tests/CMakeLists.txt): the path it names is the one
+// that runs. Unset, the best path runs.
+TEST(CpuIsa, EnvironmentChoosesThePath) {
+    const char* forced = std::getenv("TX_ISA");
+    std::string warning;
+    const Isa chosen = tx::cpu::isa_from_setting(forced, warning);
+    EXPECT_EQ(tx::cpu::active_isa(), chosen);
+    if (!forced || !*forced) {
+        EXPECT_EQ(chosen, tx::cpu::supported_isas().back());
+    } else if (warning.empty()) {
+        EXPECT_STREQ(tx::cpu::isa_name(chosen), forced);
+    }
+}
+
+TEST(CpuIsa, BadSettingsAreNamedAndTheBestPathIsUsed) {
+    const Isa best = tx::cpu::supported_isas().back();
+    std::string warning;
+    EXPECT_EQ(tx::cpu::isa_from_setting("sse9", warning), best);
+    EXPECT_NE(warning.find("TX_ISA=sse9"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("not a known path"), std::string::npos) << warning;
+    EXPECT_NE(warning.find(std::string("Using ") + tx::cpu::isa_name(best)), std::string::npos) << warning;
+    EXPECT_EQ(tx::cpu::isa_from_setting("generic", warning), Isa::Generic);
+    EXPECT_TRUE(warning.empty()) << warning;
+    EXPECT_EQ(tx::cpu::isa_from_setting("", warning), best);
+    EXPECT_TRUE(warning.empty()) << warning;
+    for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+        const Isa got = tx::cpu::isa_from_setting(tx::cpu::isa_name(isa), warning);
+        if (tx::cpu::cpu_supports(isa)) {
+            EXPECT_EQ(got, isa);
+            EXPECT_TRUE(warning.empty()) << warning;
+        } else {
+            EXPECT_EQ(got, best);
+            EXPECT_NE(warning.find("cannot run"), std::string::npos) << warning;
+            EXPECT_NE(warning.find("supports generic"), std::string::npos) << warning;
+        }
+    }
+}
+
+TEST(CpuIsa, MachineSummaryNamesCpuPathAndCeiling) {
+    const std::string line = tx::cpu::machine_summary();
+    EXPECT_NE(line.find("CPU: "), std::string::npos) << line;
+    EXPECT_NE(line.find(std::string("GEMM path: ") + tx::cpu::isa_name(tx::cpu::active_isa())), std::string::npos) << line;
+    EXPECT_NE(line.find("FMA ceiling: "), std::string::npos) << line;
+    EXPECT_GT(tx::cpu::machine_info().flops_per_cycle, 0);
+}
+
+// out = inp · Wᵀ + b on every path, shapes around both tiles' edges and the tiles/packed
+// boundaries of gemm.cpp (128 rows, 256 and 1024 floats of C); every path must run its tiles on
+// some of them.
+TEST(GemmIsa, ForwardProductOnEveryPathMatchesLoop) {
+    struct Shape { int N, C, OC; };
+    const Shape shapes[] = {{1, 256, 4},  {2, 263, 5},  {3, 256, 6},   {4, 257, 7},   {5, 264, 9},    {7, 300, 13},
+                            {8, 520, 4},  {11, 1024, 6}, {13, 1025, 7}, {127, 256, 5}, {128, 260, 11}, {33, 64, 3},
+                            {1, 1, 1},    {6, 17, 23},   {97, 128, 33}, {40, 2048, 8},  {5, 777, 9},   {4, 1000, 6}};
+    PathGuard guard;
+    for (Isa isa : tx::cpu::supported_isas()) {
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        int tiled = 0;
+        for (int threads : {1, 2}) {
+            tx::set_cpu_threads(threads);
+            for (const Shape& sh : shapes) {
+                tiled += tx::cpu::sgemm_nt_uses_tiles(sh.N, sh.C, sh.OC);
+                for (bool with_bias : {true, false}) {
+                    const int offset = 1;   // a float past a 64-byte boundary
+                    SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " N " << sh.N << " C " << sh.C
+                                                      << " OC " << sh.OC << " bias " << with_bias << " threads " << threads);
+                    const vector<float> x = random_floats(static_cast<size_t>(sh.N) * sh.C + offset, 41);
+                    const vector<float> w = random_floats(static_cast<size_t>(sh.OC) * sh.C + offset, 42);
+                    const vector<float> b = random_floats(sh.OC + offset, 43);
+                    vector<float> out(static_cast<size_t>(sh.N) * sh.OC + 2 * offset, 123.0f);
+                    tx::cpu::linear_forward(out.data() + offset, x.data() + offset, w.data() + offset,
+                                            with_bias ? b.data() + offset : nullptr, sh.N, sh.C, sh.OC);
+                    double worst = 0.0;
+                    for (int n = 0; n < sh.N; ++n)
+                        for (int o = 0; o < sh.OC; ++o) {
+                            double want = with_bias ? b[offset + o] : 0.0;
+                            for (int c = 0; c < sh.C; ++c)
+                                want += static_cast<double>(x[offset + static_cast<size_t>(n) * sh.C + c]) *
+                                        w[offset + static_cast<size_t>(o) * sh.C + c];
+                            const double got = out[offset + static_cast<size_t>(n) * sh.OC + o];
+                            worst = std::max(worst, std::abs(got - want) / (1e-5 * (1 + sh.C)));
+                        }
+                    EXPECT_LE(worst, 1.0) << "largest error in units of 1e-5 · (1 + C)";
+                    EXPECT_EQ(out.front(), 123.0f) << "wrote before the output";
+                    EXPECT_EQ(out.back(), 123.0f) << "wrote past the output";
+                }
+            }
+        }
+        if (isa != Isa::Generic) {
+            EXPECT_GT(tiled, 0) << "no shape reached the dot-product tiles";
+        }
+    }
+}
+
+// C [+]= op(A) · op(B) on every path: all four layouts, overwrite and accumulate, odd row strides,
+// and sizes that cut the tiles (6 × 16, 8 × 32), K blocks (256), row blocks (96) and column
+// blocks (512) anywhere.
+TEST(GemmIsa, PackedProductOnEveryPathMatchesLoop) {
+    struct Shape { int M, N, K; };
+    const Shape shapes[] = {{1, 1, 1},    {5, 15, 3},    {6, 16, 8},    {7, 17, 9},   {13, 47, 257},
+                            {97, 33, 31}, {12, 513, 20}, {2, 1, 600},   {61, 100, 256}, {193, 40, 70}};
+    PathGuard guard;
+    for (Isa isa : tx::cpu::supported_isas()) {
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        EXPECT_EQ(tx::cpu::sgemm_packed_has_kernel(), isa != Isa::Generic);
+        for (int threads : {1, 2}) {
+            tx::set_cpu_threads(threads);
+            for (const Shape& sh : shapes)
+                for (int layout = 0; layout < 4; ++layout)
+                    for (bool accumulate : {false, true}) {
+                        const bool ta = layout & 1, tb = layout & 2;
+                        const int lda = (ta ? sh.M : sh.K) + 3, ldb = (tb ? sh.K : sh.N) + 5, ldc = sh.N + 1;
+                        SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " M " << sh.M << " N " << sh.N
+                                                          << " K " << sh.K << " ta " << ta << " tb " << tb
+                                                          << " accumulate " << accumulate << " threads " << threads);
+                        const vector<float> a = random_floats(static_cast<size_t>(ta ? sh.K : sh.M) * lda + 1, 51);
+                        const vector<float> b = random_floats(static_cast<size_t>(tb ? sh.N : sh.K) * ldb + 1, 52);
+                        vector<float> c = random_floats(static_cast<size_t>(sh.M) * ldc + 1, 53);
+                        const vector<float> before = c;
+                        // one float in: no operand starts on a 64-byte boundary
+                        tx::cpu::sgemm_packed(c.data() + 1, ldc, a.data() + 1, lda, ta, b.data() + 1, ldb, tb, sh.M,
+                                              sh.N, sh.K, accumulate);
+                        double worst = 0.0;
+                        for (int i = 0; i < sh.M; ++i) {
+                            for (int j = 0; j < sh.N; ++j) {
+                                const size_t at = 1 + static_cast<size_t>(i) * ldc + j;
+                                double want = accumulate ? before[at] : 0.0;
+                                for (int k = 0; k < sh.K; ++k)
+                                    want += static_cast<double>(ta ? a[1 + static_cast<size_t>(k) * lda + i]
+                                                                   : a[1 + static_cast<size_t>(i) * lda + k]) *
+                                            (tb ? b[1 + static_cast<size_t>(j) * ldb + k] : b[1 + static_cast<size_t>(k) * ldb + j]);
+                                worst = std::max(worst, std::abs(c[at] - want) / (1e-5 * (1 + sh.K)));
+                            }
+                            for (int j = sh.N; j < ldc; ++j)   // the padding between rows is left alone
+                                EXPECT_EQ(c[1 + static_cast<size_t>(i) * ldc + j], before[1 + static_cast<size_t>(i) * ldc + j]);
+                        }
+                        EXPECT_EQ(c[0], before[0]) << "wrote before the output";
+                        EXPECT_LE(worst, 1.0) << "largest error in units of 1e-5 · (1 + K)";
+                    }
+        }
+    }
+}
