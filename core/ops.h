@@ -146,4 +146,60 @@ template <typename Real>
 void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, Real lr, Real beta1,
                  Real beta2, Real eps, int64_t t);
 
+// ---- Modern variants (RoPE, ALiBi, learned positions, GELU, SwiGLU, RMSNorm) ----
+
+// RoPE (RoFormer, Su et al. 2021, eq. 34): rotates the pairs (2i, 2i+1) of each head vector of
+// inp (B,H,T,dk) by the angle (pos0 + t)·θ_i, θ_i = 10000^(−2i/dk), i = 0..dk/2−1 (dk even; an odd
+// dk's last component has no partner and passes unrotated):
+//   out[2i] = x[2i]·cos − x[2i+1]·sin,  out[2i+1] = x[2i]·sin + x[2i+1]·cos.
+// out may equal inp. pos0 = position of row t = 0 (the KV cache decodes one row at a time).
+template <typename Real>
+void rope_forward(Real* out, const Real* inp, int B, int H, int T, int dk, int pos0);
+// dinp (B,H,T,dk) += Rᵀ·dout (the rotation by the opposite angle)
+template <typename Real>
+void rope_backward(Real* dinp, const Real* dout, int B, int H, int T, int dk, int pos0);
+
+// ALiBi (Press et al. 2022): out (B,H,T,S) = scores − m_h·|(q0 + t) − s| with the per-head slopes
+// of alibi_slopes; q0 = position of query row t = 0. out may equal scores; −inf stays −inf.
+template <typename Real>
+void alibi_forward(Real* out, const Real* scores, int B, int H, int T, int S, int q0);
+// dscores (B,H,T,S) += dout: the bias is constant
+template <typename Real>
+void alibi_backward(Real* dscores, const Real* dout, int B, int H, int T, int S);
+// slopes (H): the paper's geometric sequence 2^(−8/H·(h+1)) for H a power of two; for other H
+// the paper's reference code (get_slopes): the P = 2^⌊log2 H⌋ slopes of P heads, then the
+// even-indexed slopes of 2P heads, 2^(−8/(2P)·(2j+1)), for the remaining H − P heads.
+template <typename Real>
+void alibi_slopes(Real* slopes, int H);
+
+// Learned absolute positions: the forward is positional_forward with the learned table (L,D).
+// dtable (L,D) rows 0..T−1 += Σ_b dout (B,T,D), summed over b in order (deterministic).
+template <typename Real>
+void learned_positional_backward(Real* dtable, const Real* dout, int B, int T, int D);
+
+// GELU, exact erf form (torch.nn.functional.gelu's default): out (N) = x·Φ(x),
+// Φ(x) = (1 + erf(x/√2))/2. out may equal inp.
+template <typename Real>
+void gelu_forward(Real* out, const Real* inp, int N);
+// dinp (N) += dout·(Φ(x) + x·φ(x)), φ the standard normal density; reads gelu's input
+template <typename Real>
+void gelu_backward(Real* dinp, const Real* dout, const Real* inp, int N);
+
+// SwiGLU's hidden (Shazeer 2020): out (N) = SiLU(gate)·up, SiLU(x) = x·σ(x). out may equal gate or up.
+template <typename Real>
+void swiglu_forward(Real* out, const Real* gate, const Real* up, int N);
+// dgate (N) += dout·up·σ(gate)·(1 + gate·(1 − σ(gate))), dup (N) += dout·SiLU(gate)
+template <typename Real>
+void swiglu_backward(Real* dgate, Real* dup, const Real* dout, const Real* gate, const Real* up, int N);
+
+// RMSNorm (Zhang & Sennrich 2019): out (N,C) = inp·rstd·weight (C), rstd (N) = 1/sqrt(mean_c(inp²) + eps),
+// cached for backward. No mean subtraction and no bias.
+template <typename Real>
+void rmsnorm_forward(Real* out, Real* rstd, const Real* inp, const Real* weight, int N, int C, Real eps);
+// dinp (N,C) += rstd·(dxhat − xhat·mean_c(dxhat·xhat)), xhat = inp·rstd, dxhat = dout·weight;
+// dweight (C) += Σ_n dout·xhat
+template <typename Real>
+void rmsnorm_backward(Real* dinp, Real* dweight, const Real* dout, const Real* inp, const Real* weight,
+                      const Real* rstd, int N, int C);
+
 }  // namespace tx::cpu

@@ -1,9 +1,12 @@
 // Token embedding and sinusoidal positional encoding (paper §3.4, §3.5), CPU ops of ops.h.
 // ids (N) index rows of weight (V,D); pe (L,D) is a fixed table added to the first T positions.
+// A learned table (L,D) uses the same forward; its gradient is learned_positional_backward.
 // CUDA twins: gpu/ (same names and argument order, namespace tx::cuda).
 #include "ops.h"
 
 #include <cmath>
+
+#include "parallel_for.h"
 
 namespace tx::cpu {
 
@@ -70,5 +73,21 @@ template void positional_forward<float>(float*, const float*, const float*, int,
 template void positional_forward<double>(double*, const double*, const double*, int, int, int);
 template void positional_backward<float>(float*, const float*, int, int, int);
 template void positional_backward<double>(double*, const double*, int, int, int);
+
+template <typename Real>
+void learned_positional_backward(Real* dtable, const Real* dout, int B, int T, int D) {
+    // dtable (L,D) rows 0..T-1 += Σ_b dout (B,T,D). One writer per table entry, summing b in
+    // order 0..B-1: the same bits on any thread count.
+    const int64_t TD = static_cast<int64_t>(T) * D;
+    parallel_for(TD, 32768, [=](int64_t first, int64_t last) {
+        for (int b = 0; b < B; ++b) {
+            const Real* g = dout + b * TD;
+            for (int64_t i = first; i < last; ++i) dtable[i] += g[i];
+        }
+    });
+}
+
+template void learned_positional_backward<float>(float*, const float*, int, int, int);
+template void learned_positional_backward<double>(double*, const double*, int, int, int);
 
 }  // namespace tx::cpu
