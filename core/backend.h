@@ -95,6 +95,23 @@ public:
     virtual void scale(float* x, int64_t n, float factor) = 0;
     virtual void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr,
                              float beta1, float beta2, float eps, int64_t t) = 0;
+    // The modern variants' ops (ops.h's appended block): RoPE, ALiBi, learned positions, GELU,
+    // SwiGLU, RMSNorm. alibi_slopes writes the H slopes into this backend's memory.
+    virtual void rope_forward(float* out, const float* inp, int B, int H, int T, int dk, int pos0) = 0;
+    virtual void rope_backward(float* dinp, const float* dout, int B, int H, int T, int dk, int pos0) = 0;
+    virtual void alibi_forward(float* out, const float* scores, int B, int H, int T, int S, int q0) = 0;
+    virtual void alibi_backward(float* dscores, const float* dout, int B, int H, int T, int S) = 0;
+    virtual void alibi_slopes(float* slopes, int H) = 0;
+    virtual void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D) = 0;
+    virtual void gelu_forward(float* out, const float* inp, int N) = 0;
+    virtual void gelu_backward(float* dinp, const float* dout, const float* inp, int N) = 0;
+    virtual void swiglu_forward(float* out, const float* gate, const float* up, int N) = 0;
+    virtual void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate, const float* up,
+                                 int N) = 0;
+    virtual void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C,
+                                 float eps) = 0;
+    virtual void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp,
+                                  const float* weight, const float* rstd, int N, int C) = 0;
 
 protected:
     std::chrono::steady_clock::time_point m_timer_start;

@@ -186,6 +186,41 @@ public:
                      float beta2, float eps, int64_t t) override {
         cpu::adam_update<float>(params, m, v, grads, n, lr, beta1, beta2, eps, t);
     }
+    void rope_forward(float* out, const float* inp, int B, int H, int T, int dk, int pos0) override {
+        cpu::rope_forward<float>(out, inp, B, H, T, dk, pos0);
+    }
+    void rope_backward(float* dinp, const float* dout, int B, int H, int T, int dk, int pos0) override {
+        cpu::rope_backward<float>(dinp, dout, B, H, T, dk, pos0);
+    }
+    void alibi_forward(float* out, const float* scores, int B, int H, int T, int S, int q0) override {
+        cpu::alibi_forward<float>(out, scores, B, H, T, S, q0);
+    }
+    void alibi_backward(float* dscores, const float* dout, int B, int H, int T, int S) override {
+        cpu::alibi_backward<float>(dscores, dout, B, H, T, S);
+    }
+    void alibi_slopes(float* slopes, int H) override { cpu::alibi_slopes<float>(slopes, H); }
+    void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D) override {
+        cpu::learned_positional_backward<float>(dtable, dout, B, T, D);
+    }
+    void gelu_forward(float* out, const float* inp, int N) override { cpu::gelu_forward<float>(out, inp, N); }
+    void gelu_backward(float* dinp, const float* dout, const float* inp, int N) override {
+        cpu::gelu_backward<float>(dinp, dout, inp, N);
+    }
+    void swiglu_forward(float* out, const float* gate, const float* up, int N) override {
+        cpu::swiglu_forward<float>(out, gate, up, N);
+    }
+    void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate, const float* up,
+                         int N) override {
+        cpu::swiglu_backward<float>(dgate, dup, dout, gate, up, N);
+    }
+    void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C,
+                         float eps) override {
+        cpu::rmsnorm_forward<float>(out, rstd, inp, weight, N, C, eps);
+    }
+    void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp, const float* weight,
+                          const float* rstd, int N, int C) override {
+        cpu::rmsnorm_backward<float>(dinp, dweight, dout, inp, weight, rstd, N, C);
+    }
 };
 
 }  // namespace

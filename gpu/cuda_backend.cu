@@ -191,6 +191,41 @@ public:
                      float beta2, float eps, int64_t t) override {
         cuda::adam_update(params, m, v, grads, n, lr, beta1, beta2, eps, t, m_stream);
     }
+    void rope_forward(float* out, const float* inp, int B, int H, int T, int dk, int pos0) override {
+        cuda::rope_forward(out, inp, B, H, T, dk, pos0, m_stream);
+    }
+    void rope_backward(float* dinp, const float* dout, int B, int H, int T, int dk, int pos0) override {
+        cuda::rope_backward(dinp, dout, B, H, T, dk, pos0, m_stream);
+    }
+    void alibi_forward(float* out, const float* scores, int B, int H, int T, int S, int q0) override {
+        cuda::alibi_forward(out, scores, B, H, T, S, q0, m_stream);
+    }
+    void alibi_backward(float* dscores, const float* dout, int B, int H, int T, int S) override {
+        cuda::alibi_backward(dscores, dout, B, H, T, S, m_stream);
+    }
+    void alibi_slopes(float* slopes, int H) override { cuda::alibi_slopes(slopes, H, m_stream); }
+    void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D) override {
+        cuda::learned_positional_backward(dtable, dout, B, T, D, m_stream);
+    }
+    void gelu_forward(float* out, const float* inp, int N) override { cuda::gelu_forward(out, inp, N, m_stream); }
+    void gelu_backward(float* dinp, const float* dout, const float* inp, int N) override {
+        cuda::gelu_backward(dinp, dout, inp, N, m_stream);
+    }
+    void swiglu_forward(float* out, const float* gate, const float* up, int N) override {
+        cuda::swiglu_forward(out, gate, up, N, m_stream);
+    }
+    void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate, const float* up,
+                         int N) override {
+        cuda::swiglu_backward(dgate, dup, dout, gate, up, N, m_stream);
+    }
+    void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C,
+                         float eps) override {
+        cuda::rmsnorm_forward(out, rstd, inp, weight, N, C, eps, m_stream);
+    }
+    void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp, const float* weight,
+                          const float* rstd, int N, int C) override {
+        cuda::rmsnorm_backward(dinp, dweight, dout, inp, weight, rstd, N, C, m_stream);
+    }
 
 private:
     void create() {

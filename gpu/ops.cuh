@@ -82,4 +82,22 @@ void scale(float* x, int64_t n, float factor, cudaStream_t stream);
 void adam_update(float* params, float* m, float* v, const float* grads, int64_t n, float lr, float beta1,
                  float beta2, float eps, int64_t t, cudaStream_t stream);
 
+// modern variants: RoPE (ops_rope.cu), ALiBi (ops_alibi.cu), learned positions' gradient
+// (ops_embedding.cu), GELU and SwiGLU (ops_activation.cu), RMSNorm (ops_norm.cu)
+void rope_forward(float* out, const float* inp, int B, int H, int T, int dk, int pos0, cudaStream_t stream);
+void rope_backward(float* dinp, const float* dout, int B, int H, int T, int dk, int pos0, cudaStream_t stream);
+void alibi_forward(float* out, const float* scores, int B, int H, int T, int S, int q0, cudaStream_t stream);
+void alibi_backward(float* dscores, const float* dout, int B, int H, int T, int S, cudaStream_t stream);
+void alibi_slopes(float* slopes, int H, cudaStream_t stream);
+void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D, cudaStream_t stream);
+void gelu_forward(float* out, const float* inp, int N, cudaStream_t stream);
+void gelu_backward(float* dinp, const float* dout, const float* inp, int N, cudaStream_t stream);
+void swiglu_forward(float* out, const float* gate, const float* up, int N, cudaStream_t stream);
+void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate, const float* up, int N,
+                     cudaStream_t stream);
+void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C, float eps,
+                     cudaStream_t stream);
+void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp, const float* weight,
+                      const float* rstd, int N, int C, cudaStream_t stream);
+
 }  // namespace tx::cuda

@@ -1,5 +1,6 @@
 // Token embedding and positional encoding on the GPU (twins of core/ops_embedding.cpp).
-// ids (N) index rows of weight (V,D); pe (L,D) is the fixed table uploaded by the model.
+// ids (N) index rows of weight (V,D); pe (L,D) is the fixed table uploaded by the model, or a
+// learned one, whose gradient is learned_positional_backward.
 #include "cuda_check.h"
 #include "ops.cuh"
 
@@ -69,6 +70,27 @@ void positional_backward(float* dinp, const float* dout, int B, int T, int D, cu
     if (n == 0) return;
     add_into_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(dinp, dout, n);
     check_launch("positional_backward");
+}
+
+namespace {
+
+__global__ void learned_positional_backward_kernel(float* dtable, const float* dout, int B, long long TD) {
+    // dtable[i] += Σ_b dout[b·TD + i]: one thread per table entry, b in order (no atomics, the
+    // same bits on every run)
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i >= TD) return;
+    float acc = dtable[i];
+    for (int b = 0; b < B; ++b) acc += dout[b * TD + i];
+    dtable[i] = acc;
+}
+
+}  // namespace
+
+void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D, cudaStream_t stream) {
+    const long long TD = static_cast<long long>(T) * D;
+    if (TD <= 0 || B <= 0) return;
+    learned_positional_backward_kernel<<<blocks_for(TD, THREADS), THREADS, 0, stream>>>(dtable, dout, B, TD);
+    check_launch("learned_positional_backward");
 }
 
 }  // namespace tx::cuda
