@@ -51,8 +51,10 @@ private:
         Array cross_k, cross_v;   // [B,H,S,dk]
     };
 
+    // self: decoder self-attention, where RoPE and ALiBi act (cross-attention has no position term)
     void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
-                   int keys);
+                   int keys, bool self);
+    bool rotates() const;   // RoPE on, with positions switched on
     void self_attention(int layer, const float* input);
     void cross_attention(int layer, const float* input);
     void feed_forward(int layer, const float* input);
@@ -76,7 +78,9 @@ private:
     Array m_mean, m_rstd;                     // [B]
     Array m_proj, m_qh, m_ctx, m_merged, m_attn;   // [B,D] each ([B,H,1,dk] for the head-split ones)
     Array m_scores, m_masked, m_probs;        // [B,H,1,max(C,S)]
-    Array m_hidden;                           // [B,F]
+    Array m_hidden;                           // [B,F] (F = config.ffn_width())
+    Array m_ffn_pre;                          // [B,F] GELU's input
+    Array m_gate, m_up;                       // [B,F] SwiGLU's projections
     Array m_ffn;                              // [B,D]
     Array m_logits, m_log_probs;              // [B,V]
     Array m_spare_self, m_spare_cross;        // gather targets of reorder()

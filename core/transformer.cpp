@@ -167,17 +167,26 @@ void Transformer::update_masks() {
     std::vector<float> src_keep(static_cast<size_t>(B) * S * S), tgt_keep(static_cast<size_t>(B) * T * T),
         cross_keep(static_cast<size_t>(B) * T * S);
     m_src_mask_host.assign(static_cast<size_t>(B) * S, 0.0f);
+    // The sliding window (config.window = W > 0) limits self-attention only: the decoder's
+    // query i sees keys i − W < j (Mistral's window, with the causal j ≤ i: the last W
+    // positions), the encoder's |i − j| ≤ ⌊W/2⌋ (Longformer's, centred); cross-attention is full.
+    const int W = m_config.window;
+    auto src_near = [W](int i, int j) { return W == 0 || std::abs(i - j) <= W / 2; };
+    auto tgt_near = [W](int i, int j) { return W == 0 || j > i - W; };
     for (int b = 0; b < B; ++b) {
         for (int j = 0; j < S; ++j) m_src_mask_host[b * S + j] = src_open(b, j) ? 1.0f : 0.0f;
         for (int i = 0; i < S; ++i)
-            for (int j = 0; j < S; ++j) src_keep[(static_cast<size_t>(b) * S + i) * S + j] = m_src_mask_host[b * S + j];
+            for (int j = 0; j < S; ++j)
+                src_keep[(static_cast<size_t>(b) * S + i) * S + j] = src_near(i, j) ? m_src_mask_host[b * S + j] : 0.0f;
         for (int i = 0; i < T; ++i) {
             for (int j = 0; j < T; ++j)
-                tgt_keep[(static_cast<size_t>(b) * T + i) * T + j] = ((!causal || j <= i) && tgt_open(b, j)) ? 1.0f : 0.0f;
+                tgt_keep[(static_cast<size_t>(b) * T + i) * T + j] =
+                    ((!causal || j <= i) && tgt_near(i, j) && tgt_open(b, j)) ? 1.0f : 0.0f;
             for (int j = 0; j < S; ++j) cross_keep[(static_cast<size_t>(b) * T + i) * S + j] = m_src_mask_host[b * S + j];
         }
     }
     m_tgt_mask_host = tgt_keep;
+    m_src_self_mask_host = src_keep;
     upload_vector(m_backend, m_src_keep, src_keep);
     upload_vector(m_backend, m_tgt_keep, tgt_keep);
     upload_vector(m_backend, m_cross_keep, cross_keep);
@@ -435,20 +444,26 @@ size_t Transformer::build_positions(Stack stack, bool source, size_t embedded) {
     const std::string len = source ? "S" : "T";
     const PositionCache cache{buffer(bd), buffer(bd)};
     const StepText text = positional_text(m_config);
+    // Learned positions add a trained table of the same shape as the sinusoidal one: the same
+    // forward op, plus the table's gradient in backward.
+    const bool learned = m_config.positional == PositionalKind::Learned;
+    const float* table = learned ? param(prefix + "_pos.weight") : m_pe.data();
+    float* dtable = learned ? grad(prefix + "_pos.weight") : nullptr;
     const size_t n = m_steps.size();
     return add_step(
         {prefix + "_pos.out", StepKind::Positional, stack, -1, text.formula, text.explanation},
         [this, rows, D, len] { return TensorShape({m_B, rows(), D}, {"B", len, "D"}); },
-        [this, embedded, rows, D, bd, cache, n] {
+        [this, embedded, table, rows, D, bd, cache, n] {
             if (m_options.positional_encoding)
-                m_backend.positional_forward(out(n), out(embedded), m_pe.data(), m_B, rows(), D);
+                m_backend.positional_forward(out(n), out(embedded), table, m_B, rows(), D);
             else
                 m_backend.copy(out(n), out(embedded), static_cast<size_t>(bd()) * sizeof(float));
             apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bd());
         },
-        [this, embedded, rows, D, bd, cache, n] {
+        [this, embedded, dtable, rows, D, bd, cache, n] {
             const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
             m_backend.positional_backward(dout(embedded), g, m_B, rows(), D);
+            if (dtable && m_options.positional_encoding) m_backend.learned_positional_backward(dtable, g, m_B, rows(), D);
         });
 }
 
@@ -529,26 +544,64 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
                 m_backend.linear_backward(dout(input), gw, gb, cache.dflat->data(), out(input), w, rows_n, D, D);
             });
     };
+    // The position hook's second place: RoPE rotates self-attention's q and k right after their
+    // projections. Cross-attention gets no position term: a source and a target position have
+    // no distance between them.
+    const bool self = kind != AttentionKind::Cross;
+    const PositionEntry entry = position_entry(m_config.positional);
+    auto rotation = [&](char role, size_t projected, bool query) {
+        auto len = query ? std::function<int()>(rows) : std::function<int()>(keys);
+        const std::string letter = query ? q_letter : k_letter;
+        const StepText text = rotation_text(role);
+        const size_t n = m_steps.size();
+        return add_step(
+            {prefix + "." + role + "_rot", StepKind::Positional, stack, layer, text.formula, text.explanation, {}, true},
+            [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
+            [this, n, projected, len, H, dk] {
+                if (m_options.positional_encoding)
+                    m_backend.rope_forward(out(n), out(projected), m_B, H, len(), dk, 0);
+                else
+                    m_backend.copy(out(n), out(projected), static_cast<size_t>(m_B) * H * len() * dk * sizeof(float));
+            },
+            [this, n, projected, len, H, dk] {
+                if (m_options.positional_encoding)
+                    m_backend.rope_backward(dout(projected), dout(n), m_B, H, len(), dk, 0);
+                else   // the identity's gradient, += (positional_backward adds dout to dinp)
+                    m_backend.positional_backward(dout(projected), dout(n), m_B * H, len(), dk);
+            });
+    };
+    const bool rotate = self && entry == PositionEntry::RotateQK;
     block.q = projection('q', query_input, true);
+    block.scores_q = rotate ? rotation('q', block.q, true) : block.q;
     block.k = projection('k', kv_input, false);
+    block.scores_k = rotate ? rotation('k', block.k, false) : block.k;
     block.v = projection('v', kv_input, false);
-    block.scores_q = block.q;
-    block.scores_k = block.k;
 
+    auto bhtk = [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); };
     auto bhts = [this, rows, keys, H, q_letter, k_letter] {
         return TensorShape({m_B, H, rows(), keys()}, {"B", "H", q_letter, k_letter});
     };
-    auto bhtk = [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); };
     const StepText scores_info = scores_text(m_config, kind);
+    // The position hook's third place: ALiBi's distance bias on self-attention's scores, inside
+    // this step (scores = QKᵀ/√dk + bias), its gradient passed through in `dscores`.
+    Buffer* dscores = self && entry == PositionEntry::ScoreBias ? buffer(bhtk) : nullptr;
     block.scores = add_step(
         {prefix + ".scores", StepKind::Scores, stack, layer, scores_info.formula, scores_info.explanation, {}, true},
         bhts,
-        [this, q = block.scores_q, k = block.scores_k, rows, keys, H, dk, scale, n = m_steps.size()] {
+        [this, q = block.scores_q, k = block.scores_k, dscores, rows, keys, H, dk, scale, n = m_steps.size()] {
             if (fused_attention_active()) return;
             m_backend.scores_forward(out(n), out(q), out(k), m_B, H, rows(), keys(), dk, scale);
+            if (dscores && m_options.positional_encoding)
+                m_backend.alibi_forward(out(n), out(n), m_B, H, rows(), keys(), 0);
         },
-        [this, q = block.scores_q, k = block.scores_k, rows, keys, H, dk, scale, n = m_steps.size()] {
-            m_backend.scores_backward(dout(q), dout(k), dout(n), out(q), out(k), m_B, H, rows(), keys(), dk, scale);
+        [this, q = block.scores_q, k = block.scores_k, dscores, bhtk, rows, keys, H, dk, scale, n = m_steps.size()] {
+            const float* g = dout(n);
+            if (dscores) {
+                m_backend.fill_zero(dscores->data(), static_cast<size_t>(bhtk()) * sizeof(float));
+                m_backend.alibi_backward(dscores->data(), dout(n), m_B, H, rows(), keys());
+                g = dscores->data();
+            }
+            m_backend.scores_backward(dout(q), dout(k), g, out(q), out(k), m_B, H, rows(), keys(), dk, scale);
         });
     const StepText mask_info = mask_text(m_config, kind);
     block.masked_scores = add_step(
@@ -644,45 +697,52 @@ size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, 
     const bool decoder = stack == Stack::Decoder;
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
+    const bool rms = m_config.norm_kind == NormKind::RmsNorm;   // RMSNorm: a gain, no bias, no mean
     const float* w = param(name + ".weight");
-    const float* b = param(name + ".bias");
+    const float* b = rms ? nullptr : param(name + ".bias");
     float* gw = grad(name + ".weight");
-    float* gb = grad(name + ".bias");
+    float* gb = rms ? nullptr : grad(name + ".bias");
     auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
     auto n_rows = [this, rows] { return static_cast<int64_t>(m_B) * rows(); };
+    // The norm of the config: out = norm(x) with its statistics in mean (LayerNorm) and rstd.
+    auto normalise = [this, rms, w, b, D, eps](float* o, Buffer* mean, Buffer* rstd, const float* x, int N) {
+        if (rms) m_backend.rmsnorm_forward(o, rstd->data(), x, w, N, D, eps);
+        else m_backend.layernorm_forward(o, mean->data(), rstd->data(), x, w, b, N, D, eps);
+    };
+    auto normalise_backward = [this, rms, w, gw, gb, D](float* dx, const float* g, const float* x, Buffer* mean,
+                                                        Buffer* rstd, int N) {
+        if (rms) m_backend.rmsnorm_backward(dx, gw, g, x, w, rstd->data(), N, D);
+        else m_backend.layernorm_backward(dx, gw, gb, g, x, w, mean->data(), rstd->data(), N, D);
+    };
     auto shape = [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); };
     const size_t n = m_steps.size();
     if (kind == StepKind::AddNorm) {
         // Post-LN: out = LayerNorm(x + sublayer(x)).
-        const AddNormCache cache{buffer(bd), buffer(n_rows), buffer(n_rows), buffer(bd)};
+        const AddNormCache cache{buffer(bd), rms ? nullptr : buffer(n_rows), buffer(n_rows), buffer(bd)};
         const StepText text = add_norm_text(m_config);
         return add_step(
             {name + ".out", kind, stack, layer, text.formula, text.explanation},
             shape,
-            [this, n, input, residual, w, b, rows, D, eps, bd, cache] {
+            [this, n, input, residual, normalise, rows, bd, cache] {
                 m_backend.residual_forward(cache.sum->data(), out(residual), out(input), static_cast<int>(bd()));
-                m_backend.layernorm_forward(out(n), cache.mean->data(), cache.rstd->data(), cache.sum->data(), w, b,
-                                            m_B * rows(), D, eps);
+                normalise(out(n), cache.mean, cache.rstd, cache.sum->data(), m_B * rows());
             },
-            [this, n, input, residual, w, gw, gb, rows, D, bd, cache] {
+            [this, n, input, residual, normalise_backward, rows, bd, cache] {
                 m_backend.fill_zero(cache.dsum->data(), static_cast<size_t>(bd()) * sizeof(float));
-                m_backend.layernorm_backward(cache.dsum->data(), gw, gb, dout(n), cache.sum->data(), w,
-                                             cache.mean->data(), cache.rstd->data(), m_B * rows(), D);
+                normalise_backward(cache.dsum->data(), dout(n), cache.sum->data(), cache.mean, cache.rstd, m_B * rows());
                 m_backend.residual_backward(dout(residual), dout(input), cache.dsum->data(), static_cast<int>(bd()));
             });
     }
-    const NormCache cache{buffer(n_rows), buffer(n_rows)};
+    const NormCache cache{rms ? nullptr : buffer(n_rows), buffer(n_rows)};
     const StepText text = norm_text(m_config, layer < 0);
     return add_step(
         {name + ".out", kind, stack, layer, text.formula, text.explanation},
         shape,
-        [this, n, input, w, b, rows, D, eps, cache] {
-            m_backend.layernorm_forward(out(n), cache.mean->data(), cache.rstd->data(), out(input), w, b, m_B * rows(),
-                                        D, eps);
+        [this, n, input, normalise, rows, cache] {
+            normalise(out(n), cache.mean, cache.rstd, out(input), m_B * rows());
         },
-        [this, n, input, w, gw, gb, rows, D, cache] {
-            m_backend.layernorm_backward(dout(input), gw, gb, dout(n), out(input), w, cache.mean->data(),
-                                         cache.rstd->data(), m_B * rows(), D);
+        [this, n, input, normalise_backward, rows, cache] {
+            normalise_backward(dout(input), dout(n), out(input), cache.mean, cache.rstd, m_B * rows());
         });
 }
 
@@ -701,36 +761,76 @@ size_t Transformer::build_residual(const std::string& name, Stack stack, int lay
 
 size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer, size_t input) {
     const int D = m_config.d_model, F = m_config.ffn_width();
+    const FfnKind ffn = m_config.ffn;
+    const bool swiglu = ffn == FfnKind::SwiGlu;   // SwiGLU's matrices have no biases (LLaMA)
     const bool decoder = stack == Stack::Decoder;
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
     const float* w1 = param(prefix + ".linear1.weight");
-    const float* b1 = param(prefix + ".linear1.bias");
+    const float* b1 = swiglu ? nullptr : param(prefix + ".linear1.bias");
     const float* w2 = param(prefix + ".linear2.weight");
-    const float* b2 = param(prefix + ".linear2.bias");
+    const float* b2 = swiglu ? nullptr : param(prefix + ".linear2.bias");
     float* gw1 = grad(prefix + ".linear1.weight");
-    float* gb1 = grad(prefix + ".linear1.bias");
+    float* gb1 = swiglu ? nullptr : grad(prefix + ".linear1.bias");
     float* gw2 = grad(prefix + ".linear2.weight");
-    float* gb2 = grad(prefix + ".linear2.bias");
+    float* gb2 = swiglu ? nullptr : grad(prefix + ".linear2.bias");
     auto bf = [this, rows, F] { return static_cast<int64_t>(m_B) * rows() * F; };
     auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
     auto blf = [this, rows, F, letter] { return TensorShape({m_B, rows(), F}, {"B", letter, "F"}); };
-    const FfnHiddenCache hidden_cache{buffer(bf), buffer(bf), buffer(bf)};
+    const FfnHiddenCache hidden_cache{buffer(bf), buffer(bf), ffn == FfnKind::Gelu ? buffer(bf) : nullptr,
+                                      swiglu ? nullptr : buffer(bf)};
     const StepText hidden_info = ffn_hidden_text(m_config);
-    const size_t hidden = add_step(
-        {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation},
-        blf,
-        [this, input, w1, b1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
-            m_backend.linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
-            m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
-            apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
-        },
-        [this, input, w1, gw1, gb1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
-            const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bf());
-            m_backend.fill_zero(cache.dpre->data(), static_cast<size_t>(bf()) * sizeof(float));
-            m_backend.relu_backward(cache.dpre->data(), g, out(n), static_cast<int>(bf()));
-            m_backend.linear_backward(dout(input), gw1, gb1, cache.dpre->data(), out(input), w1, m_B * rows(), D, F);
-        });
+    size_t hidden = 0;
+    if (swiglu) {
+        // SwiGLU: gate = x·W1ᵀ and up = x·W3ᵀ are steps of their own, then h = SiLU(gate) ⊙ up.
+        const float* w3 = param(prefix + ".linear3.weight");
+        float* gw3 = grad(prefix + ".linear3.weight");
+        auto projection = [&](const std::string& role, const float* w, float* gw, const StepText& text) {
+            const size_t n = m_steps.size();
+            return add_step(
+                {prefix + "." + role, StepKind::FfnHidden, stack, layer, text.formula, text.explanation}, blf,
+                [this, input, w, rows, D, F, n] { m_backend.linear_forward(out(n), out(input), w, nullptr, m_B * rows(), D, F); },
+                [this, input, w, gw, rows, D, F, n] {
+                    m_backend.linear_backward(dout(input), gw, nullptr, dout(n), out(input), w, m_B * rows(), D, F);
+                });
+        };
+        const size_t gate = projection("gate", w1, gw1, ffn_gate_text());
+        const size_t up = projection("up", w3, gw3, ffn_up_text());
+        hidden = add_step(
+            {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
+            [this, gate, up, bf, cache = hidden_cache, n = m_steps.size()] {
+                m_backend.swiglu_forward(out(n), out(gate), out(up), static_cast<int>(bf()));
+                apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
+            },
+            [this, gate, up, bf, cache = hidden_cache, n = m_steps.size()] {
+                const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bf());
+                m_backend.swiglu_backward(dout(gate), dout(up), g, out(gate), out(up), static_cast<int>(bf()));
+            });
+    } else {
+        // ReLU's backward reads its output (dropout in place zeroes or scales it, which keeps
+        // the sign wherever a gradient flows); GELU's reads its input, kept in `pre`.
+        hidden = add_step(
+            {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
+            [this, ffn, input, w1, b1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
+                if (ffn == FfnKind::Gelu) {
+                    m_backend.linear_forward(cache.pre->data(), out(input), w1, b1, m_B * rows(), D, F);
+                    m_backend.gelu_forward(out(n), cache.pre->data(), static_cast<int>(bf()));
+                } else {
+                    m_backend.linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
+                    m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
+                }
+                apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
+            },
+            [this, ffn, input, w1, gw1, gb1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
+                const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bf());
+                m_backend.fill_zero(cache.dpre->data(), static_cast<size_t>(bf()) * sizeof(float));
+                if (ffn == FfnKind::Gelu)
+                    m_backend.gelu_backward(cache.dpre->data(), g, cache.pre->data(), static_cast<int>(bf()));
+                else
+                    m_backend.relu_backward(cache.dpre->data(), g, out(n), static_cast<int>(bf()));
+                m_backend.linear_backward(dout(input), gw1, gb1, cache.dpre->data(), out(input), w1, m_B * rows(), D, F);
+            });
+    }
     const FfnOutCache out_cache{buffer(bd), buffer(bd)};
     const StepText out_info = ffn_out_text(m_config);
     return add_step(

@@ -114,6 +114,9 @@ public:
     // (causal and padding combined, as the options say).
     const std::vector<float>& src_mask() const { return m_src_mask_host; }
     const std::vector<float>& tgt_mask() const { return m_tgt_mask_host; }
+    // The encoder self-attention's keep matrix [B,1,S,S]: src_mask's padding per query row,
+    // with the sliding window where config().window > 0.
+    const std::vector<float>& src_self_mask() const { return m_src_self_mask_host; }
 
     const std::vector<StepInfo>& steps() const { return m_info; }
     size_t step_count() const { return m_steps.size(); }
@@ -122,7 +125,10 @@ public:
     const std::vector<AttentionBlock>& attention_blocks() const { return m_attention; }
 
     void run_step(size_t index);          // forward of one step (earlier steps must have run)
-    bool fused_attention_active() const { return m_options.fused_attention && !m_options.training; }
+    // Not with ALiBi: the fused kernel has no bias term, so ALiBi models run the steps.
+    bool fused_attention_active() const {
+        return m_options.fused_attention && !m_options.training && m_config.positional != PositionalKind::Alibi;
+    }
     // Per-step times (on by default) wait for each step to finish; a benchmark of whole passes
     // turns them off so that a GPU can queue the steps back to back.
     void set_step_timing(bool on) { m_step_timing = on; }
@@ -165,8 +171,9 @@ private:
     struct ProbsCache { Buffer* dropout_mask; Buffer* dropped; Buffer* ddropped; };    // [B,H,L,K]
     struct AttentionOutCache { Buffer* merged; Buffer* dropout_mask; Buffer* dropped_grad; Buffer* dmerged; };   // [B,L,D]
     struct AddNormCache { Buffer* sum; Buffer* mean; Buffer* rstd; Buffer* dsum; };  // sum [B,L,D], mean rstd [B·L]
-    struct NormCache { Buffer* mean; Buffer* rstd; };                                // [B·L]
-    struct FfnHiddenCache { Buffer* dropout_mask; Buffer* dropped_grad; Buffer* dpre; };   // [B,L,F]
+    struct NormCache { Buffer* mean; Buffer* rstd; };                                // [B·L]; RMSNorm: rstd only
+    // [B,L,F]; pre (the activation's input, GELU only), dpre its gradient (ReLU, GELU)
+    struct FfnHiddenCache { Buffer* dropout_mask; Buffer* dropped_grad; Buffer* pre; Buffer* dpre; };
     struct FfnOutCache { Buffer* dropout_mask; Buffer* dropped_grad; };                    // [B,L,D]
     // Where positions enter the model (config().positional): added to the embeddings, rotating
     // each self-attention's q and k, as a bias on its scores, or nowhere. The one branch point.
@@ -210,7 +217,7 @@ private:
 
     int m_B = 0, m_S = 0, m_T = 0;
     std::vector<int32_t> m_src_host, m_tgt_host;
-    std::vector<float> m_src_mask_host, m_tgt_mask_host;
+    std::vector<float> m_src_mask_host, m_tgt_mask_host, m_src_self_mask_host;
     BackendArray<int32_t> m_src_ids, m_tgt_ids, m_targets;
     Array m_src_keep, m_tgt_keep, m_cross_keep;   // [B,S,S], [B,T,T], [B,T,S]: 1 = may attend
     Array m_losses;                                 // [B*T]

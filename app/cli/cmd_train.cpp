@@ -48,6 +48,8 @@ constexpr const char* TRAIN_HELP =
     "  --json               print the final summary as one JSON object\n"
     "model:    --d-model N --heads N --d-ff N --layers N --dropout P --max-len N --norm post|pre\n"
     "          --tokenizer word|char|sentencepiece (copy-text; translate is always sentencepiece)\n"
+    "          --positional sinusoidal|learned|rope|alibi|none --ffn relu|gelu|swiglu\n"
+    "          --norm-kind layernorm|rmsnorm --window W (0 = full) --arch encoder-decoder\n"
     "training: --batch N --epochs N --batches N (per epoch) --lr BASE --warmup N --smoothing E\n"
     "          --clip NORM --eval-every N --log-every N --eval-sequences N\n"
     "task:     --symbols N --length N --variant ascending|descending|unique (sort)\n"
@@ -84,7 +86,8 @@ int cmd_train(const Argv& argv) {
                     {"task", "preset", "steps", "until-exact", "seed", "save", "log", "backend", "threads", "d-model",
                      "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
-                     "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every"},
+                     "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
+                     "arch", "positional", "ffn", "norm-kind", "window"},
                     {"json", "quiet"});
     const auto task = task_from_string(args.get("task"));
     if (!task)
@@ -104,6 +107,7 @@ int cmd_train(const Argv& argv) {
     const std::string norm = args.get_or("norm", "post");
     if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre");
     m.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+    apply_variant_options(args, m);
     const std::string tokenizer = args.get_or("tokenizer", to_string(m.tokenizer));
     if (tokenizer != "word" && tokenizer != "char" && tokenizer != "sentencepiece")
         throw CliError("--tokenizer must be word, char or sentencepiece");
