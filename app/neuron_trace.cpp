@@ -114,7 +114,7 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         t.head_disabled = std::find(off->second.begin(), off->second.end(), h) != off->second.end();
 
     t.complete = true;
-    for (size_t step : {a.q, a.k, a.v, a.scores, a.masked_scores, a.probs, a.context})
+    for (size_t step : {a.scores_q, a.scores_k, a.v, a.scores, a.masked_scores, a.probs, a.context})
         if (!view.output(step)) {
             t.complete = false;
             t.missing_step = step;
@@ -123,8 +123,8 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         }
 
     // 1–3. q_i · k_j, scaled.
-    t.q = row_of(view, a.q, b, h, R, i, dk);
-    t.k = row_of(view, a.k, b, h, C, j, dk);
+    t.q = row_of(view, a.scores_q, b, h, R, i, dk);   // rotated by RoPE where it is on
+    t.k = row_of(view, a.scores_k, b, h, C, j, dk);
     t.have_qk = !t.q.empty() && !t.k.empty();
     t.scaled = view.config.scale_attention;
     t.sqrt_dk = std::sqrt(static_cast<double>(dk));
@@ -148,7 +148,9 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
     t.keep_row.resize(static_cast<size_t>(C));
     for (int c = 0; c < C; ++c) {
         const float keep = decoder_keys ? view.tgt_mask[(static_cast<size_t>(b) * view.T + i) * view.T + c]
-                                        : view.src_mask[static_cast<size_t>(b) * view.S + c];
+                           : a.kind == AttentionKind::EncoderSelf
+                               ? view.src_self_mask[(static_cast<size_t>(b) * view.S + i) * view.S + c]
+                               : view.src_mask[static_cast<size_t>(b) * view.S + c];
         t.keep_row[static_cast<size_t>(c)] = keep != 0.0f ? 1 : 0;
     }
     t.key_is_pad = key_ids[static_cast<size_t>(b) * C + j] == pad;
