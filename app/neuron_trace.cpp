@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ops.h"
+
 namespace tx::app {
 
 int neuron_rows(const SessionView& view, const AttentionBlock& block) {
@@ -37,6 +39,13 @@ std::string mask_explanation(const NeuronTrace& t) {
             why.push_back("causal mask: " + key + " comes after query " + std::to_string(t.cell.query) +
                           ", a token not generated yet at that point");
         if (t.key_is_pad && t.padding_on) why.push_back("padding mask: " + key + " is PAD");
+        const int distance = t.cell.query - t.cell.key, w = t.window;
+        if (w > 0 && decoder_keys && distance >= w)
+            why.push_back("sliding window: " + key + " is " + std::to_string(distance) + " positions back, and query " +
+                          std::to_string(t.cell.query) + " sees only the last " + std::to_string(w));
+        if (w > 0 && t.kind == AttentionKind::EncoderSelf && std::abs(distance) > w / 2)
+            why.push_back("sliding window: " + key + " is " + std::to_string(std::abs(distance)) +
+                          " positions away, more than \xE2\x8C\x8AW/2\xE2\x8C\x8B = " + std::to_string(w / 2));
         for (size_t n = 0; n < why.size(); ++n) text += (n ? "; " : "") + why[n];
         text += ". Its score becomes \xE2\x88\x92\xE2\x88\x9E, so its weight is exactly 0.";
     } else {
@@ -137,6 +146,15 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
             t.dot_abs += std::fabs(p);
         }
         t.score = t.scaled ? t.dot / t.sqrt_dk : t.dot;
+        // ALiBi adds its distance bias inside the scores step (self-attention only, positions on).
+        t.alibi = a.kind != AttentionKind::Cross && view.config.positional == PositionalKind::Alibi &&
+                  view.options.positional_encoding;
+        if (t.alibi) {
+            std::vector<float> slopes(static_cast<size_t>(view.config.heads));
+            cpu::alibi_slopes<float>(slopes.data(), view.config.heads);
+            t.alibi_bias = -static_cast<double>(slopes[static_cast<size_t>(h)]) * std::abs(i - j);
+            t.score += t.alibi_bias;
+        }
     }
     t.scores_row = row_of(view, a.scores, b, h, R, i, C);
     t.have_scores = !t.scores_row.empty();
@@ -144,6 +162,7 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
 
     // 4. Mask: the keep matrices the model used (SessionView::src_mask, tgt_mask), and why.
     t.causal_on = view.options.causal_mask;
+    t.window = a.kind == AttentionKind::Cross ? 0 : view.config.window;
     t.padding_on = view.options.padding_mask;
     t.keep_row.resize(static_cast<size_t>(C));
     for (int c = 0; c < C; ++c) {
