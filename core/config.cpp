@@ -52,8 +52,8 @@ std::optional<std::string> validate(const ModelConfig& c) {
     if (c.max_len < 2 || c.max_len > 4096) return describe("max_len", c.max_len, "must be between 2 and 4096");
     if (!(c.dropout >= 0.0f && c.dropout < 1.0f)) return describe("dropout", c.dropout, "must be in [0, 1)");
     if (!(c.ln_eps > 0.0f && c.ln_eps < 1.0f)) return describe("ln_eps", c.ln_eps, "must be in (0, 1)");
-    if (c.arch == Arch::DecoderOnly)
-        return "arch \"decoder-only\" is not available in this version; use \"encoder-decoder\"";
+    if (c.arch == Arch::DecoderOnly && c.encoder_layers != 0)
+        return describe("encoder_layers", c.encoder_layers, "must be 0 with arch \"decoder-only\" (it has no encoder)");
     if (c.positional == PositionalKind::Rope && c.d_k() % 2 != 0)
         return "positional \"rope\" rotates pairs of each head's dimensions, so d_model / heads (" +
                std::to_string(c.d_k()) + ") must be even";

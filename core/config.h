@@ -45,6 +45,8 @@ struct ModelConfig {
     uint64_t seed = 1;
     TokenizerKind tokenizer = TokenizerKind::Word;
     SpecialTokens special;
+    // DecoderOnly (GPT): the decoder's stack of masked self-attention and FFN on the target
+    // side alone, next-token prediction; encoder_layers must be 0 and the source is ignored.
     Arch arch = Arch::EncoderDecoder;
     PositionalKind positional = PositionalKind::Sinusoidal;
     FfnKind ffn = FfnKind::Relu;

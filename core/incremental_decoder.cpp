@@ -56,14 +56,17 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     m_backend.upload(m_cross_keep.data(), m_cross_keep_host.data(), m_cross_keep_host.size() * sizeof(float));
 
     // Cross-attention K and V depend only on the encoder memory: project them once per source.
-    const float* memory = model.step_data(model.first_decoder_step() - 1);   // [B,S,D]
-    Array flat = array(int64_t{B} * S * D);
+    // A decoder-only model has neither.
+    m_cross = c.arch == Arch::EncoderDecoder;
+    const float* memory = m_cross ? model.step_data(model.first_decoder_step() - 1) : nullptr;   // [B,S,D]
+    Array flat = array(m_cross ? int64_t{B} * S * D : 0);
     m_layers.resize(static_cast<size_t>(c.decoder_layers));
     for (int l = 0; l < c.decoder_layers; ++l) {
         Layer& layer = m_layers[static_cast<size_t>(l)];
         const std::string p = "decoder.layers." + std::to_string(l) + ".cross_attn";
         layer.self_k = array(int64_t{B} * H * C * dk);
         layer.self_v = array(int64_t{B} * H * C * dk);
+        if (!m_cross) continue;
         layer.cross_k = array(int64_t{B} * H * S * dk);
         layer.cross_v = array(int64_t{B} * H * S * dk);
         m_backend.linear_forward(flat.data(), memory, model.parameter(p + ".k_proj.weight"),
@@ -107,21 +110,27 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
 
     for (int l = 0; l < c.decoder_layers; ++l) {
         const std::string p = "decoder.layers." + std::to_string(l);
+        // The FFN's norm is norm3 after cross-attention's norm2, norm2 in a decoder-only layer.
+        const std::string ffn_norm = p + (m_cross ? ".norm3" : ".norm2");
         if (c.norm == NormPlacement::Post) {
             self_attention(l, m_x.data());
             add_and_norm(p + ".norm1", m_attn.data());
-            cross_attention(l, m_x.data());
-            add_and_norm(p + ".norm2", m_attn.data());
+            if (m_cross) {
+                cross_attention(l, m_x.data());
+                add_and_norm(p + ".norm2", m_attn.data());
+            }
             feed_forward(l, m_x.data());
-            add_and_norm(p + ".norm3", m_ffn.data());
+            add_and_norm(ffn_norm, m_ffn.data());
         } else {
             norm(p + ".norm1", m_x.data(), m_normed.data());
             self_attention(l, m_normed.data());
             add(m_attn.data());
-            norm(p + ".norm2", m_x.data(), m_normed.data());
-            cross_attention(l, m_normed.data());
-            add(m_attn.data());
-            norm(p + ".norm3", m_x.data(), m_normed.data());
+            if (m_cross) {
+                norm(p + ".norm2", m_x.data(), m_normed.data());
+                cross_attention(l, m_normed.data());
+                add(m_attn.data());
+            }
+            norm(ffn_norm, m_x.data(), m_normed.data());
             feed_forward(l, m_normed.data());
             add(m_ffn.data());
         }
@@ -283,6 +292,7 @@ void IncrementalDecoder::reorder(const std::vector<int>& parents) {
     for (Layer& layer : m_layers) {
         gather(layer.self_k, m_spare_self, H * m_C * dk, parents);
         gather(layer.self_v, m_spare_self, H * m_C * dk, parents);
+        if (!m_cross) continue;
         gather(layer.cross_k, m_spare_cross, H * m_S * dk, parents);
         gather(layer.cross_v, m_spare_cross, H * m_S * dk, parents);
     }

@@ -68,6 +68,7 @@ private:
     Backend& m_backend;
     ModelConfig m_config;
     int m_B = 0, m_S = 0, m_C = 0, m_t = 0;
+    bool m_cross = true;                      // encoder-decoder: cross-attention on the memory
     float m_scale = 1.0f;
     std::vector<Layer> m_layers;
     std::vector<int32_t> m_ids_host;          // [B,C]: the decoder inputs so far

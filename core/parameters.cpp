@@ -30,10 +30,12 @@ ParameterTable::ParameterTable(const ModelConfig& c) {
         add(prefix + ".linear2.weight", {D, F});
         add(prefix + ".linear2.bias", {D});
     };
-    add("src_embed.weight", {c.src_vocab, D});
+    // Decoder-only (GPT) models have no source side: no src_embed, src_pos, encoder or cross_attn.
+    const bool encoder = c.arch == Arch::EncoderDecoder;
+    if (encoder) add("src_embed.weight", {c.src_vocab, D});
     add("tgt_embed.weight", {c.tgt_vocab, D});
     if (c.positional == PositionalKind::Learned) {
-        add("src_pos.weight", {c.max_len, D});
+        if (encoder) add("src_pos.weight", {c.max_len, D});
         add("tgt_pos.weight", {c.max_len, D});
     }
     for (int i = 0; i < c.encoder_layers; ++i) {
@@ -46,14 +48,14 @@ ParameterTable::ParameterTable(const ModelConfig& c) {
     for (int i = 0; i < c.decoder_layers; ++i) {
         const std::string p = "decoder.layers." + std::to_string(i);
         attention(p + ".self_attn");
-        attention(p + ".cross_attn");
+        if (encoder) attention(p + ".cross_attn");
         norm(p + ".norm1");
         norm(p + ".norm2");
-        norm(p + ".norm3");
+        if (encoder) norm(p + ".norm3");
         ffn(p + ".ffn");
     }
     if (c.norm == NormPlacement::Pre) {
-        norm("encoder.norm");
+        if (encoder) norm("encoder.norm");
         norm("decoder.norm");
     }
     add("generator.weight", {c.tgt_vocab, D});

@@ -363,48 +363,51 @@ Transformer::PositionEntry Transformer::position_entry(PositionalKind kind) {
 
 void Transformer::build() {
     const ModelConfig& c = m_config;
-    size_t x = build_positions(Stack::Encoder, true, build_embedding(Stack::Encoder, true));
-    for (int i = 0; i < c.encoder_layers; ++i) {
-        const std::string p = "encoder.layers." + std::to_string(i);
-        if (c.norm == NormPlacement::Post) {
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i, Stack::Encoder, x, x);
-            x = build_norm(p + ".norm1", Stack::Encoder, i, a, x, StepKind::AddNorm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Encoder, i, x);
-            x = build_norm(p + ".norm2", Stack::Encoder, i, f, x, StepKind::AddNorm);
-        } else {
-            const size_t n1 = build_norm(p + ".norm1", Stack::Encoder, i, x, SIZE_MAX, StepKind::Norm);
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i, Stack::Encoder, n1, n1);
-            x = build_residual(p + ".residual1", Stack::Encoder, i, x, a);
-            const size_t n2 = build_norm(p + ".norm2", Stack::Encoder, i, x, SIZE_MAX, StepKind::Norm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Encoder, i, n2);
-            x = build_residual(p + ".residual2", Stack::Encoder, i, x, f);
+    const bool encoder = c.arch == Arch::EncoderDecoder;
+    // One layer: its sublayers in order, each wrapped as the norm placement says. Post-LN:
+    // x = normK(x + sublayer(x)); Pre-LN: x = x + sublayer(normK(x)), K = 1, 2, 3.
+    using Sublayer = std::function<size_t(size_t)>;
+    auto layer = [&](const std::string& p, Stack stack, int i, size_t x, const std::vector<Sublayer>& sublayers) {
+        for (size_t k = 0; k < sublayers.size(); ++k) {
+            const std::string n = std::to_string(k + 1);
+            if (c.norm == NormPlacement::Post) {
+                const size_t a = sublayers[k](x);
+                x = build_norm(p + ".norm" + n, stack, i, a, x, StepKind::AddNorm);
+            } else {
+                const size_t normed = build_norm(p + ".norm" + n, stack, i, x, SIZE_MAX, StepKind::Norm);
+                x = build_residual(p + ".residual" + n, stack, i, x, sublayers[k](normed));
+            }
         }
+        return x;
+    };
+    size_t memory = SIZE_MAX;
+    if (encoder) {
+        size_t x = build_positions(Stack::Encoder, true, build_embedding(Stack::Encoder, true));
+        for (int i = 0; i < c.encoder_layers; ++i) {
+            const std::string p = "encoder.layers." + std::to_string(i);
+            x = layer(p, Stack::Encoder, i, x,
+                      {[&](size_t in) { return build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i,
+                                                               Stack::Encoder, in, in); },
+                       [&](size_t in) { return build_ffn(p + ".ffn", Stack::Encoder, i, in); }});
+        }
+        if (c.norm == NormPlacement::Pre)
+            x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
+        memory = x;
     }
-    if (c.norm == NormPlacement::Pre) x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
-    const size_t memory = x;
 
     m_first_decoder_step = m_steps.size();
     size_t y = build_positions(Stack::Decoder, false, build_embedding(Stack::Decoder, false));
     for (int i = 0; i < c.decoder_layers; ++i) {
         const std::string p = "decoder.layers." + std::to_string(i);
-        if (c.norm == NormPlacement::Post) {
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, y, y);
-            y = build_norm(p + ".norm1", Stack::Decoder, i, a, y, StepKind::AddNorm);
-            const size_t ca = build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, y, memory);
-            y = build_norm(p + ".norm2", Stack::Decoder, i, ca, y, StepKind::AddNorm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Decoder, i, y);
-            y = build_norm(p + ".norm3", Stack::Decoder, i, f, y, StepKind::AddNorm);
-        } else {
-            const size_t n1 = build_norm(p + ".norm1", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, n1, n1);
-            y = build_residual(p + ".residual1", Stack::Decoder, i, y, a);
-            const size_t n2 = build_norm(p + ".norm2", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
-            const size_t ca = build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, n2, memory);
-            y = build_residual(p + ".residual2", Stack::Decoder, i, y, ca);
-            const size_t n3 = build_norm(p + ".norm3", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Decoder, i, n3);
-            y = build_residual(p + ".residual3", Stack::Decoder, i, y, f);
-        }
+        std::vector<Sublayer> sublayers = {[&](size_t in) {
+            return build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, in, in);
+        }};
+        if (encoder)   // decoder-only (GPT) layers have no cross-attention
+            sublayers.push_back([&](size_t in) {
+                return build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, in, memory);
+            });
+        sublayers.push_back([&](size_t in) { return build_ffn(p + ".ffn", Stack::Decoder, i, in); });
+        y = layer(p, Stack::Decoder, i, y, sublayers);
     }
     if (c.norm == NormPlacement::Pre) y = build_norm("decoder.norm", Stack::Decoder, -1, y, SIZE_MAX, StepKind::Norm);
     build_generator(y);

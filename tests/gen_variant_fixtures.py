@@ -4,8 +4,9 @@
 # (Su et al., RoFormer §3.2), ALiBi (Press et al. 2022, with the slopes of its reference code),
 # learned absolute positions, GELU (Hendrycks & Gimpel, exact erf form), SwiGLU (Shazeer 2020,
 # LLaMA's bias-free matrices), RMSNorm (Zhang & Sennrich 2019), sliding windows (Mistral for the
-# decoder, Longformer for the encoder). For each variant a tiny encoder-decoder (V 11, D 16,
-# H 4, F 24, 2+2 layers) runs a padded batch; fixtures/variant_<name>.safetensors holds
+# decoder, Longformer for the encoder), and GPT's decoder-only stack. For each variant a tiny
+# model (V 11, D 16, H 4, F 24, 2+2 layers; decoder-only: 2 layers, the source ignored) runs a
+# padded batch; fixtures/variant_<name>.safetensors holds
 #   param.<name>   every parameter (our names and [out,in] layouts)
 #   src_ids, tgt_ids [B,L], targets [B*T], src_mask [B,1,1,S], src_self_mask [B,1,S,S], tgt_mask [B,1,T,T]
 #   trace.<step>   every step output under core/transformer.cpp's step names
@@ -43,6 +44,10 @@ VARIANTS = {
     "rmsnorm_pre": {"norm_kind": "rmsnorm", "norm": "pre"},
     "window": {"window": 3},
     "llama_like": {"positional": "rope", "ffn": "swiglu", "norm_kind": "rmsnorm", "norm": "pre", "window": 4},
+    # GPT-style: the decoder stack alone (self-attention + FFN, no encoder, no cross-attention)
+    "decoder_only": {"arch": "decoder-only", "encoder_layers": 0, "positional": "learned", "ffn": "gelu"},
+    "decoder_only_llama": {"arch": "decoder-only", "encoder_layers": 0, "positional": "rope", "ffn": "swiglu",
+                           "norm_kind": "rmsnorm", "norm": "pre"},
 }
 
 
@@ -77,9 +82,10 @@ def ffn_width(c):
 def parameter_table(c):
     """[(name, shape)]: the names of DESIGN.md §3 and its second-wave additions."""
     D, Fw = c["d_model"], ffn_width(c)
-    t = [("src_embed.weight", [V, D]), ("tgt_embed.weight", [V, D])]
+    encoder = c["arch"] == "encoder-decoder"
+    t = ([("src_embed.weight", [V, D])] if encoder else []) + [("tgt_embed.weight", [V, D])]
     if c["positional"] == "learned":
-        t += [("src_pos.weight", [MAX_LEN, D]), ("tgt_pos.weight", [MAX_LEN, D])]
+        t += ([("src_pos.weight", [MAX_LEN, D])] if encoder else []) + [("tgt_pos.weight", [MAX_LEN, D])]
 
     def attention(p):
         for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
@@ -97,7 +103,7 @@ def parameter_table(c):
             t.extend([(f"{p}.linear1.weight", [Fw, D]), (f"{p}.linear1.bias", [Fw]),
                       (f"{p}.linear2.weight", [D, Fw]), (f"{p}.linear2.bias", [D])])
 
-    for i in range(LAYERS):
+    for i in range(c["encoder_layers"]):
         p = f"encoder.layers.{i}"
         attention(p + ".self_attn")
         norm(p + ".norm1")
@@ -106,12 +112,14 @@ def parameter_table(c):
     for i in range(LAYERS):
         p = f"decoder.layers.{i}"
         attention(p + ".self_attn")
-        attention(p + ".cross_attn")
-        for n in ("norm1", "norm2", "norm3"):
+        if encoder:
+            attention(p + ".cross_attn")
+        for n in ("norm1", "norm2", "norm3") if encoder else ("norm1", "norm2"):
             norm(f"{p}.{n}")
         ffn(p + ".ffn")
     if c["norm"] == "pre":
-        norm("encoder.norm")
+        if encoder:
+            norm("encoder.norm")
         norm("decoder.norm")
     t.extend([("generator.weight", [V, D]), ("generator.bias", [V])])
     return t
@@ -248,6 +256,16 @@ class Reference:
 
     def forward(self, src, tgt):
         src_keep, tgt_keep, cross_keep = self.masks(src, tgt)
+        if self.c["arch"] == "decoder-only":   # GPT (Radford et al. 2018): the decoder alone, no source
+            y = self.embed(tgt, "tgt")
+            for i in range(LAYERS):
+                p = f"decoder.layers.{i}"
+                y = self.sublayer(y, p, 1, lambda h: self.attention(p + ".self_attn", h, h, tgt_keep, True))
+                y = self.sublayer(y, p, 2, lambda h: self.ffn(h, p + ".ffn"))
+            if self.c["norm"] == "pre":
+                y = self.rec("decoder.norm.out", self.norm(y, "decoder.norm"))
+            logits = self.rec("generator.logits", self.linear(y, "generator"))
+            return self.rec("generator.log_probs", torch.log_softmax(logits, -1))
         x = self.embed(src, "src")
         for i in range(LAYERS):
             p = f"encoder.layers.{i}"

@@ -47,7 +47,8 @@ TEST(Config, EveryInvalidValueIsRefusedWithFieldAndRule) {
         {"window past max_len", [](ModelConfig& c) { c.max_len = 16; c.window = 17; }, "window (17)"},
         {"rope odd dk", [](ModelConfig& c) { c.d_model = 12; c.heads = 4; c.positional = PositionalKind::Rope; },
          "d_model / heads (3) must be even"},
-        {"decoder-only", [](ModelConfig& c) { c.arch = Arch::DecoderOnly; }, "decoder-only"},
+        {"decoder-only with an encoder", [](ModelConfig& c) { c.arch = Arch::DecoderOnly; c.encoder_layers = 2; },
+         "encoder_layers (2) must be 0 with arch \"decoder-only\""},
     };
     for (const Case& k : cases) {
         ModelConfig c = valid();

@@ -199,6 +199,18 @@ TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
              c.norm = NormPlacement::Pre;
              c.window = 4;
          }},
+        {"decoder-only", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+         }},
+        {"decoder-only llama-like", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+             c.positional = PositionalKind::Rope;
+             c.ffn = FfnKind::SwiGlu;
+             c.norm_kind = NormKind::RmsNorm;
+             c.norm = NormPlacement::Pre;
+         }},
         {"alibi+gelu+window", [](ModelConfig& c) {
              c.positional = PositionalKind::Alibi;
              c.ffn = FfnKind::Gelu;

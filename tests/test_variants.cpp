@@ -1,5 +1,5 @@
 // The model variants (DESIGN.md §3: learned / RoPE / ALiBi / no positions, GELU / SwiGLU,
-// RMSNorm, sliding window, and the LLaMA-like combination) against the independent PyTorch
+// RMSNorm, sliding window, the LLaMA-like combination, decoder-only) against the independent PyTorch
 // reference of tests/gen_variant_fixtures.py: every step output, the masks, the loss and every
 // parameter's gradient; the step list holds exactly the reference's steps. Then a training test:
 // a tiny copy model with RoPE + SwiGLU + RMSNorm + Pre-norm learns. Tolerances: float32 against
@@ -131,6 +131,8 @@ TEST(VariantGolden, RmsNormPost) { check_variant("rmsnorm_post"); }
 TEST(VariantGolden, RmsNormPre) { check_variant("rmsnorm_pre"); }
 TEST(VariantGolden, SlidingWindow) { check_variant("window"); }
 TEST(VariantGolden, LlamaLikeCombination) { check_variant("llama_like"); }
+TEST(VariantGolden, DecoderOnlyLearnedGelu) { check_variant("decoder_only"); }
+TEST(VariantGolden, DecoderOnlyLlamaLike) { check_variant("decoder_only_llama"); }
 
 // The trace's step names of DESIGN.md §3 appear where the variants say, and only there.
 TEST(Variants, StepNamesFollowTheConfig) {
@@ -158,6 +160,13 @@ TEST(Variants, StepNamesFollowTheConfig) {
     EXPECT_TRUE(has(c, "decoder.layers.0.ffn.gate"));
     EXPECT_TRUE(has(c, "decoder.layers.0.ffn.up"));
     EXPECT_TRUE(has(c, "decoder.layers.0.ffn.hidden"));
+    c.arch = Arch::DecoderOnly;   // GPT: no source side, no cross-attention, FFN norm is norm2
+    c.encoder_layers = 0;
+    EXPECT_FALSE(has(c, "src_embed.out"));
+    EXPECT_FALSE(has(c, "decoder.layers.0.cross_attn.probs"));
+    EXPECT_TRUE(has(c, "decoder.layers.0.norm2.out"));
+    EXPECT_FALSE(has(c, "decoder.layers.0.norm3.out"));
+    EXPECT_TRUE(has(c, "generator.log_probs"));
 }
 
 // ALiBi's bias has no place in the fused kernel: a fused evaluation of an ALiBi model runs the

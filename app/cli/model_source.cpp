@@ -14,13 +14,6 @@ namespace tx::cli {
 const std::set<std::string> MODEL_OPTIONS = {"checkpoint", "d-model", "heads", "d-ff", "layers", "max-len",
                                              "dropout", "norm", "tokenizer", "seed", "vocab",
                                              "arch", "positional", "ffn", "norm-kind", "window"};
-const std::set<std::string> VARIANT_OPTIONS = {"arch", "positional", "ffn", "norm-kind", "window"};
-const char* VARIANT_OPTIONS_HELP =
-    "  --arch encoder-decoder         the architecture (decoder-only is not available in this version)\n"
-    "  --positional sinusoidal|learned|rope|alibi|none   where positions enter (default sinusoidal)\n"
-    "  --ffn relu|gelu|swiglu         feed-forward activation (default relu; swiglu: 3 matrices of 2/3 d_ff)\n"
-    "  --norm-kind layernorm|rmsnorm  the norm (default layernorm); --norm says where it goes\n"
-    "  --window W                     sliding self-attention window in keys, 0 = full (default 0)\n";
 const std::set<std::string> MODEL_FLAGS = {"no-scale"};
 const char* MODEL_OPTIONS_HELP =
     "  --checkpoint FILE    a .safetensors checkpoint (otherwise a fresh model from the options below)\n"
@@ -35,7 +28,7 @@ const char* MODEL_OPTIONS_HELP =
     "  --tokenizer word|char  (default word)\n"
     "  --vocab FILE         vocabulary, one token per line (default: the shipped one for the tokenizer)\n"
     "  --seed N             initialisation seed (default 1)\n"
-    "  --arch encoder-decoder  the architecture (decoder-only is not available in this version)\n"
+    "  --arch encoder-decoder|decoder-only  decoder-only: GPT's stack on the target side alone\n"
     "  --positional sinusoidal|learned|rope|alibi|none   where positions enter (default sinusoidal)\n"
     "  --ffn relu|gelu|swiglu  feed-forward activation (default relu; swiglu: 3 matrices of 2/3 d_ff)\n"
     "  --norm-kind layernorm|rmsnorm  the norm (default layernorm); --norm says where it goes\n"
@@ -43,10 +36,9 @@ const char* MODEL_OPTIONS_HELP =
 
 void apply_variant_options(const Args& args, ModelConfig& config) {
     const std::string arch = args.get_or("arch", to_string(config.arch));
-    if (arch == "decoder-only")
-        throw CliError("--arch decoder-only is not available in this version; use encoder-decoder");
-    if (!arch_from_string(arch)) throw CliError("--arch must be encoder-decoder, got '" + arch + "'");
+    if (!arch_from_string(arch)) throw CliError("--arch must be encoder-decoder or decoder-only, got '" + arch + "'");
     config.arch = *arch_from_string(arch);
+    if (config.arch == Arch::DecoderOnly) config.encoder_layers = 0;   // --layers N: N decoder layers
     const std::string positional = args.get_or("positional", to_string(config.positional));
     if (!positional_from_string(positional))
         throw CliError("--positional must be sinusoidal, learned, rope, alibi or none, got '" + positional + "'");

@@ -18,10 +18,8 @@ extern const std::set<std::string> MODEL_OPTIONS;
 extern const std::set<std::string> MODEL_FLAGS;
 // The help lines describing them.
 extern const char* MODEL_OPTIONS_HELP;
-// The variant options (--arch, --positional, --ffn, --norm-kind, --window, DESIGN.md §3) and
-// their help lines; apply_variant_options sets them on a config, refusing unknown spellings.
-extern const std::set<std::string> VARIANT_OPTIONS;
-extern const char* VARIANT_OPTIONS_HELP;
+// Sets the variant options (--arch, --positional, --ffn, --norm-kind, --window, DESIGN.md §3)
+// on a config, refusing unknown spellings; decoder-only sets encoder_layers to 0.
 void apply_variant_options(const Args& args, ModelConfig& config);
 
 std::string assets_dir();
