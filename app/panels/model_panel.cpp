@@ -1,6 +1,7 @@
 // Model panel (see model_panel.h).
 #include "panels/model_panel.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -18,6 +19,17 @@ ModelPanel::ModelPanel()
 // explanation of what it changes; the window as a number of keys. Returns whether one changed.
 bool ModelPanel::variant_fields() {
     bool changed = false;
+    int arch = static_cast<int>(m_edit.arch);
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::Combo("architecture", &arch, "encoder-decoder (paper)\0decoder-only (GPT)\0")) {
+        m_edit.arch = static_cast<Arch>(arch);
+        // A decoder-only model has no encoder; back to encoder-decoder, as many encoder layers as decoder ones.
+        m_edit.encoder_layers = m_edit.arch == Arch::DecoderOnly ? 0 : std::max(1, m_edit.decoder_layers);
+        changed = true;
+    }
+    help_marker("Decoder-only keeps the decoder's masked self-attention and FFN and drops the encoder and "
+                "cross-attention (GPT): the source sentence is not read, and the model predicts each next token of "
+                "the decoder input from the tokens before it.");
     int positional = static_cast<int>(m_edit.positional);
     ImGui::SetNextItemWidth(260);
     if (ImGui::Combo("positions", &positional,
