@@ -36,6 +36,7 @@ struct ModelVariant {
     FfnKind ffn = FfnKind::Relu;
     NormKind norm_kind = NormKind::LayerNorm;
     int window = 0;
+    Arch arch = Arch::EncoderDecoder;
 };
 
 ModelConfig small_config(const ModelVariant& v) {
@@ -52,6 +53,8 @@ ModelConfig small_config(const ModelVariant& v) {
     c.ffn = v.ffn;
     c.norm_kind = v.norm_kind;
     c.window = v.window;
+    c.arch = v.arch;
+    if (v.arch == Arch::DecoderOnly) c.encoder_layers = 0;
     return c;
 }
 
@@ -202,7 +205,9 @@ INSTANTIATE_TEST_SUITE_P(
                                    NormKind::RmsNorm, 5},
                       ModelVariant{"AlibiGelu", NormPlacement::Post, PositionalKind::Alibi, FfnKind::Gelu},
                       ModelVariant{"LearnedRmsNormWindow", NormPlacement::Post, PositionalKind::Learned, FfnKind::Relu,
-                                   NormKind::RmsNorm, 3}),
+                                   NormKind::RmsNorm, 3},
+                      ModelVariant{"DecoderOnlyLlamaLike", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
+                                   NormKind::RmsNorm, 0, Arch::DecoderOnly}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // A short training run on each backend: the same batches, the same dropout masks, so the loss
