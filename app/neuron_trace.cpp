@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ops.h"
+
 namespace tx::app {
 
 int neuron_rows(const SessionView& view, const AttentionBlock& block) {
@@ -37,6 +39,13 @@ std::string mask_explanation(const NeuronTrace& t) {
             why.push_back("causal mask: " + key + " comes after query " + std::to_string(t.cell.query) +
                           ", a token not generated yet at that point");
         if (t.key_is_pad && t.padding_on) why.push_back("padding mask: " + key + " is PAD");
+        const int distance = t.cell.query - t.cell.key, w = t.window;
+        if (w > 0 && decoder_keys && distance >= w)
+            why.push_back("sliding window: " + key + " is " + std::to_string(distance) + " positions back, and query " +
+                          std::to_string(t.cell.query) + " sees only the last " + std::to_string(w));
+        if (w > 0 && t.kind == AttentionKind::EncoderSelf && std::abs(distance) > w / 2)
+            why.push_back("sliding window: " + key + " is " + std::to_string(std::abs(distance)) +
+                          " positions away, more than \xE2\x8C\x8AW/2\xE2\x8C\x8B = " + std::to_string(w / 2));
         for (size_t n = 0; n < why.size(); ++n) text += (n ? "; " : "") + why[n];
         text += ". Its score becomes \xE2\x88\x92\xE2\x88\x9E, so its weight is exactly 0.";
     } else {
@@ -114,7 +123,7 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         t.head_disabled = std::find(off->second.begin(), off->second.end(), h) != off->second.end();
 
     t.complete = true;
-    for (size_t step : {a.q, a.k, a.v, a.scores, a.masked_scores, a.probs, a.context})
+    for (size_t step : {a.scores_q, a.scores_k, a.v, a.scores, a.masked_scores, a.probs, a.context})
         if (!view.output(step)) {
             t.complete = false;
             t.missing_step = step;
@@ -123,8 +132,8 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         }
 
     // 1–3. q_i · k_j, scaled.
-    t.q = row_of(view, a.q, b, h, R, i, dk);
-    t.k = row_of(view, a.k, b, h, C, j, dk);
+    t.q = row_of(view, a.scores_q, b, h, R, i, dk);   // rotated by RoPE where it is on
+    t.k = row_of(view, a.scores_k, b, h, C, j, dk);
     t.have_qk = !t.q.empty() && !t.k.empty();
     t.scaled = view.config.scale_attention;
     t.sqrt_dk = std::sqrt(static_cast<double>(dk));
@@ -137,6 +146,15 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
             t.dot_abs += std::fabs(p);
         }
         t.score = t.scaled ? t.dot / t.sqrt_dk : t.dot;
+        // ALiBi adds its distance bias inside the scores step (self-attention only, positions on).
+        t.alibi = a.kind != AttentionKind::Cross && view.config.positional == PositionalKind::Alibi &&
+                  view.options.positional_encoding;
+        if (t.alibi) {
+            std::vector<float> slopes(static_cast<size_t>(view.config.heads));
+            cpu::alibi_slopes<float>(slopes.data(), view.config.heads);
+            t.alibi_bias = -static_cast<double>(slopes[static_cast<size_t>(h)]) * std::abs(i - j);
+            t.score += t.alibi_bias;
+        }
     }
     t.scores_row = row_of(view, a.scores, b, h, R, i, C);
     t.have_scores = !t.scores_row.empty();
@@ -144,11 +162,14 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
 
     // 4. Mask: the keep matrices the model used (SessionView::src_mask, tgt_mask), and why.
     t.causal_on = view.options.causal_mask;
+    t.window = a.kind == AttentionKind::Cross ? 0 : view.config.window;
     t.padding_on = view.options.padding_mask;
     t.keep_row.resize(static_cast<size_t>(C));
     for (int c = 0; c < C; ++c) {
         const float keep = decoder_keys ? view.tgt_mask[(static_cast<size_t>(b) * view.T + i) * view.T + c]
-                                        : view.src_mask[static_cast<size_t>(b) * view.S + c];
+                           : a.kind == AttentionKind::EncoderSelf
+                               ? view.src_self_mask[(static_cast<size_t>(b) * view.S + i) * view.S + c]
+                               : view.src_mask[static_cast<size_t>(b) * view.S + c];
         t.keep_row[static_cast<size_t>(c)] = keep != 0.0f ? 1 : 0;
     }
     t.key_is_pad = key_ids[static_cast<size_t>(b) * C + j] == pad;

@@ -50,13 +50,16 @@ struct NeuronTrace {
     // 3. Scaling: score = dot / √dk when config.scale_attention, else the dot itself.
     bool scaled = true;
     double sqrt_dk = 1.0;
-    double score = 0.0;                 // recomputed from q and k
+    double score = 0.0;                 // recomputed from q and k (plus the ALiBi bias where it applies)
+    bool alibi = false;                 // ALiBi on this self-attention: score includes alibi_bias
+    double alibi_bias = 0.0;            // −m_h·|i − j|
     bool have_scores = false;
     float traced_score = 0.0f;          // the scores step at (i, j)
     std::vector<float> scores_row;      // [C] the scores step's row i
 
     // 4. The mask of cell (i, j), as the current toggles build it.
     bool causal_on = true, padding_on = true;
+    int window = 0;                     // the model's sliding window on this self-attention (0: none)
     bool key_is_pad = false;            // key j holds PAD
     bool key_is_future = false;         // decoder self-attention: j > i
     bool masked = false;                // the cell's score is replaced by −∞

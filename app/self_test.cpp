@@ -62,8 +62,8 @@ std::vector<std::string> neuron_mismatches(const SessionView& v, const NeuronTra
     const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T, C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
     const int i = t.cell.query, j = t.cell.key;
     expect(t.rows == R && t.cols == C && t.dk == dk, "sizes");
-    const float* q = v.output(a.q)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
-    const float* k_head = v.output(a.k)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
+    const float* q = v.output(a.scores_q)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
+    const float* k_head = v.output(a.scores_k)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
     const float* v_head = v.output(a.v)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
     const float* scores = v.output(a.scores)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
     const float* masked = v.output(a.masked_scores)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;

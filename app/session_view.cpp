@@ -108,6 +108,7 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.tgt_ids = model.tgt_ids();
         view.src_mask = model.src_mask();
         view.tgt_mask = model.tgt_mask();
+        view.src_self_mask = model.src_self_mask();
         view.options = session.options();
         view.attention = model.attention_blocks();
         view.first_decoder_step = model.first_decoder_step();

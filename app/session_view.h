@@ -57,6 +57,7 @@ struct SessionView {
     std::vector<int32_t> tgt_ids;            // [B,T] decoder input: BOS + output, PAD-padded
     std::vector<float> src_mask;             // [B,1,1,S] 1 = key may be attended
     std::vector<float> tgt_mask;             // [B,1,T,T] causal and padding combined
+    std::vector<float> src_self_mask;        // [B,1,S,S] encoder self-attention: padding and the sliding window
     RunOptions options;
 
     std::vector<StepInfo> steps;

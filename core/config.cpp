@@ -52,6 +52,13 @@ std::optional<std::string> validate(const ModelConfig& c) {
     if (c.max_len < 2 || c.max_len > 4096) return describe("max_len", c.max_len, "must be between 2 and 4096");
     if (!(c.dropout >= 0.0f && c.dropout < 1.0f)) return describe("dropout", c.dropout, "must be in [0, 1)");
     if (!(c.ln_eps > 0.0f && c.ln_eps < 1.0f)) return describe("ln_eps", c.ln_eps, "must be in (0, 1)");
+    if (c.arch == Arch::DecoderOnly && c.encoder_layers != 0)
+        return describe("encoder_layers", c.encoder_layers, "must be 0 with arch \"decoder-only\" (it has no encoder)");
+    if (c.positional == PositionalKind::Rope && c.d_k() % 2 != 0)
+        return "positional \"rope\" rotates pairs of each head's dimensions, so d_model / heads (" +
+               std::to_string(c.d_k()) + ") must be even";
+    if (c.window < 0 || c.window > c.max_len)
+        return describe("window", c.window, "must be between 0 (full attention) and max_len");
     const int ids[] = {c.special.pad, c.special.bos, c.special.eos, c.special.unk};
     const char* names[] = {"special.pad", "special.bos", "special.eos", "special.unk"};
     const int vocab = std::min(c.src_vocab, c.tgt_vocab);
@@ -77,6 +84,58 @@ const char* to_string(TokenizerKind kind) {
     return "?";
 }
 
+int ModelConfig::ffn_width() const {
+    if (ffn != FfnKind::SwiGlu) return d_ff;
+    const int f = std::max(1, static_cast<int>(std::lround(2.0 * d_ff / 3.0)));
+    return f >= 64 ? (f + 4) / 8 * 8 : f;
+}
+
+const char* to_string(Arch arch) { return arch == Arch::EncoderDecoder ? "encoder-decoder" : "decoder-only"; }
+const char* to_string(PositionalKind kind) {
+    switch (kind) {
+        case PositionalKind::Sinusoidal: return "sinusoidal";
+        case PositionalKind::Learned: return "learned";
+        case PositionalKind::Rope: return "rope";
+        case PositionalKind::Alibi: return "alibi";
+        case PositionalKind::None: return "none";
+    }
+    return "?";
+}
+const char* to_string(FfnKind kind) {
+    switch (kind) {
+        case FfnKind::Relu: return "relu";
+        case FfnKind::Gelu: return "gelu";
+        case FfnKind::SwiGlu: return "swiglu";
+    }
+    return "?";
+}
+const char* to_string(NormKind kind) { return kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm"; }
+
+namespace {
+
+template <typename E, size_t N>
+std::optional<E> enum_from_string(const std::string& text, const E (&values)[N]) {
+    for (E e : values)
+        if (text == to_string(e)) return e;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Arch> arch_from_string(const std::string& text) {
+    return enum_from_string(text, {Arch::EncoderDecoder, Arch::DecoderOnly});
+}
+std::optional<PositionalKind> positional_from_string(const std::string& text) {
+    return enum_from_string(text, {PositionalKind::Sinusoidal, PositionalKind::Learned, PositionalKind::Rope,
+                                   PositionalKind::Alibi, PositionalKind::None});
+}
+std::optional<FfnKind> ffn_from_string(const std::string& text) {
+    return enum_from_string(text, {FfnKind::Relu, FfnKind::Gelu, FfnKind::SwiGlu});
+}
+std::optional<NormKind> norm_kind_from_string(const std::string& text) {
+    return enum_from_string(text, {NormKind::LayerNorm, NormKind::RmsNorm});
+}
+
 std::string to_json(const ModelConfig& c) {
     nlohmann::json j;
     j["src_vocab"] = c.src_vocab;
@@ -94,6 +153,11 @@ std::string to_json(const ModelConfig& c) {
     j["seed"] = c.seed;
     j["tokenizer"] = to_string(c.tokenizer);
     j["special"] = {{"pad", c.special.pad}, {"bos", c.special.bos}, {"eos", c.special.eos}, {"unk", c.special.unk}};
+    j["arch"] = to_string(c.arch);
+    j["positional"] = to_string(c.positional);
+    j["ffn"] = to_string(c.ffn);
+    j["norm_kind"] = to_string(c.norm_kind);
+    j["window"] = c.window;
     return j.dump();
 }
 
@@ -149,6 +213,19 @@ ModelConfig config_from_json(const std::string& text) {
     c.special.bos = int_field(special, "bos");
     c.special.eos = int_field(special, "eos");
     c.special.unk = int_field(special, "unk");
+    // The variant fields came after the first checkpoints: absent means the 2017 model's value.
+    auto variant = [&j](const char* name, auto parse, auto fallback, const char* allowed) {
+        if (!j.contains(name)) return fallback;
+        const auto text = field<std::string>(j, name);
+        if (auto value = parse(text)) return *value;
+        throw ConfigError(std::string("config: ") + name + " ('" + text + "') must be " + allowed);
+    };
+    c.arch = variant("arch", arch_from_string, Arch::EncoderDecoder, "\"encoder-decoder\" or \"decoder-only\"");
+    c.positional = variant("positional", positional_from_string, PositionalKind::Sinusoidal,
+                           "\"sinusoidal\", \"learned\", \"rope\", \"alibi\" or \"none\"");
+    c.ffn = variant("ffn", ffn_from_string, FfnKind::Relu, "\"relu\", \"gelu\" or \"swiglu\"");
+    c.norm_kind = variant("norm_kind", norm_kind_from_string, NormKind::LayerNorm, "\"layernorm\" or \"rmsnorm\"");
+    if (j.contains("window")) c.window = int_field(j, "window");
     check(c);
     return c;
 }

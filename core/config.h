@@ -12,6 +12,14 @@ namespace tx {
 enum class NormPlacement { Post, Pre };   // Post: LN(x + f(x)) as the paper; Pre: x + f(LN(x))
 // SentencePiece: subword pieces from a model that travels inside the checkpoint (DESIGN.md §3).
 enum class TokenizerKind { Word, Char, SentencePiece };
+// The model variants of DESIGN.md §3 "Contracts added with the second wave"; the first value of
+// each is the 2017 paper's, and a checkpoint without the field means that value.
+enum class Arch { EncoderDecoder, DecoderOnly };
+// Sinusoidal and Learned add a [max_len, D] table to the embeddings; Rope rotates each
+// self-attention's q and k (RoFormer); Alibi adds −m_h·|i − j| to its scores (Press et al.).
+enum class PositionalKind { Sinusoidal, Learned, Rope, Alibi, None };
+enum class FfnKind { Relu, Gelu, SwiGlu };   // GELU in its exact erf form; SwiGLU = SiLU(x·Wgᵀ) ⊙ x·Wuᵀ
+enum class NormKind { LayerNorm, RmsNorm };
 
 // Special-token ids: one convention for tasks, tokenizers and checkpoints.
 struct SpecialTokens {
@@ -37,8 +45,22 @@ struct ModelConfig {
     uint64_t seed = 1;
     TokenizerKind tokenizer = TokenizerKind::Word;
     SpecialTokens special;
+    // DecoderOnly (GPT): the decoder's stack of masked self-attention and FFN on the target
+    // side alone, next-token prediction; encoder_layers must be 0 and the source is ignored.
+    Arch arch = Arch::EncoderDecoder;
+    PositionalKind positional = PositionalKind::Sinusoidal;
+    FfnKind ffn = FfnKind::Relu;
+    NormKind norm_kind = NormKind::LayerNorm;
+    // Sliding attention window in keys, 0 = full: decoder self-attention sees keys i−W < j ≤ i
+    // (Mistral), encoder self-attention |i − j| ≤ ⌊W/2⌋ (Longformer); cross-attention never.
+    int window = 0;
 
     int d_k() const { return d_model / heads; }
+    // The FFN's hidden width: d_ff, or for SwiGLU F' = round(2/3·d_ff), moved to the nearest
+    // multiple of 8 from 64 on (a change of at most 4, about 6%). SwiGLU has three [F', D]
+    // matrices and no biases, so 3·D·F' ≈ 2·D·d_ff keeps the parameter count of the two-matrix
+    // FFN (LLaMA's choice, Touvron et al. 2023 §2).
+    int ffn_width() const;
 };
 
 // The first broken rule, as a sentence that names the field and the rule, or nullopt.
@@ -59,5 +81,14 @@ ModelConfig config_from_json(const std::string& json);
 
 const char* to_string(NormPlacement placement);
 const char* to_string(TokenizerKind kind);
+const char* to_string(Arch arch);
+const char* to_string(PositionalKind kind);
+const char* to_string(FfnKind kind);
+const char* to_string(NormKind kind);
+// The spellings of the config and of txcli ("rope", "swiglu", ...); nullopt for anything else.
+std::optional<Arch> arch_from_string(const std::string& text);
+std::optional<PositionalKind> positional_from_string(const std::string& text);
+std::optional<FfnKind> ffn_from_string(const std::string& text);
+std::optional<NormKind> norm_kind_from_string(const std::string& text);
 
 }  // namespace tx

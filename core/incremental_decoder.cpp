@@ -41,7 +41,12 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     m_scores = array(int64_t{B} * H * keys);
     m_masked = array(int64_t{B} * H * keys);
     m_probs = array(int64_t{B} * H * keys);
-    m_hidden = array(int64_t{B} * c.d_ff);
+    m_hidden = array(int64_t{B} * c.ffn_width());
+    if (c.ffn == FfnKind::Gelu) m_ffn_pre = array(int64_t{B} * c.ffn_width());
+    if (c.ffn == FfnKind::SwiGlu) {
+        m_gate = array(int64_t{B} * c.ffn_width());
+        m_up = array(int64_t{B} * c.ffn_width());
+    }
     m_logits = array(int64_t{B} * c.tgt_vocab);
     m_log_probs = array(int64_t{B} * c.tgt_vocab);
     m_ids_host.assign(static_cast<size_t>(B) * C, c.special.pad);
@@ -51,14 +56,17 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     m_backend.upload(m_cross_keep.data(), m_cross_keep_host.data(), m_cross_keep_host.size() * sizeof(float));
 
     // Cross-attention K and V depend only on the encoder memory: project them once per source.
-    const float* memory = model.step_data(model.first_decoder_step() - 1);   // [B,S,D]
-    Array flat = array(int64_t{B} * S * D);
+    // A decoder-only model has neither.
+    m_cross = c.arch == Arch::EncoderDecoder;
+    const float* memory = m_cross ? model.step_data(model.first_decoder_step() - 1) : nullptr;   // [B,S,D]
+    Array flat = array(m_cross ? int64_t{B} * S * D : 0);
     m_layers.resize(static_cast<size_t>(c.decoder_layers));
     for (int l = 0; l < c.decoder_layers; ++l) {
         Layer& layer = m_layers[static_cast<size_t>(l)];
         const std::string p = "decoder.layers." + std::to_string(l) + ".cross_attn";
         layer.self_k = array(int64_t{B} * H * C * dk);
         layer.self_v = array(int64_t{B} * H * C * dk);
+        if (!m_cross) continue;
         layer.cross_k = array(int64_t{B} * H * S * dk);
         layer.cross_v = array(int64_t{B} * H * S * dk);
         m_backend.linear_forward(flat.data(), memory, model.parameter(p + ".k_proj.weight"),
@@ -87,32 +95,43 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
     upload_self_keep();
     m_attention_kept = false;
 
-    // Embedding and the position's row of the sinusoidal table (tgt_embed.out, tgt_pos.out).
+    // Embedding and, where positions are added to the embeddings, the position's row of the
+    // sinusoidal or learned table (tgt_embed.out, tgt_pos.out). RoPE and ALiBi act in
+    // self_attention and attention at position t.
     m_backend.embedding_forward(m_sum.data(), m_ids.data(), m_model.parameter("tgt_embed.weight"), B, D,
                                 std::sqrt(static_cast<float>(D)));
-    if (m_model.options().positional_encoding)
-        m_backend.positional_forward(m_x.data(), m_sum.data(), m_model.positional_table() + static_cast<size_t>(m_t) * D,
-                                     B, 1, D);
-    else
+    const bool table = c.positional == PositionalKind::Sinusoidal || c.positional == PositionalKind::Learned;
+    if (table && m_model.options().positional_encoding) {
+        const float* rows = c.positional == PositionalKind::Learned ? m_model.parameter("tgt_pos.weight")
+                                                                    : m_model.positional_table();
+        m_backend.positional_forward(m_x.data(), m_sum.data(), rows + static_cast<size_t>(m_t) * D, B, 1, D);
+    } else {
         m_backend.copy(m_x.data(), m_sum.data(), static_cast<size_t>(B) * D * sizeof(float));
+    }
 
     for (int l = 0; l < c.decoder_layers; ++l) {
         const std::string p = "decoder.layers." + std::to_string(l);
+        // The FFN's norm is norm3 after cross-attention's norm2, norm2 in a decoder-only layer.
+        const std::string ffn_norm = p + (m_cross ? ".norm3" : ".norm2");
         if (c.norm == NormPlacement::Post) {
             self_attention(l, m_x.data());
             add_and_norm(p + ".norm1", m_attn.data());
-            cross_attention(l, m_x.data());
-            add_and_norm(p + ".norm2", m_attn.data());
+            if (m_cross) {
+                cross_attention(l, m_x.data());
+                add_and_norm(p + ".norm2", m_attn.data());
+            }
             feed_forward(l, m_x.data());
-            add_and_norm(p + ".norm3", m_ffn.data());
+            add_and_norm(ffn_norm, m_ffn.data());
         } else {
             norm(p + ".norm1", m_x.data(), m_normed.data());
             self_attention(l, m_normed.data());
             add(m_attn.data());
-            norm(p + ".norm2", m_x.data(), m_normed.data());
-            cross_attention(l, m_normed.data());
-            add(m_attn.data());
-            norm(p + ".norm3", m_x.data(), m_normed.data());
+            if (m_cross) {
+                norm(p + ".norm2", m_x.data(), m_normed.data());
+                cross_attention(l, m_normed.data());
+                add(m_attn.data());
+            }
+            norm(ffn_norm, m_x.data(), m_normed.data());
             feed_forward(l, m_normed.data());
             add(m_ffn.data());
         }
@@ -133,12 +152,13 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
 }
 
 void IncrementalDecoder::upload_self_keep() {
-    // Key j of row b is open when it is written (j <= t) and, with the padding mask on, not PAD:
-    // row t of the full path's causal-and-padding mask.
+    // Key j of row b is open when it is written (j <= t), inside the sliding window (t − W < j)
+    // and, with the padding mask on, not PAD: row t of the full path's mask.
     const bool padding = m_model.options().padding_mask;
+    const int first = m_config.window > 0 ? std::max(0, m_t - m_config.window + 1) : 0;
     std::vector<float> keep(static_cast<size_t>(m_B) * m_C, 0.0f);
     for (int b = 0; b < m_B; ++b)
-        for (int j = 0; j <= m_t; ++j) {
+        for (int j = first; j <= m_t; ++j) {
             const size_t i = static_cast<size_t>(b) * m_C + j;
             keep[i] = (!padding || m_ids_host[i] != m_config.special.pad) ? 1.0f : 0.0f;
         }
@@ -150,36 +170,47 @@ void IncrementalDecoder::self_attention(int layer, const float* input) {
     const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k();
     const std::string p = "decoder.layers." + std::to_string(layer) + ".self_attn";
     Layer& cache = m_layers[static_cast<size_t>(layer)];
-    // The newest position's key and value, [B,D] = [B,H,1,dk], appended at row t of each head.
+    // The newest position's key and value, [B,D] = [B,H,1,dk], appended at row t of each head;
+    // with RoPE the key is rotated to its position t before it is cached.
     for (auto [proj, target] : {std::pair{".k_proj", &cache.self_k}, std::pair{".v_proj", &cache.self_v}}) {
         m_backend.linear_forward(m_proj.data(), input, m_model.parameter(p + proj + ".weight"),
                                  m_model.parameter(p + proj + ".bias"), B, D, D);
+        if (target == &cache.self_k && rotates()) m_backend.rope_forward(m_proj.data(), m_proj.data(), B, H, 1, dk, m_t);
         for (int bh = 0; bh < B * H; ++bh)
             m_backend.copy(target->data() + (static_cast<size_t>(bh) * m_C + m_t) * dk,
                            m_proj.data() + static_cast<size_t>(bh) * dk, static_cast<size_t>(dk) * sizeof(float));
     }
-    attention(p, input, cache.self_k.data(), cache.self_v.data(), m_self_keep.data(), m_C,
+    attention(p, input, cache.self_k.data(), cache.self_v.data(), m_self_keep.data(), m_C, true,
               m_keep_attention ? &cache.self_probs : nullptr);
 }
 
 void IncrementalDecoder::cross_attention(int layer, const float* input) {
     Layer& cache = m_layers[static_cast<size_t>(layer)];
     attention("decoder.layers." + std::to_string(layer) + ".cross_attn", input, cache.cross_k.data(),
-              cache.cross_v.data(), m_cross_keep.data(), m_S, m_keep_attention ? &cache.cross_probs : nullptr);
+              cache.cross_v.data(), m_cross_keep.data(), m_S, false, m_keep_attention ? &cache.cross_probs : nullptr);
+}
+
+bool IncrementalDecoder::rotates() const {
+    return m_config.positional == PositionalKind::Rope && m_model.options().positional_encoding;
 }
 
 void IncrementalDecoder::attention(const std::string& prefix, const float* input, const float* k, const float* v,
-                                   const float* keep, int keys, Array* kept_probs) {
+                                   const float* keep, int keys, bool self, Array* kept_probs) {
     const ModelConfig& c = m_config;
     const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k();
     const RunOptions& options = m_model.options();
     m_backend.linear_forward(m_proj.data(), input, m_model.parameter(prefix + ".q_proj.weight"),
                              m_model.parameter(prefix + ".q_proj.bias"), B, D, D);
     m_backend.split_heads_forward(m_qh.data(), m_proj.data(), B, 1, H, dk);
-    if (options.fused_attention) {
+    // Self-attention's position terms at the query's position t: RoPE on q, ALiBi on the scores
+    // (key j gets −m_h·|t − j|; keys after t are masked). Cross-attention has none.
+    if (self && rotates()) m_backend.rope_forward(m_qh.data(), m_qh.data(), B, H, 1, dk, m_t);
+    const bool alibi = self && c.positional == PositionalKind::Alibi && options.positional_encoding;
+    if (options.fused_attention && c.positional != PositionalKind::Alibi) {
         m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, 1, keys, dk, m_scale);
     } else {
         m_backend.scores_forward(m_scores.data(), m_qh.data(), k, B, H, 1, keys, dk, m_scale);
+        if (alibi) m_backend.alibi_forward(m_scores.data(), m_scores.data(), B, H, 1, keys, m_t);
         m_backend.attention_mask_forward(m_masked.data(), m_scores.data(), keep, B, H, 1, keys);
         m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, keys);
         m_backend.context_forward(m_ctx.data(), m_probs.data(), v, B, H, 1, keys, dk);
@@ -203,11 +234,26 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
 void IncrementalDecoder::feed_forward(int layer, const float* input) {
     const ModelConfig& c = m_config;
     const std::string p = "decoder.layers." + std::to_string(layer) + ".ffn";
-    m_backend.linear_forward(m_hidden.data(), input, m_model.parameter(p + ".linear1.weight"),
-                             m_model.parameter(p + ".linear1.bias"), m_B, c.d_model, c.d_ff);
-    m_backend.relu_forward(m_hidden.data(), m_hidden.data(), m_B * c.d_ff);
+    const int F = c.ffn_width(), D = c.d_model;
+    if (c.ffn == FfnKind::SwiGlu) {   // no biases (the full path's gate, up, hidden and out steps)
+        m_backend.linear_forward(m_gate.data(), input, m_model.parameter(p + ".linear1.weight"), nullptr, m_B, D, F);
+        m_backend.linear_forward(m_up.data(), input, m_model.parameter(p + ".linear3.weight"), nullptr, m_B, D, F);
+        m_backend.swiglu_forward(m_hidden.data(), m_gate.data(), m_up.data(), m_B * F);
+        m_backend.linear_forward(m_ffn.data(), m_hidden.data(), m_model.parameter(p + ".linear2.weight"), nullptr, m_B,
+                                 F, D);
+        return;
+    }
+    if (c.ffn == FfnKind::Gelu) {
+        m_backend.linear_forward(m_ffn_pre.data(), input, m_model.parameter(p + ".linear1.weight"),
+                                 m_model.parameter(p + ".linear1.bias"), m_B, D, F);
+        m_backend.gelu_forward(m_hidden.data(), m_ffn_pre.data(), m_B * F);
+    } else {
+        m_backend.linear_forward(m_hidden.data(), input, m_model.parameter(p + ".linear1.weight"),
+                                 m_model.parameter(p + ".linear1.bias"), m_B, D, F);
+        m_backend.relu_forward(m_hidden.data(), m_hidden.data(), m_B * F);
+    }
     m_backend.linear_forward(m_ffn.data(), m_hidden.data(), m_model.parameter(p + ".linear2.weight"),
-                             m_model.parameter(p + ".linear2.bias"), m_B, c.d_ff, c.d_model);
+                             m_model.parameter(p + ".linear2.bias"), m_B, F, D);
 }
 
 void IncrementalDecoder::add_and_norm(const std::string& name, const float* sublayer) {
@@ -223,8 +269,12 @@ void IncrementalDecoder::add(const float* sublayer) {
 }
 
 void IncrementalDecoder::norm(const std::string& name, const float* input, float* out) {
-    m_backend.layernorm_forward(out, m_mean.data(), m_rstd.data(), input, m_model.parameter(name + ".weight"),
-                                m_model.parameter(name + ".bias"), m_B, m_config.d_model, m_config.ln_eps);
+    if (m_config.norm_kind == NormKind::RmsNorm)
+        m_backend.rmsnorm_forward(out, m_rstd.data(), input, m_model.parameter(name + ".weight"), m_B,
+                                  m_config.d_model, m_config.ln_eps);
+    else
+        m_backend.layernorm_forward(out, m_mean.data(), m_rstd.data(), input, m_model.parameter(name + ".weight"),
+                                    m_model.parameter(name + ".bias"), m_B, m_config.d_model, m_config.ln_eps);
 }
 
 void IncrementalDecoder::gather(Array& rows, Array& spare, size_t row_floats, const std::vector<int>& parents) {
@@ -268,6 +318,7 @@ void IncrementalDecoder::reorder(const std::vector<int>& parents) {
     for (Layer& layer : m_layers) {
         gather(layer.self_k, m_spare_self, H * m_C * dk, parents);
         gather(layer.self_v, m_spare_self, H * m_C * dk, parents);
+        if (!m_cross) continue;
         gather(layer.cross_k, m_spare_cross, H * m_S * dk, parents);
         gather(layer.cross_v, m_spare_cross, H * m_S * dk, parents);
     }

@@ -63,8 +63,10 @@ private:
         Array cross_probs;        // [B,H,S]
     };
 
+    // self: decoder self-attention, where RoPE and ALiBi act (cross-attention has no position term)
     void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
-                   int keys, Array* kept_probs);
+                   int keys, bool self, Array* kept_probs);
+    bool rotates() const;   // RoPE on, with positions switched on
     void self_attention(int layer, const float* input);
     void cross_attention(int layer, const float* input);
     void feed_forward(int layer, const float* input);
@@ -78,6 +80,7 @@ private:
     Backend& m_backend;
     ModelConfig m_config;
     int m_B = 0, m_S = 0, m_C = 0, m_t = 0;
+    bool m_cross = true;                      // encoder-decoder: cross-attention on the memory
     float m_scale = 1.0f;
     std::vector<Layer> m_layers;
     std::vector<int32_t> m_ids_host;          // [B,C]: the decoder inputs so far
@@ -88,7 +91,9 @@ private:
     Array m_mean, m_rstd;                     // [B]
     Array m_proj, m_qh, m_ctx, m_merged, m_attn;   // [B,D] each ([B,H,1,dk] for the head-split ones)
     Array m_scores, m_masked, m_probs;        // [B,H,1,max(C,S)]
-    Array m_hidden;                           // [B,F]
+    Array m_hidden;                           // [B,F] (F = config.ffn_width())
+    Array m_ffn_pre;                          // [B,F] GELU's input
+    Array m_gate, m_up;                       // [B,F] SwiGLU's projections
     Array m_ffn;                              // [B,D]
     Array m_logits, m_log_probs;              // [B,V]
     Array m_spare_self, m_spare_cross;        // gather targets of reorder()

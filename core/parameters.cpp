@@ -7,7 +7,7 @@
 namespace tx {
 
 ParameterTable::ParameterTable(const ModelConfig& c) {
-    const int64_t D = c.d_model, F = c.d_ff;
+    const int64_t D = c.d_model, F = c.ffn_width();
     auto attention = [&](const std::string& prefix) {
         for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
             add(prefix + "." + proj + ".weight", {D, D});
@@ -16,16 +16,28 @@ ParameterTable::ParameterTable(const ModelConfig& c) {
     };
     auto norm = [&](const std::string& prefix) {
         add(prefix + ".weight", {D});
-        add(prefix + ".bias", {D});
+        if (c.norm_kind == NormKind::LayerNorm) add(prefix + ".bias", {D});   // RMSNorm has a gain only
     };
     auto ffn = [&](const std::string& prefix) {
+        if (c.ffn == FfnKind::SwiGlu) {   // gate, up and down without biases, as LLaMA
+            add(prefix + ".linear1.weight", {F, D});
+            add(prefix + ".linear3.weight", {F, D});
+            add(prefix + ".linear2.weight", {D, F});
+            return;
+        }
         add(prefix + ".linear1.weight", {F, D});
         add(prefix + ".linear1.bias", {F});
         add(prefix + ".linear2.weight", {D, F});
         add(prefix + ".linear2.bias", {D});
     };
-    add("src_embed.weight", {c.src_vocab, D});
+    // Decoder-only (GPT) models have no source side: no src_embed, src_pos, encoder or cross_attn.
+    const bool encoder = c.arch == Arch::EncoderDecoder;
+    if (encoder) add("src_embed.weight", {c.src_vocab, D});
     add("tgt_embed.weight", {c.tgt_vocab, D});
+    if (c.positional == PositionalKind::Learned) {
+        if (encoder) add("src_pos.weight", {c.max_len, D});
+        add("tgt_pos.weight", {c.max_len, D});
+    }
     for (int i = 0; i < c.encoder_layers; ++i) {
         const std::string p = "encoder.layers." + std::to_string(i);
         attention(p + ".self_attn");
@@ -36,14 +48,14 @@ ParameterTable::ParameterTable(const ModelConfig& c) {
     for (int i = 0; i < c.decoder_layers; ++i) {
         const std::string p = "decoder.layers." + std::to_string(i);
         attention(p + ".self_attn");
-        attention(p + ".cross_attn");
+        if (encoder) attention(p + ".cross_attn");
         norm(p + ".norm1");
         norm(p + ".norm2");
-        norm(p + ".norm3");
+        if (encoder) norm(p + ".norm3");
         ffn(p + ".ffn");
     }
     if (c.norm == NormPlacement::Pre) {
-        norm("encoder.norm");
+        if (encoder) norm("encoder.norm");
         norm("decoder.norm");
     }
     add("generator.weight", {c.tgt_vocab, D});

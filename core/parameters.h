@@ -41,8 +41,9 @@ private:
 // Xavier-uniform weight matrices (Glorot & Bengio 2010: U(±sqrt(6/(fan_in+fan_out)))), as the
 // Annotated Transformer, with q, k and v counted as one stacked [3D, D] matrix; the biases as
 // PyTorch's modules: FFN and generator biases U(±1/√fan_in) (nn.Linear), attention projection
-// biases 0 (nn.MultiheadAttention); LayerNorm weight 1 and bias 0. Same seed, same weights on
-// every machine (a fixed 64-bit generator, not std::uniform_real_distribution).
+// biases 0 (nn.MultiheadAttention); LayerNorm weight 1 and bias 0, RMSNorm weight 1. Learned
+// position tables [max_len, D] and SwiGLU's three bias-free matrices are Xavier matrices like the
+// rest. Same seed, same weights on every machine (a fixed 64-bit generator, not std::uniform_real_distribution).
 std::vector<float> init_parameters(const ParameterTable& table, uint64_t seed);
 
 }  // namespace tx

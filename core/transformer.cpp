@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "ops.h"
+#include "step_explanations.h"
 
 namespace tx {
 
@@ -166,17 +167,26 @@ void Transformer::update_masks() {
     std::vector<float> src_keep(static_cast<size_t>(B) * S * S), tgt_keep(static_cast<size_t>(B) * T * T),
         cross_keep(static_cast<size_t>(B) * T * S);
     m_src_mask_host.assign(static_cast<size_t>(B) * S, 0.0f);
+    // The sliding window (config.window = W > 0) limits self-attention only: the decoder's
+    // query i sees keys i − W < j (Mistral's window, with the causal j ≤ i: the last W
+    // positions), the encoder's |i − j| ≤ ⌊W/2⌋ (Longformer's, centred); cross-attention is full.
+    const int W = m_config.window;
+    auto src_near = [W](int i, int j) { return W == 0 || std::abs(i - j) <= W / 2; };
+    auto tgt_near = [W](int i, int j) { return W == 0 || j > i - W; };
     for (int b = 0; b < B; ++b) {
         for (int j = 0; j < S; ++j) m_src_mask_host[b * S + j] = src_open(b, j) ? 1.0f : 0.0f;
         for (int i = 0; i < S; ++i)
-            for (int j = 0; j < S; ++j) src_keep[(static_cast<size_t>(b) * S + i) * S + j] = m_src_mask_host[b * S + j];
+            for (int j = 0; j < S; ++j)
+                src_keep[(static_cast<size_t>(b) * S + i) * S + j] = src_near(i, j) ? m_src_mask_host[b * S + j] : 0.0f;
         for (int i = 0; i < T; ++i) {
             for (int j = 0; j < T; ++j)
-                tgt_keep[(static_cast<size_t>(b) * T + i) * T + j] = ((!causal || j <= i) && tgt_open(b, j)) ? 1.0f : 0.0f;
+                tgt_keep[(static_cast<size_t>(b) * T + i) * T + j] =
+                    ((!causal || j <= i) && tgt_near(i, j) && tgt_open(b, j)) ? 1.0f : 0.0f;
             for (int j = 0; j < S; ++j) cross_keep[(static_cast<size_t>(b) * T + i) * S + j] = m_src_mask_host[b * S + j];
         }
     }
     m_tgt_mask_host = tgt_keep;
+    m_src_self_mask_host = src_keep;
     upload_vector(m_backend, m_src_keep, src_keep);
     upload_vector(m_backend, m_tgt_keep, tgt_keep);
     upload_vector(m_backend, m_cross_keep, cross_keep);
@@ -193,11 +203,10 @@ void Transformer::ensure_buffers() {
             step.grad = Array(m_backend, numel);
             m_backend.fill_zero(step.grad.data(), numel * sizeof(float));   // backward()'s invariant
         }
-        step.aux.resize(step.aux_numel.size());
-        for (size_t a = 0; a < step.aux_numel.size(); ++a) {
-            const auto n = static_cast<size_t>(step.aux_numel[a]());
-            if (step.aux[a].size() < n) step.aux[a] = Array(m_backend, n);
-        }
+    }
+    for (Buffer& buffer : m_buffers) {
+        const auto n = static_cast<size_t>(buffer.numel());
+        if (buffer.array.size() < n) buffer.array = Array(m_backend, n);
     }
     const auto rows = static_cast<size_t>(m_B) * m_T;
     if (m_losses.size() < rows) {
@@ -297,156 +306,187 @@ void Transformer::backward() {
 // ---------------------------------------------------------------------------------------------
 // Dropout (training mode only)
 
-uint64_t Transformer::dropout_seed(size_t step, uint64_t role) const {
+// Dropout streams per step: the output projection's is 1, every other dropping step's 0 (the
+// numbers the streams have always had, so a seed gives the same masks as before).
+constexpr uint64_t DROPOUT_STREAM = 0;
+constexpr uint64_t DROPOUT_STREAM_ATTENTION_OUT = 1;
+
+uint64_t Transformer::dropout_seed(size_t step, uint64_t stream) const {
     // Distinct streams per step and role, changing with the trainer's seed every step.
-    uint64_t z = m_options.dropout_seed * 0x9E3779B97F4A7C15ull + step * 0xBF58476D1CE4E5B9ull + role;
+    uint64_t z = m_options.dropout_seed * 0x9E3779B97F4A7C15ull + step * 0xBF58476D1CE4E5B9ull + stream;
     z = (z ^ (z >> 31)) * 0x94D049BB133111EBull;
     return z ^ (z >> 29);
 }
 
-void Transformer::apply_dropout(size_t step, size_t mask_aux, int64_t n) {
-    if (!m_options.training || m_config.dropout <= 0.0f) return;
-    m_backend.dropout_forward(out(step), aux(step, mask_aux), out(step), static_cast<int>(n), m_config.dropout,
-                              dropout_seed(step, mask_aux));
+void Transformer::apply_dropout(size_t step, Buffer* mask, uint64_t stream, int64_t n) {
+    if (!dropping()) return;
+    m_backend.dropout_forward(out(step), mask->data(), out(step), static_cast<int>(n), m_config.dropout,
+                              dropout_seed(step, stream));
+}
+
+const float* Transformer::through_dropout(size_t step, Buffer* mask, Buffer* scratch, int64_t n) {
+    if (!dropping()) return dout(step);
+    m_backend.fill_zero(scratch->data(), static_cast<size_t>(n) * sizeof(float));
+    m_backend.dropout_backward(scratch->data(), dout(step), mask->data(), static_cast<int>(n));
+    return scratch->data();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Building the step list
 
 size_t Transformer::add_step(StepInfo info, std::function<TensorShape()> shape, std::function<void()> forward,
-                             std::function<void()> backward, std::vector<std::function<int64_t()>> aux_numel) {
+                             std::function<void()> backward) {
     Step step;
     step.shape = std::move(shape);
     step.forward = std::move(forward);
     step.backward = std::move(backward);
-    step.aux_numel = std::move(aux_numel);
     m_steps.push_back(std::move(step));
     m_info.push_back(std::move(info));
     return m_steps.size() - 1;
 }
 
+Transformer::Buffer* Transformer::buffer(std::function<int64_t()> numel) {
+    m_buffers.push_back(Buffer{std::move(numel), Array()});
+    return &m_buffers.back();
+}
+
+Transformer::PositionEntry Transformer::position_entry(PositionalKind kind) {
+    switch (kind) {
+        case PositionalKind::Sinusoidal:
+        case PositionalKind::Learned: return PositionEntry::Embeddings;
+        case PositionalKind::Rope: return PositionEntry::RotateQK;
+        case PositionalKind::Alibi: return PositionEntry::ScoreBias;
+        case PositionalKind::None: return PositionEntry::Nowhere;
+    }
+    return PositionEntry::Nowhere;
+}
+
 void Transformer::build() {
     const ModelConfig& c = m_config;
-    const int D = c.d_model;
-    const float embed_scale = std::sqrt(static_cast<float>(D));
-    // Whether dropout runs in this forward (and so must be undone in backward).
-    auto dropping = [this] { return m_options.training && m_config.dropout > 0.0f; };
-
-    // Embedding + positional encoding for one side.
-    auto embed = [&](Stack stack, const char* side, bool source) -> size_t {
-        const std::string table = std::string(source ? "src" : "tgt") + "_embed.weight";
-        const float* weight = param(table);
-        float* dweight = grad(table);
-        auto rows = [this, source] { return source ? m_S : m_T; };
-        auto ids = [this, source] { return source ? m_src_ids.data() : m_tgt_ids.data(); };
-        const std::string len = source ? "S" : "T";
-        auto bsd = [this, rows, D, len] { return TensorShape({m_B, rows(), D}, {"B", len, "D"}); };
-        const std::string prefix = source ? "src" : "tgt";
-        const size_t e = add_step(
-            {prefix + "_embed.out", StepKind::Embed, stack, -1,
-             "X = E[ids] · √d_model",
-             std::string("Each ") + side + " token id picks its row of the embedding table, multiplied by √d_model "
-             "(paper §3.4). The paper gives no reason; a common reading is that it lifts the embeddings to a size "
-             "comparable to the positional encoding added next, whose entries lie in [−1, 1]."},
-            bsd,
-            [this, weight, ids, rows, D, embed_scale, e = m_steps.size()] {
-                m_backend.embedding_forward(out(e), ids(), weight, m_B * rows(), D, embed_scale);
-            },
-            [this, dweight, ids, rows, D, embed_scale, e = m_steps.size()] {
-                m_backend.embedding_backward(dweight, dout(e), ids(), m_B * rows(), D, embed_scale);
-            });
-        const size_t p = add_step(
-            {prefix + "_pos.out", StepKind::Positional, stack, -1,
-             "X + PE,  PE[p,2i] = sin(p/10000^(2i/D)),  PE[p,2i+1] = cos(p/10000^(2i/D))",
-             "Attention alone ignores order, so a fixed sinusoidal code of each position is added (paper §3.5). "
-             "For a fixed offset k, PE(p+k) is a fixed linear map of PE(p): each (sin, cos) pair is rotated by k "
-             "times its frequency. The paper hypothesised that this lets the model attend by relative position."},
-            bsd,
-            [this, e, rows, D, p = m_steps.size()] {
-                if (m_options.positional_encoding)
-                    m_backend.positional_forward(out(p), out(e), m_pe.data(), m_B, rows(), D);
-                else
-                    m_backend.copy(out(p), out(e), static_cast<size_t>(m_B) * rows() * D * sizeof(float));
-                apply_dropout(p, 0, static_cast<int64_t>(m_B) * rows() * D);
-            },
-            [this, e, rows, D, dropping, p = m_steps.size()] {
-                const int n = m_B * rows() * D;
-                const float* g = dout(p);
-                if (dropping()) {
-                    m_backend.fill_zero(aux(p, 1), n * sizeof(float));
-                    m_backend.dropout_backward(aux(p, 1), dout(p), aux(p, 0), n);
-                    g = aux(p, 1);
-                }
-                m_backend.positional_backward(dout(e), g, m_B, rows(), D);
-            },
-            {[this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; },
-             [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; }});
-        return p;
-    };
-
-    size_t x = embed(Stack::Encoder, "source", true);
-    for (int i = 0; i < c.encoder_layers; ++i) {
-        const std::string p = "encoder.layers." + std::to_string(i);
-        if (c.norm == NormPlacement::Post) {
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i, Stack::Encoder, x, x);
-            x = build_norm(p + ".norm1", Stack::Encoder, i, a, x, StepKind::AddNorm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Encoder, i, x);
-            x = build_norm(p + ".norm2", Stack::Encoder, i, f, x, StepKind::AddNorm);
-        } else {
-            const size_t n1 = build_norm(p + ".norm1", Stack::Encoder, i, x, SIZE_MAX, StepKind::Norm);
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i, Stack::Encoder, n1, n1);
-            x = build_residual(p + ".residual1", Stack::Encoder, i, x, a);
-            const size_t n2 = build_norm(p + ".norm2", Stack::Encoder, i, x, SIZE_MAX, StepKind::Norm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Encoder, i, n2);
-            x = build_residual(p + ".residual2", Stack::Encoder, i, x, f);
+    const bool encoder = c.arch == Arch::EncoderDecoder;
+    // One layer: its sublayers in order, each wrapped as the norm placement says. Post-LN:
+    // x = normK(x + sublayer(x)); Pre-LN: x = x + sublayer(normK(x)), K = 1, 2, 3.
+    using Sublayer = std::function<size_t(size_t)>;
+    auto layer = [&](const std::string& p, Stack stack, int i, size_t x, const std::vector<Sublayer>& sublayers) {
+        for (size_t k = 0; k < sublayers.size(); ++k) {
+            const std::string n = std::to_string(k + 1);
+            if (c.norm == NormPlacement::Post) {
+                const size_t a = sublayers[k](x);
+                x = build_norm(p + ".norm" + n, stack, i, a, x, StepKind::AddNorm);
+            } else {
+                const size_t normed = build_norm(p + ".norm" + n, stack, i, x, SIZE_MAX, StepKind::Norm);
+                x = build_residual(p + ".residual" + n, stack, i, x, sublayers[k](normed));
+            }
         }
+        return x;
+    };
+    size_t memory = SIZE_MAX;
+    if (encoder) {
+        size_t x = build_positions(Stack::Encoder, true, build_embedding(Stack::Encoder, true));
+        for (int i = 0; i < c.encoder_layers; ++i) {
+            const std::string p = "encoder.layers." + std::to_string(i);
+            x = layer(p, Stack::Encoder, i, x,
+                      {[&](size_t in) { return build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i,
+                                                               Stack::Encoder, in, in); },
+                       [&](size_t in) { return build_ffn(p + ".ffn", Stack::Encoder, i, in); }});
+        }
+        if (c.norm == NormPlacement::Pre)
+            x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
+        memory = x;
     }
-    if (c.norm == NormPlacement::Pre) x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
-    const size_t memory = x;
 
     m_first_decoder_step = m_steps.size();
-    size_t y = embed(Stack::Decoder, "target", false);
+    size_t y = build_positions(Stack::Decoder, false, build_embedding(Stack::Decoder, false));
     for (int i = 0; i < c.decoder_layers; ++i) {
         const std::string p = "decoder.layers." + std::to_string(i);
-        if (c.norm == NormPlacement::Post) {
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, y, y);
-            y = build_norm(p + ".norm1", Stack::Decoder, i, a, y, StepKind::AddNorm);
-            const size_t ca = build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, y, memory);
-            y = build_norm(p + ".norm2", Stack::Decoder, i, ca, y, StepKind::AddNorm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Decoder, i, y);
-            y = build_norm(p + ".norm3", Stack::Decoder, i, f, y, StepKind::AddNorm);
-        } else {
-            const size_t n1 = build_norm(p + ".norm1", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
-            const size_t a = build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, n1, n1);
-            y = build_residual(p + ".residual1", Stack::Decoder, i, y, a);
-            const size_t n2 = build_norm(p + ".norm2", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
-            const size_t ca = build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, n2, memory);
-            y = build_residual(p + ".residual2", Stack::Decoder, i, y, ca);
-            const size_t n3 = build_norm(p + ".norm3", Stack::Decoder, i, y, SIZE_MAX, StepKind::Norm);
-            const size_t f = build_ffn(p + ".ffn", Stack::Decoder, i, n3);
-            y = build_residual(p + ".residual3", Stack::Decoder, i, y, f);
-        }
+        std::vector<Sublayer> sublayers = {[&](size_t in) {
+            return build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, in, in);
+        }};
+        if (encoder)   // decoder-only (GPT) layers have no cross-attention
+            sublayers.push_back([&](size_t in) {
+                return build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, in, memory);
+            });
+        sublayers.push_back([&](size_t in) { return build_ffn(p + ".ffn", Stack::Decoder, i, in); });
+        y = layer(p, Stack::Decoder, i, y, sublayers);
     }
     if (c.norm == NormPlacement::Pre) y = build_norm("decoder.norm", Stack::Decoder, -1, y, SIZE_MAX, StepKind::Norm);
+    build_generator(y);
+}
 
-    const int V = c.tgt_vocab;
+size_t Transformer::build_embedding(Stack stack, bool source) {
+    const int D = m_config.d_model;
+    const float embed_scale = std::sqrt(static_cast<float>(D));
+    const std::string prefix = source ? "src" : "tgt";
+    const float* weight = param(prefix + "_embed.weight");
+    float* dweight = grad(prefix + "_embed.weight");
+    auto rows = [this, source] { return source ? m_S : m_T; };
+    auto ids = [this, source] { return source ? m_src_ids.data() : m_tgt_ids.data(); };
+    const std::string len = source ? "S" : "T";
+    const StepText text = embed_text(source ? "source" : "target");
+    const size_t n = m_steps.size();
+    return add_step(
+        {prefix + "_embed.out", StepKind::Embed, stack, -1, text.formula, text.explanation},
+        [this, rows, D, len] { return TensorShape({m_B, rows(), D}, {"B", len, "D"}); },
+        [this, weight, ids, rows, D, embed_scale, n] {
+            m_backend.embedding_forward(out(n), ids(), weight, m_B * rows(), D, embed_scale);
+        },
+        [this, dweight, ids, rows, D, embed_scale, n] {
+            m_backend.embedding_backward(dweight, dout(n), ids(), m_B * rows(), D, embed_scale);
+        });
+}
+
+// The position hook, first place: where positions are a table added to the embeddings
+// (sinusoidal, learned) this step adds it; with RoPE, ALiBi or none nothing is added here and
+// the embeddings go to the first layer as they are (build_attention holds the other places).
+size_t Transformer::build_positions(Stack stack, bool source, size_t embedded) {
+    if (position_entry(m_config.positional) != PositionEntry::Embeddings) return embedded;
+    const int D = m_config.d_model;
+    const std::string prefix = source ? "src" : "tgt";
+    auto rows = [this, source] { return source ? m_S : m_T; };
+    auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
+    const std::string len = source ? "S" : "T";
+    const PositionCache cache{buffer(bd), buffer(bd)};
+    const StepText text = positional_text(m_config);
+    // Learned positions add a trained table of the same shape as the sinusoidal one: the same
+    // forward op, plus the table's gradient in backward.
+    const bool learned = m_config.positional == PositionalKind::Learned;
+    const float* table = learned ? param(prefix + "_pos.weight") : m_pe.data();
+    float* dtable = learned ? grad(prefix + "_pos.weight") : nullptr;
+    const size_t n = m_steps.size();
+    return add_step(
+        {prefix + "_pos.out", StepKind::Positional, stack, -1, text.formula, text.explanation},
+        [this, rows, D, len] { return TensorShape({m_B, rows(), D}, {"B", len, "D"}); },
+        [this, embedded, table, rows, D, bd, cache, n] {
+            if (m_options.positional_encoding)
+                m_backend.positional_forward(out(n), out(embedded), table, m_B, rows(), D);
+            else
+                m_backend.copy(out(n), out(embedded), static_cast<size_t>(bd()) * sizeof(float));
+            apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bd());
+        },
+        [this, embedded, dtable, rows, D, bd, cache, n] {
+            const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
+            m_backend.positional_backward(dout(embedded), g, m_B, rows(), D);
+            if (dtable && m_options.positional_encoding) m_backend.learned_positional_backward(dtable, g, m_B, rows(), D);
+        });
+}
+
+void Transformer::build_generator(size_t y) {
+    const int D = m_config.d_model, V = m_config.tgt_vocab;
     const float* wg = param("generator.weight");
     const float* bg = param("generator.bias");
     float* gwg = grad("generator.weight");
     float* gbg = grad("generator.bias");
     auto btv = [this, V] { return TensorShape({m_B, m_T, V}, {"B", "T", "V"}); };
+    const StepText logits_info = logits_text(), log_probs_info = log_probs_text();
     const size_t logits = add_step(
-        {"generator.logits", StepKind::Generator, Stack::Output, -1, "logits = Y · W_genᵀ + b_gen",
-         "Each decoder position is projected onto the target vocabulary: one score per token for the next "
-         "token after that position."},
+        {"generator.logits", StepKind::Generator, Stack::Output, -1, logits_info.formula, logits_info.explanation},
         btv,
         [this, y, wg, bg, D, V, n = m_steps.size()] { m_backend.linear_forward(out(n), out(y), wg, bg, m_B * m_T, D, V); },
         [this, y, wg, gwg, gbg, D, V, n = m_steps.size()] {
             m_backend.linear_backward(dout(y), gwg, gbg, dout(n), out(y), wg, m_B * m_T, D, V);
         });
-    add_step({"generator.log_probs", StepKind::LogSoftmax, Stack::Output, -1, "log P(next token) = log_softmax(logits)",
-              "Log-softmax turns the scores into log-probabilities of the next token; greedy decoding takes the "
-              "largest one at the last position."},
+    add_step({"generator.log_probs", StepKind::LogSoftmax, Stack::Output, -1, log_probs_info.formula,
+              log_probs_info.explanation},
              btv,
              [this, logits, V, n = m_steps.size()] {
                  m_backend.log_softmax_forward(out(n), out(logits), m_B * m_T, V);
@@ -478,79 +518,97 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
         }
         return nullptr;
     };
-    auto dropping = [this] { return m_options.training && m_config.dropout > 0.0f; };
-    AttentionBlock block{prefix, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0};
-    const char* what = kind == AttentionKind::Cross ? "cross-attention" : "self-attention";
+    AttentionBlock block{prefix, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
     // Q, K, V: a projection of the input, split into H heads of dk columns.
-    auto projection = [&](const char* role, const char* proj, size_t input, bool query) {
-        const float* w = param(prefix + "." + proj + ".weight");
-        const float* b = param(prefix + "." + proj + ".bias");
-        float* gw = grad(prefix + "." + proj + ".weight");
-        float* gb = grad(prefix + "." + proj + ".bias");
+    auto projection = [&](char role, size_t input, bool query) {
+        const std::string proj = prefix + "." + role + "_proj";
+        const float* w = param(proj + ".weight");
+        const float* b = param(proj + ".bias");
+        float* gw = grad(proj + ".weight");
+        float* gb = grad(proj + ".bias");
         auto len = query ? std::function<int()>(rows) : std::function<int()>(keys);
         const std::string letter = query ? q_letter : k_letter;
-        const std::string upper = role == std::string("q") ? "Q" : role == std::string("k") ? "K" : "V";
-        std::string explanation =
-            role == std::string("q") ? "Queries: what each position is looking for. Each head gets its own dk columns."
-            : role == std::string("k") ? "Keys: what each position offers to be found by. Each head gets its own dk columns."
-                                       : "Values: what each position passes on when it is attended to.";
-        if (kind == AttentionKind::Cross && !query)
-            explanation += " In cross-attention keys and values come from the encoder's output (the memory).";
-        explanation += " W is stored [out, in] as in PyTorch's nn.Linear, so X·Wᵀ here is the paper's X·W.";
+        auto bd = [this, len, D] { return static_cast<int64_t>(m_B) * len() * D; };
+        const ProjectionCache cache{buffer(bd), buffer(bd)};
+        const StepText text = projection_text(m_config, kind, role);
         const size_t n = m_steps.size();
         return add_step(
-            {prefix + "." + role, StepKind::Projection, stack, layer,
-             upper + " = X·W_" + upper + "ᵀ + b_" + upper + ", split into " + std::to_string(H) + " heads",
-             explanation, {}, true},
+            {prefix + "." + role, StepKind::Projection, stack, layer, text.formula, text.explanation, {}, true},
             [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
-            [this, n, input, w, b, len, D, H, dk] {
-                m_backend.linear_forward(aux(n, 0), out(input), w, b, m_B * len(), D, D);
-                m_backend.split_heads_forward(out(n), aux(n, 0), m_B, len(), H, dk);
+            [this, n, input, w, b, len, D, H, dk, cache] {
+                m_backend.linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, D);
+                m_backend.split_heads_forward(out(n), cache.flat->data(), m_B, len(), H, dk);
             },
-            [this, n, input, w, gw, gb, len, D, H, dk] {
+            [this, n, input, w, gw, gb, len, D, H, dk, cache] {
                 const int rows_n = m_B * len();
-                m_backend.fill_zero(aux(n, 1), static_cast<size_t>(rows_n) * D * sizeof(float));
-                m_backend.split_heads_backward(aux(n, 1), dout(n), m_B, len(), H, dk);
-                m_backend.linear_backward(dout(input), gw, gb, aux(n, 1), out(input), w, rows_n, D, D);
-            },
-            {[this, len, D] { return static_cast<int64_t>(m_B) * len() * D; },
-             [this, len, D] { return static_cast<int64_t>(m_B) * len() * D; }});
+                m_backend.fill_zero(cache.dflat->data(), static_cast<size_t>(rows_n) * D * sizeof(float));
+                m_backend.split_heads_backward(cache.dflat->data(), dout(n), m_B, len(), H, dk);
+                m_backend.linear_backward(dout(input), gw, gb, cache.dflat->data(), out(input), w, rows_n, D, D);
+            });
     };
-    block.q = projection("q", "q_proj", query_input, true);
-    block.k = projection("k", "k_proj", kv_input, false);
-    block.v = projection("v", "v_proj", kv_input, false);
+    // The position hook's second place: RoPE rotates self-attention's q and k right after their
+    // projections. Cross-attention gets no position term: a source and a target position have
+    // no distance between them.
+    const bool self = kind != AttentionKind::Cross;
+    const PositionEntry entry = position_entry(m_config.positional);
+    auto rotation = [&](char role, size_t projected, bool query) {
+        auto len = query ? std::function<int()>(rows) : std::function<int()>(keys);
+        const std::string letter = query ? q_letter : k_letter;
+        const StepText text = rotation_text(role);
+        const size_t n = m_steps.size();
+        return add_step(
+            {prefix + "." + role + "_rot", StepKind::Positional, stack, layer, text.formula, text.explanation, {}, true},
+            [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
+            [this, n, projected, len, H, dk] {
+                if (m_options.positional_encoding)
+                    m_backend.rope_forward(out(n), out(projected), m_B, H, len(), dk, 0);
+                else
+                    m_backend.copy(out(n), out(projected), static_cast<size_t>(m_B) * H * len() * dk * sizeof(float));
+            },
+            [this, n, projected, len, H, dk] {
+                if (m_options.positional_encoding)
+                    m_backend.rope_backward(dout(projected), dout(n), m_B, H, len(), dk, 0);
+                else   // the identity's gradient, += (positional_backward adds dout to dinp)
+                    m_backend.positional_backward(dout(projected), dout(n), m_B * H, len(), dk);
+            });
+    };
+    const bool rotate = self && entry == PositionEntry::RotateQK;
+    block.q = projection('q', query_input, true);
+    block.scores_q = rotate ? rotation('q', block.q, true) : block.q;
+    block.k = projection('k', kv_input, false);
+    block.scores_k = rotate ? rotation('k', block.k, false) : block.k;
+    block.v = projection('v', kv_input, false);
 
+    auto bhtk = [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); };
     auto bhts = [this, rows, keys, H, q_letter, k_letter] {
         return TensorShape({m_B, H, rows(), keys()}, {"B", "H", q_letter, k_letter});
     };
-    const std::string scale_text = m_config.scale_attention ? " / √dk" : " (unscaled)";
+    const StepText scores_info = scores_text(m_config, kind);
+    // The position hook's third place: ALiBi's distance bias on self-attention's scores, inside
+    // this step (scores = QKᵀ/√dk + bias), its gradient passed through in `dscores`.
+    Buffer* dscores = self && entry == PositionEntry::ScoreBias ? buffer(bhtk) : nullptr;
     block.scores = add_step(
-        {prefix + ".scores", StepKind::Scores, stack, layer, "scores = Q·Kᵀ" + scale_text + "   (query rows × key columns)",
-         m_config.scale_attention
-             ? "How well each query matches each key. If the components of q and k were independent with mean 0 "
-               "and variance 1 (the paper's assumption, §3.2.1), q·k would have variance dk; dividing by √dk "
-               "brings its spread back to 1, so softmax does not saturate into one-hot rows with vanishing "
-               "gradients."
-             : "How well each query matches each key. Scaling by 1/√dk is switched off: with large dk the dot "
-               "products grow, softmax saturates into near one-hot rows and its gradients vanish.",
-         {}, true},
+        {prefix + ".scores", StepKind::Scores, stack, layer, scores_info.formula, scores_info.explanation, {}, true},
         bhts,
-        [this, b = block, rows, keys, H, dk, scale, n = m_steps.size()] {
+        [this, q = block.scores_q, k = block.scores_k, dscores, rows, keys, H, dk, scale, n = m_steps.size()] {
             if (fused_attention_active()) return;
-            m_backend.scores_forward(out(n), out(b.q), out(b.k), m_B, H, rows(), keys(), dk, scale);
+            m_backend.scores_forward(out(n), out(q), out(k), m_B, H, rows(), keys(), dk, scale);
+            if (dscores && m_options.positional_encoding)
+                m_backend.alibi_forward(out(n), out(n), m_B, H, rows(), keys(), 0);
         },
-        [this, b = block, rows, keys, H, dk, scale, n = m_steps.size()] {
-            m_backend.scores_backward(dout(b.q), dout(b.k), dout(n), out(b.q), out(b.k), m_B, H, rows(), keys(), dk, scale);
+        [this, q = block.scores_q, k = block.scores_k, dscores, bhtk, rows, keys, H, dk, scale, n = m_steps.size()] {
+            const float* g = dout(n);
+            if (dscores) {
+                m_backend.fill_zero(dscores->data(), static_cast<size_t>(bhtk()) * sizeof(float));
+                m_backend.alibi_backward(dscores->data(), dout(n), m_B, H, rows(), keys());
+                g = dscores->data();
+            }
+            m_backend.scores_backward(dout(q), dout(k), g, out(q), out(k), m_B, H, rows(), keys(), dk, scale);
         });
-    std::string mask_text =
-        kind == AttentionKind::EncoderSelf ? "Padding mask: PAD keys are set to −∞ so they get zero weight."
-        : kind == AttentionKind::DecoderSelf
-            ? "Causal (look-ahead) mask: position t may only see positions ≤ t, because at generation time later "
-              "tokens do not exist yet; PAD keys are masked too. Masked scores are −∞."
-            : "Padding mask on the source: the decoder never attends to PAD positions of the input sentence.";
+    const StepText mask_info = mask_text(m_config, kind);
     block.masked_scores = add_step(
-        {prefix + ".masked_scores", StepKind::Mask, stack, layer, "masked = keep ? scores : −∞", mask_text, {}, true},
+        {prefix + ".masked_scores", StepKind::Mask, stack, layer, mask_info.formula, mask_info.explanation, {}, true},
         bhts,
         [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
             if (fused_attention_active()) return;
@@ -559,41 +617,38 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
         [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
             m_backend.attention_mask_backward(dout(s), dout(n), keep(), m_B, H, rows(), keys());
         });
-    // In training, dropout acts on a copy of the probabilities (aux 1); the step output stays the
-    // pre-dropout attention that learners see.
+    // In training, dropout acts on a copy of the probabilities (`dropped`); the step output stays
+    // the pre-dropout attention that learners see.
+    const ProbsCache probs_cache{buffer(bhtk), buffer(bhtk), buffer(bhtk)};
+    const StepText probs_info = probs_text();
     block.probs = add_step(
-        {prefix + ".probs", StepKind::Softmax, stack, layer, "P = softmax(masked) along each query row",
-         "Each query row becomes a probability distribution over the keys: the attention weights. Rows sum to "
-         "1; a row with every key masked is all zeros.",
-         {}, true},
+        {prefix + ".probs", StepKind::Softmax, stack, layer, probs_info.formula, probs_info.explanation, {}, true},
         bhts,
-        [this, dropping, rows, keys, H, m = block.masked_scores, n = m_steps.size()] {
+        [this, rows, keys, H, m = block.masked_scores, cache = probs_cache, n = m_steps.size()] {
             if (fused_attention_active()) return;
             const int R = m_B * H * rows(), C = keys();
             m_backend.softmax_forward(out(n), out(m), R, C);
             if (dropping())
-                m_backend.dropout_forward(aux(n, 1), aux(n, 0), out(n), R * C, m_config.dropout, dropout_seed(n, 0));
+                m_backend.dropout_forward(cache.dropped->data(), cache.dropout_mask->data(), out(n), R * C,
+                                          m_config.dropout, dropout_seed(n, DROPOUT_STREAM));
         },
-        [this, dropping, rows, keys, H, m = block.masked_scores, n = m_steps.size()] {
+        [this, rows, keys, H, m = block.masked_scores, cache = probs_cache, n = m_steps.size()] {
             const int R = m_B * H * rows(), C = keys();
-            if (dropping()) m_backend.dropout_backward(dout(n), aux(n, 2), aux(n, 0), R * C);
+            if (dropping()) m_backend.dropout_backward(dout(n), cache.ddropped->data(), cache.dropout_mask->data(), R * C);
             m_backend.softmax_backward(dout(m), dout(n), out(n), R, C);
-        },
-        {[this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); },
-         [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); },
-         [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); }});
+        });
     const size_t probs = block.probs;
+    const StepText context_info = context_text();
     block.context = add_step(
-        {prefix + ".context", StepKind::Context, stack, layer, "context = P·V",
-         "Each query position receives the attention-weighted average of the value vectors, per head.", {}, true},
+        {prefix + ".context", StepKind::Context, stack, layer, context_info.formula, context_info.explanation, {}, true},
         [this, rows, H, dk, q_letter] { return TensorShape({m_B, H, rows(), dk}, {"B", "H", q_letter, "dk"}); },
-        [this, dropping, prefix, probs, rows, keys, H, dk, scale, keep, q = block.q, k = block.k, v = block.v,
-         n = m_steps.size()] {
+        [this, prefix, probs, rows, keys, H, dk, scale, keep, q = block.scores_q, k = block.scores_k, v = block.v,
+         cache = probs_cache, n = m_steps.size()] {
             if (fused_attention_active()) {
                 m_backend.fused_attention_forward(out(n), out(q), out(k), out(v), keep(), m_B, H, rows(), keys(), dk,
                                                   scale);
             } else {
-                const float* p = dropping() ? aux(probs, 1) : out(probs);
+                const float* p = dropping() ? cache.dropped->data() : out(probs);
                 m_backend.context_forward(out(n), p, out(v), m_B, H, rows(), keys(), dk);
             }
             // Head ablation: a switched-off head contributes nothing (eval-mode teaching toggle).
@@ -605,42 +660,35 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
                             m_backend.fill_zero(out(n) + (static_cast<size_t>(b) * H + h) * rows() * dk,
                                                 static_cast<size_t>(rows()) * dk * sizeof(float));
         },
-        [this, dropping, probs, rows, keys, H, dk, v = block.v, n = m_steps.size()] {
+        [this, probs, rows, keys, H, dk, v = block.v, cache = probs_cache, n = m_steps.size()] {
             const bool d = dropping();
             const size_t count = static_cast<size_t>(m_B) * H * rows() * keys();
-            if (d) m_backend.fill_zero(aux(probs, 2), count * sizeof(float));
-            m_backend.context_backward(d ? aux(probs, 2) : dout(probs), dout(v), dout(n), d ? aux(probs, 1) : out(probs),
-                                       out(v), m_B, H, rows(), keys(), dk);
+            if (d) m_backend.fill_zero(cache.ddropped->data(), count * sizeof(float));
+            m_backend.context_backward(d ? cache.ddropped->data() : dout(probs), dout(v), dout(n),
+                                       d ? cache.dropped->data() : out(probs), out(v), m_B, H, rows(), keys(), dk);
         });
     const float* wo = param(prefix + ".out_proj.weight");
     const float* bo = param(prefix + ".out_proj.bias");
     float* gwo = grad(prefix + ".out_proj.weight");
     float* gbo = grad(prefix + ".out_proj.bias");
     auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
+    const AttentionOutCache out_cache{buffer(bd), buffer(bd), buffer(bd), buffer(bd)};
+    const StepText out_info = attention_out_text(kind);
     block.out = add_step(
-        {prefix + ".out", StepKind::OutputProjection, stack, layer, "out = concat(heads)·W_Oᵀ + b_O",
-         std::string("The heads' contexts are concatenated back to d_model columns and mixed by the output "
-                     "projection: the ") + what + " sublayer's result.",
-         {}, false},
+        {prefix + ".out", StepKind::OutputProjection, stack, layer, out_info.formula, out_info.explanation, {}, false},
         [this, rows, D, q_letter] { return TensorShape({m_B, rows(), D}, {"B", q_letter, "D"}); },
-        [this, rows, H, dk, D, wo, bo, bd, ctx = block.context, n = m_steps.size()] {
-            m_backend.merge_heads_forward(aux(n, 0), out(ctx), m_B, rows(), H, dk);
-            m_backend.linear_forward(out(n), aux(n, 0), wo, bo, m_B * rows(), D, D);
-            apply_dropout(n, 1, bd());
+        [this, rows, H, dk, D, wo, bo, bd, ctx = block.context, cache = out_cache, n = m_steps.size()] {
+            m_backend.merge_heads_forward(cache.merged->data(), out(ctx), m_B, rows(), H, dk);
+            m_backend.linear_forward(out(n), cache.merged->data(), wo, bo, m_B * rows(), D, D);
+            apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM_ATTENTION_OUT, bd());
         },
-        [this, dropping, rows, H, dk, D, wo, gwo, gbo, bd, ctx = block.context, n = m_steps.size()] {
+        [this, rows, H, dk, D, wo, gwo, gbo, bd, ctx = block.context, cache = out_cache, n = m_steps.size()] {
             const int N = m_B * rows();
-            const float* g = dout(n);
-            if (dropping()) {
-                m_backend.fill_zero(aux(n, 2), bd() * sizeof(float));
-                m_backend.dropout_backward(aux(n, 2), dout(n), aux(n, 1), static_cast<int>(bd()));
-                g = aux(n, 2);
-            }
-            m_backend.fill_zero(aux(n, 3), bd() * sizeof(float));
-            m_backend.linear_backward(aux(n, 3), gwo, gbo, g, aux(n, 0), wo, N, D, D);
-            m_backend.merge_heads_backward(dout(ctx), aux(n, 3), m_B, rows(), H, dk);
-        },
-        {bd, bd, bd, bd});
+            const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
+            m_backend.fill_zero(cache.dmerged->data(), static_cast<size_t>(bd()) * sizeof(float));
+            m_backend.linear_backward(cache.dmerged->data(), gwo, gbo, g, cache.merged->data(), wo, N, D, D);
+            m_backend.merge_heads_backward(dout(ctx), cache.dmerged->data(), m_B, rows(), H, dk);
+        });
     m_attention.push_back(block);
     return block.out;
 }
@@ -652,52 +700,53 @@ size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, 
     const bool decoder = stack == Stack::Decoder;
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
+    const bool rms = m_config.norm_kind == NormKind::RmsNorm;   // RMSNorm: a gain, no bias, no mean
     const float* w = param(name + ".weight");
-    const float* b = param(name + ".bias");
+    const float* b = rms ? nullptr : param(name + ".bias");
     float* gw = grad(name + ".weight");
-    float* gb = grad(name + ".bias");
+    float* gb = rms ? nullptr : grad(name + ".bias");
     auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
     auto n_rows = [this, rows] { return static_cast<int64_t>(m_B) * rows(); };
+    // The norm of the config: out = norm(x) with its statistics in mean (LayerNorm) and rstd.
+    auto normalise = [this, rms, w, b, D, eps](float* o, Buffer* mean, Buffer* rstd, const float* x, int N) {
+        if (rms) m_backend.rmsnorm_forward(o, rstd->data(), x, w, N, D, eps);
+        else m_backend.layernorm_forward(o, mean->data(), rstd->data(), x, w, b, N, D, eps);
+    };
+    auto normalise_backward = [this, rms, w, gw, gb, D](float* dx, const float* g, const float* x, Buffer* mean,
+                                                        Buffer* rstd, int N) {
+        if (rms) m_backend.rmsnorm_backward(dx, gw, g, x, w, rstd->data(), N, D);
+        else m_backend.layernorm_backward(dx, gw, gb, g, x, w, mean->data(), rstd->data(), N, D);
+    };
     auto shape = [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); };
     const size_t n = m_steps.size();
     if (kind == StepKind::AddNorm) {
-        // Post-LN: out = LayerNorm(x + sublayer(x)); aux 0 holds the sum, 1 mean, 2 rstd, 3 d(sum).
+        // Post-LN: out = LayerNorm(x + sublayer(x)).
+        const AddNormCache cache{buffer(bd), rms ? nullptr : buffer(n_rows), buffer(n_rows), buffer(bd)};
+        const StepText text = add_norm_text(m_config);
         return add_step(
-            {name + ".out", kind, stack, layer, "out = LayerNorm(x + sublayer(x))",
-             "Add & norm: the residual connection adds the sublayer's result to its input, so information and "
-             "gradients can bypass the sublayer. LayerNorm then normalises each position over its d_model "
-             "features: γ ⊙ (x − μ) / √(σ² + ε) + β, with μ and σ² the mean and biased variance of that row, "
-             "ε = 1e-5, γ and β learned."},
+            {name + ".out", kind, stack, layer, text.formula, text.explanation},
             shape,
-            [this, n, input, residual, w, b, rows, D, eps, bd] {
-                m_backend.residual_forward(aux(n, 0), out(residual), out(input), static_cast<int>(bd()));
-                m_backend.layernorm_forward(out(n), aux(n, 1), aux(n, 2), aux(n, 0), w, b, m_B * rows(), D, eps);
+            [this, n, input, residual, normalise, rows, bd, cache] {
+                m_backend.residual_forward(cache.sum->data(), out(residual), out(input), static_cast<int>(bd()));
+                normalise(out(n), cache.mean, cache.rstd, cache.sum->data(), m_B * rows());
             },
-            [this, n, input, residual, w, gw, gb, rows, D, bd] {
-                m_backend.fill_zero(aux(n, 3), bd() * sizeof(float));
-                m_backend.layernorm_backward(aux(n, 3), gw, gb, dout(n), aux(n, 0), w, aux(n, 1), aux(n, 2),
-                                             m_B * rows(), D);
-                m_backend.residual_backward(dout(residual), dout(input), aux(n, 3), static_cast<int>(bd()));
-            },
-            {bd, n_rows, n_rows, bd});
+            [this, n, input, residual, normalise_backward, rows, bd, cache] {
+                m_backend.fill_zero(cache.dsum->data(), static_cast<size_t>(bd()) * sizeof(float));
+                normalise_backward(cache.dsum->data(), dout(n), cache.sum->data(), cache.mean, cache.rstd, m_B * rows());
+                m_backend.residual_backward(dout(residual), dout(input), cache.dsum->data(), static_cast<int>(bd()));
+            });
     }
-    const bool final_norm = layer < 0;
+    const NormCache cache{rms ? nullptr : buffer(n_rows), buffer(n_rows)};
+    const StepText text = norm_text(m_config, layer < 0);
     return add_step(
-        {name + ".out", kind, stack, layer, "out = LayerNorm(x)",
-         final_norm ? "Pre-LN: the final LayerNorm of the stack normalises the residual stream, which is never "
-                      "normalised inside the layers. LayerNorm = γ ⊙ (x − μ) / √(σ² + ε) + β over each row's d_model "
-                      "features (biased variance, ε = 1e-5)."
-                    : "Pre-LN: the sublayer sees a normalised copy of the residual stream, γ ⊙ (x − μ) / √(σ² + ε) + β "
-                      "over each row's d_model features; the stream itself is left unnormalised, which keeps "
-                      "gradients well-behaved in deep stacks."},
+        {name + ".out", kind, stack, layer, text.formula, text.explanation},
         shape,
-        [this, n, input, w, b, rows, D, eps] {
-            m_backend.layernorm_forward(out(n), aux(n, 0), aux(n, 1), out(input), w, b, m_B * rows(), D, eps);
+        [this, n, input, normalise, rows, cache] {
+            normalise(out(n), cache.mean, cache.rstd, out(input), m_B * rows());
         },
-        [this, n, input, w, gw, gb, rows, D] {
-            m_backend.layernorm_backward(dout(input), gw, gb, dout(n), out(input), w, aux(n, 0), aux(n, 1), m_B * rows(), D);
-        },
-        {n_rows, n_rows});
+        [this, n, input, normalise_backward, rows, cache] {
+            normalise_backward(dout(input), dout(n), out(input), cache.mean, cache.rstd, m_B * rows());
+        });
 }
 
 size_t Transformer::build_residual(const std::string& name, Stack stack, int layer, size_t a, size_t b) {
@@ -705,67 +754,99 @@ size_t Transformer::build_residual(const std::string& name, Stack stack, int lay
     const bool decoder = stack == Stack::Decoder;
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
+    const StepText text = residual_text(m_config);
     return add_step(
-        {name + ".out", StepKind::Residual, stack, layer, "out = x + sublayer(LayerNorm(x))",
-         "Pre-LN residual: the sublayer's result is added to the unnormalised stream."},
+        {name + ".out", StepKind::Residual, stack, layer, text.formula, text.explanation},
         [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
         [this, a, b, rows, D, n = m_steps.size()] { m_backend.residual_forward(out(n), out(a), out(b), m_B * rows() * D); },
         [this, a, b, rows, D, n = m_steps.size()] { m_backend.residual_backward(dout(a), dout(b), dout(n), m_B * rows() * D); });
 }
 
 size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer, size_t input) {
-    const int D = m_config.d_model, F = m_config.d_ff;
+    const int D = m_config.d_model, F = m_config.ffn_width();
+    const FfnKind ffn = m_config.ffn;
+    const bool swiglu = ffn == FfnKind::SwiGlu;   // SwiGLU's matrices have no biases (LLaMA)
     const bool decoder = stack == Stack::Decoder;
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
-    auto dropping = [this] { return m_options.training && m_config.dropout > 0.0f; };
     const float* w1 = param(prefix + ".linear1.weight");
-    const float* b1 = param(prefix + ".linear1.bias");
+    const float* b1 = swiglu ? nullptr : param(prefix + ".linear1.bias");
     const float* w2 = param(prefix + ".linear2.weight");
-    const float* b2 = param(prefix + ".linear2.bias");
+    const float* b2 = swiglu ? nullptr : param(prefix + ".linear2.bias");
     float* gw1 = grad(prefix + ".linear1.weight");
-    float* gb1 = grad(prefix + ".linear1.bias");
+    float* gb1 = swiglu ? nullptr : grad(prefix + ".linear1.bias");
     float* gw2 = grad(prefix + ".linear2.weight");
-    float* gb2 = grad(prefix + ".linear2.bias");
+    float* gb2 = swiglu ? nullptr : grad(prefix + ".linear2.bias");
     auto bf = [this, rows, F] { return static_cast<int64_t>(m_B) * rows() * F; };
     auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
-    // Gradient of a step whose output went through dropout in place: dout * mask, in aux `scratch`.
-    auto through_dropout = [this, dropping](size_t n, size_t mask, size_t scratch, int64_t count) -> const float* {
-        if (!dropping()) return dout(n);
-        m_backend.fill_zero(aux(n, scratch), count * sizeof(float));
-        m_backend.dropout_backward(aux(n, scratch), dout(n), aux(n, mask), static_cast<int>(count));
-        return aux(n, scratch);
-    };
-    const size_t hidden = add_step(
-        {prefix + ".hidden", StepKind::FfnHidden, stack, layer, "h = ReLU(x·W1ᵀ + b1)",
-         "The position-wise feed-forward network widens each position to d_ff features and applies ReLU; it "
-         "works on every position separately, with the same weights."},
-        [this, rows, F, letter] { return TensorShape({m_B, rows(), F}, {"B", letter, "F"}); },
-        [this, input, w1, b1, rows, D, F, bf, n = m_steps.size()] {
-            m_backend.linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
-            m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
-            apply_dropout(n, 0, bf());
-        },
-        [this, input, w1, gw1, gb1, rows, D, F, bf, through_dropout, n = m_steps.size()] {
-            const float* g = through_dropout(n, 0, 1, bf());
-            m_backend.fill_zero(aux(n, 2), bf() * sizeof(float));
-            m_backend.relu_backward(aux(n, 2), g, out(n), static_cast<int>(bf()));
-            m_backend.linear_backward(dout(input), gw1, gb1, aux(n, 2), out(input), w1, m_B * rows(), D, F);
-        },
-        {bf, bf, bf});
+    auto blf = [this, rows, F, letter] { return TensorShape({m_B, rows(), F}, {"B", letter, "F"}); };
+    const FfnHiddenCache hidden_cache{buffer(bf), buffer(bf), ffn == FfnKind::Gelu ? buffer(bf) : nullptr,
+                                      swiglu ? nullptr : buffer(bf)};
+    const StepText hidden_info = ffn_hidden_text(m_config);
+    size_t hidden = 0;
+    if (swiglu) {
+        // SwiGLU: gate = x·W1ᵀ and up = x·W3ᵀ are steps of their own, then h = SiLU(gate) ⊙ up.
+        const float* w3 = param(prefix + ".linear3.weight");
+        float* gw3 = grad(prefix + ".linear3.weight");
+        auto projection = [&](const std::string& role, const float* w, float* gw, const StepText& text) {
+            const size_t n = m_steps.size();
+            return add_step(
+                {prefix + "." + role, StepKind::FfnHidden, stack, layer, text.formula, text.explanation}, blf,
+                [this, input, w, rows, D, F, n] { m_backend.linear_forward(out(n), out(input), w, nullptr, m_B * rows(), D, F); },
+                [this, input, w, gw, rows, D, F, n] {
+                    m_backend.linear_backward(dout(input), gw, nullptr, dout(n), out(input), w, m_B * rows(), D, F);
+                });
+        };
+        const size_t gate = projection("gate", w1, gw1, ffn_gate_text());
+        const size_t up = projection("up", w3, gw3, ffn_up_text());
+        hidden = add_step(
+            {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
+            [this, gate, up, bf, cache = hidden_cache, n = m_steps.size()] {
+                m_backend.swiglu_forward(out(n), out(gate), out(up), static_cast<int>(bf()));
+                apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
+            },
+            [this, gate, up, bf, cache = hidden_cache, n = m_steps.size()] {
+                const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bf());
+                m_backend.swiglu_backward(dout(gate), dout(up), g, out(gate), out(up), static_cast<int>(bf()));
+            });
+    } else {
+        // ReLU's backward reads its output (dropout in place zeroes or scales it, which keeps
+        // the sign wherever a gradient flows); GELU's reads its input, kept in `pre`.
+        hidden = add_step(
+            {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
+            [this, ffn, input, w1, b1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
+                if (ffn == FfnKind::Gelu) {
+                    m_backend.linear_forward(cache.pre->data(), out(input), w1, b1, m_B * rows(), D, F);
+                    m_backend.gelu_forward(out(n), cache.pre->data(), static_cast<int>(bf()));
+                } else {
+                    m_backend.linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
+                    m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
+                }
+                apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
+            },
+            [this, ffn, input, w1, gw1, gb1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
+                const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bf());
+                m_backend.fill_zero(cache.dpre->data(), static_cast<size_t>(bf()) * sizeof(float));
+                if (ffn == FfnKind::Gelu)
+                    m_backend.gelu_backward(cache.dpre->data(), g, cache.pre->data(), static_cast<int>(bf()));
+                else
+                    m_backend.relu_backward(cache.dpre->data(), g, out(n), static_cast<int>(bf()));
+                m_backend.linear_backward(dout(input), gw1, gb1, cache.dpre->data(), out(input), w1, m_B * rows(), D, F);
+            });
+    }
+    const FfnOutCache out_cache{buffer(bd), buffer(bd)};
+    const StepText out_info = ffn_out_text(m_config);
     return add_step(
-        {prefix + ".out", StepKind::FfnOut, stack, layer, "ffn = h·W2ᵀ + b2",
-         "The second linear layer of the feed-forward network brings each position back to d_model features."},
+        {prefix + ".out", StepKind::FfnOut, stack, layer, out_info.formula, out_info.explanation},
         [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
-        [this, hidden, w2, b2, rows, D, F, bd, n = m_steps.size()] {
+        [this, hidden, w2, b2, rows, D, F, bd, cache = out_cache, n = m_steps.size()] {
             m_backend.linear_forward(out(n), out(hidden), w2, b2, m_B * rows(), F, D);
-            apply_dropout(n, 0, bd());
+            apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bd());
         },
-        [this, hidden, w2, gw2, gb2, rows, D, F, bd, through_dropout, n = m_steps.size()] {
-            const float* g = through_dropout(n, 0, 1, bd());
+        [this, hidden, w2, gw2, gb2, rows, D, F, bd, cache = out_cache, n = m_steps.size()] {
+            const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
             m_backend.linear_backward(dout(hidden), gw2, gb2, g, out(hidden), w2, m_B * rows(), F, D);
-        },
-        {bd, bd});
+        });
 }
 
 }  // namespace tx

@@ -1,9 +1,11 @@
-// The encoder-decoder Transformer written once against Backend&, as an ordered list of named
-// steps (DESIGN.md §2-3). Each step has a forward and a backward; running every step is the
-// forward pass, and the step outputs are the trace. Shapes: B batch, S source length,
-// T target length, D d_model, H heads, dk = D/H, F d_ff, V vocabulary.
+// The encoder-decoder Transformer (or, with arch decoder-only, its decoder alone) written once
+// against Backend&, as an ordered list of named steps (DESIGN.md §2-3). Each step has a forward
+// and a backward; running every step is the forward pass, and the step outputs are the trace.
+// Shapes: B batch, S source length, T target length, D d_model, H heads, dk = D/H, F d_ff,
+// V vocabulary.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -66,6 +68,9 @@ struct AttentionBlock {
     AttentionKind kind;
     int layer;
     size_t q, k, v, scores, masked_scores, probs, context, out;   // step indices
+    // The q and k the scores are computed from: the RoPE-rotated steps (q_rot, k_rot) where
+    // positions rotate q and k, else q and k themselves.
+    size_t scores_q, scores_k;
 };
 
 class Transformer {
@@ -110,6 +115,9 @@ public:
     // (causal and padding combined, as the options say).
     const std::vector<float>& src_mask() const { return m_src_mask_host; }
     const std::vector<float>& tgt_mask() const { return m_tgt_mask_host; }
+    // The encoder self-attention's keep matrix [B,1,S,S]: src_mask's padding per query row,
+    // with the sliding window where config().window > 0.
+    const std::vector<float>& src_self_mask() const { return m_src_self_mask_host; }
 
     const std::vector<StepInfo>& steps() const { return m_info; }
     size_t step_count() const { return m_steps.size(); }
@@ -118,7 +126,10 @@ public:
     const std::vector<AttentionBlock>& attention_blocks() const { return m_attention; }
 
     void run_step(size_t index);          // forward of one step (earlier steps must have run)
-    bool fused_attention_active() const { return m_options.fused_attention && !m_options.training; }
+    // Not with ALiBi: the fused kernel has no bias term, so ALiBi models run the steps.
+    bool fused_attention_active() const {
+        return m_options.fused_attention && !m_options.training && m_config.positional != PositionalKind::Alibi;
+    }
     // Per-step times (on by default) wait for each step to finish; a benchmark of whole passes
     // turns them off so that a GPU can queue the steps back to back.
     void set_step_timing(bool on) { m_step_timing = on; }
@@ -147,27 +158,54 @@ private:
         std::function<void()> forward;
         std::function<void()> backward;
         Array out, grad;
-        std::vector<Array> aux;              // scratch and caches (mean, rstd, masks...)
-        std::vector<std::function<int64_t()>> aux_numel;
     };
+    // A cache (what a backward needs from its forward) or scratch buffer, named in the cache
+    // structs below; it grows to numel() floats with the batch, like the step outputs.
+    struct Buffer {
+        std::function<int64_t()> numel;
+        Array array;
+        float* data() { return array.data(); }
+    };
+    // The buffers of each kind of step, by name. L is the step's rows (S or T), K its keys.
+    struct PositionCache { Buffer* dropout_mask; Buffer* dropped_grad; };              // [B,L,D]
+    struct ProjectionCache { Buffer* flat; Buffer* dflat; };                           // [B,L,D] before the head split
+    struct ProbsCache { Buffer* dropout_mask; Buffer* dropped; Buffer* ddropped; };    // [B,H,L,K]
+    struct AttentionOutCache { Buffer* merged; Buffer* dropout_mask; Buffer* dropped_grad; Buffer* dmerged; };   // [B,L,D]
+    struct AddNormCache { Buffer* sum; Buffer* mean; Buffer* rstd; Buffer* dsum; };  // sum [B,L,D], mean rstd [B·L]
+    struct NormCache { Buffer* mean; Buffer* rstd; };                                // [B·L]; RMSNorm: rstd only
+    // [B,L,F]; pre (the activation's input, GELU only), dpre its gradient (ReLU, GELU)
+    struct FfnHiddenCache { Buffer* dropout_mask; Buffer* dropped_grad; Buffer* pre; Buffer* dpre; };
+    struct FfnOutCache { Buffer* dropout_mask; Buffer* dropped_grad; };                    // [B,L,D]
+    // Where positions enter the model (config().positional): added to the embeddings, rotating
+    // each self-attention's q and k, as a bias on its scores, or nowhere. The one branch point.
+    enum class PositionEntry { Embeddings, RotateQK, ScoreBias, Nowhere };
+    static PositionEntry position_entry(PositionalKind kind);
 
     size_t add_step(StepInfo info, std::function<TensorShape()> shape, std::function<void()> forward,
-                    std::function<void()> backward, std::vector<std::function<int64_t()>> aux_numel = {});
+                    std::function<void()> backward);
+    Buffer* buffer(std::function<int64_t()> numel);
     void build();
+    size_t build_embedding(Stack stack, bool source);
+    size_t build_positions(Stack stack, bool source, size_t embedded);
     size_t build_attention(const std::string& prefix, AttentionKind kind, int layer, Stack stack,
                            size_t query_input, size_t kv_input);
     size_t build_ffn(const std::string& prefix, Stack stack, int layer, size_t input);
     size_t build_norm(const std::string& name, Stack stack, int layer, size_t input, size_t residual,
                       StepKind kind);
     size_t build_residual(const std::string& name, Stack stack, int layer, size_t a, size_t b);
+    void build_generator(size_t input);
     void ensure_buffers();
     const float* param(const std::string& name) const;
     float* grad(const std::string& name);
     float* out(size_t step) { return m_steps[step].out.data(); }
     float* dout(size_t step) { return m_steps[step].grad.data(); }
-    float* aux(size_t step, size_t i) { return m_steps[step].aux[i].data(); }
-    uint64_t dropout_seed(size_t step, uint64_t role) const;
-    void apply_dropout(size_t step, size_t mask_aux, int64_t n);
+    bool dropping() const { return m_options.training && m_config.dropout > 0.0f; }
+    uint64_t dropout_seed(size_t step, uint64_t stream) const;
+    // Dropout in place on a step's output (training only), its mask kept in `mask`.
+    void apply_dropout(size_t step, Buffer* mask, uint64_t stream, int64_t n);
+    // The gradient of a step whose output went through dropout in place: dout·mask in `scratch`
+    // when dropping, else dout itself.
+    const float* through_dropout(size_t step, Buffer* mask, Buffer* scratch, int64_t n);
     void run_range(size_t begin, size_t end);
 
     ModelConfig m_config;
@@ -180,7 +218,7 @@ private:
 
     int m_B = 0, m_S = 0, m_T = 0;
     std::vector<int32_t> m_src_host, m_tgt_host;
-    std::vector<float> m_src_mask_host, m_tgt_mask_host;
+    std::vector<float> m_src_mask_host, m_tgt_mask_host, m_src_self_mask_host;
     BackendArray<int32_t> m_src_ids, m_tgt_ids, m_targets;
     Array m_src_keep, m_tgt_keep, m_cross_keep;   // [B,S,S], [B,T,T], [B,T,S]: 1 = may attend
     Array m_losses;                                 // [B*T]
@@ -189,6 +227,7 @@ private:
     bool m_loss_set = false;                        // loss() ran on the current batch
 
     std::vector<Step> m_steps;
+    std::deque<Buffer> m_buffers;      // stable addresses: the closures hold Buffer*
     std::vector<StepInfo> m_info;
     std::vector<AttentionBlock> m_attention;
     size_t m_first_decoder_step = 0;

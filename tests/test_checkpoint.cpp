@@ -133,6 +133,41 @@ TEST_F(CheckpointTest, RoundTripIsBitExact) {
     }
 }
 
+// The variants' parameters (DESIGN.md §3): learned position tables, SwiGLU's bias-free gate, up
+// and down, RMSNorm's gain without bias; they and the config fields survive a round trip.
+TEST_F(CheckpointTest, VariantRoundTripKeepsFieldsAndParameterNames) {
+    Checkpoint saved = tiny_checkpoint(NormPlacement::Pre);
+    saved.config.positional = PositionalKind::Learned;
+    saved.config.ffn = FfnKind::SwiGlu;
+    saved.config.norm_kind = NormKind::RmsNorm;
+    saved.config.window = 3;
+    const ParameterTable table(saved.config);
+    saved.parameters = init_parameters(table, saved.config.seed);
+    const std::string p = path("variant.safetensors");
+    save_checkpoint(p, saved);
+    const Checkpoint loaded = load_checkpoint(p);
+    EXPECT_EQ(to_json(loaded.config), to_json(saved.config));
+    ASSERT_EQ(loaded.parameters.size(), saved.parameters.size());
+    EXPECT_EQ(std::memcmp(loaded.parameters.data(), saved.parameters.data(), saved.parameters.size() * sizeof(float)), 0);
+    const int64_t D = 8, L = 16, F = saved.config.ffn_width();
+    EXPECT_EQ(F, 11);   // round(2/3 · 16)
+    const SafetensorsFile file = read_safetensors(p);
+    auto shape_of = [&](const std::string& name) -> std::vector<int64_t> {
+        for (const auto& t : file.tensors)
+            if (t.name == name) return t.shape;
+        return {};
+    };
+    EXPECT_EQ(shape_of("src_pos.weight"), (std::vector<int64_t>{L, D}));
+    EXPECT_EQ(shape_of("tgt_pos.weight"), (std::vector<int64_t>{L, D}));
+    EXPECT_EQ(shape_of("encoder.layers.0.ffn.linear1.weight"), (std::vector<int64_t>{F, D}));
+    EXPECT_EQ(shape_of("encoder.layers.0.ffn.linear3.weight"), (std::vector<int64_t>{F, D}));
+    EXPECT_EQ(shape_of("decoder.layers.0.ffn.linear2.weight"), (std::vector<int64_t>{D, F}));
+    EXPECT_EQ(shape_of("decoder.norm.weight"), (std::vector<int64_t>{D}));
+    for (const char* absent : {"encoder.layers.0.ffn.linear1.bias", "encoder.layers.0.ffn.linear2.bias",
+                               "encoder.layers.0.norm1.bias", "decoder.norm.bias"})
+        EXPECT_TRUE(shape_of(absent).empty()) << absent;
+}
+
 TEST_F(CheckpointTest, StandardLayoutAndNoTemporaryFileLeft) {
     Checkpoint c = tiny_checkpoint();
     c.training_json.clear();

@@ -176,6 +176,61 @@ TEST(IncrementalDecoder, FollowsTheRunOptions) {
     }
 }
 
+// Every model variant: RoPE rotates the newest key and the query at position t, ALiBi biases the
+// scores at query position t, the window closes keys before t − W + 1, learned positions read
+// row t of their table, and the FFN and norm kinds run as in the full path. Each also with
+// positions switched off and with fused attention.
+TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
+    auto backend = make_cpu_backend();
+    const std::vector<std::pair<const char*, std::function<void(ModelConfig&)>>> variants = {
+        {"learned", [](ModelConfig& c) { c.positional = PositionalKind::Learned; }},
+        {"rope", [](ModelConfig& c) { c.positional = PositionalKind::Rope; }},
+        {"alibi", [](ModelConfig& c) { c.positional = PositionalKind::Alibi; }},
+        {"none", [](ModelConfig& c) { c.positional = PositionalKind::None; }},
+        {"gelu", [](ModelConfig& c) { c.ffn = FfnKind::Gelu; }},
+        {"swiglu", [](ModelConfig& c) { c.ffn = FfnKind::SwiGlu; }},
+        {"rmsnorm post", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; }},
+        {"rmsnorm pre", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; c.norm = NormPlacement::Pre; }},
+        {"window 3", [](ModelConfig& c) { c.window = 3; }},
+        {"llama-like", [](ModelConfig& c) {
+             c.positional = PositionalKind::Rope;
+             c.ffn = FfnKind::SwiGlu;
+             c.norm_kind = NormKind::RmsNorm;
+             c.norm = NormPlacement::Pre;
+             c.window = 4;
+         }},
+        {"decoder-only", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+         }},
+        {"decoder-only llama-like", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+             c.positional = PositionalKind::Rope;
+             c.ffn = FfnKind::SwiGlu;
+             c.norm_kind = NormKind::RmsNorm;
+             c.norm = NormPlacement::Pre;
+         }},
+        {"alibi+gelu+window", [](ModelConfig& c) {
+             c.positional = PositionalKind::Alibi;
+             c.ffn = FfnKind::Gelu;
+             c.window = 5;
+         }},
+    };
+    for (const auto& [name, change] : variants) {
+        ModelConfig c = random_config(NormPlacement::Post, true);
+        change(c);
+        auto model = random_model(*backend, c);
+        for (int run = 0; run < 3; ++run) {
+            model->options() = RunOptions{};
+            if (run == 1) model->options().positional_encoding = false;
+            if (run == 2) model->options().fused_attention = true;
+            SCOPED_TRACE(std::string(name) + (run == 1 ? ", positions off" : run == 2 ? ", fused attention" : ""));
+            EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, SOURCES, targets(c, c.max_len)));
+        }
+    }
+}
+
 TEST(IncrementalDecoder, RefusesWhatItCannotCompute) {
     auto backend = make_cpu_backend();
     const ModelConfig c = random_config(NormPlacement::Post, true);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
@@ -150,6 +151,71 @@ TEST(ModelGradient, PreLnMatchesFiniteDifferences) { check_model(tiny_config(Nor
 // training-mode loss is a deterministic function of the weights and its gradient checks out.
 TEST(ModelGradient, DropoutInTrainingModeMatchesFiniteDifferencesWithTheSameSeed) {
     check_model(tiny_config(NormPlacement::Post, 0.2f), true);
+}
+
+// Each variant of DESIGN.md §3 on its own, and the LLaMA-like combination, on the same tiny
+// model: each adds an op pair and a branch to the step list, and each backward must match.
+struct Variant {
+    const char* name;
+    std::function<void(ModelConfig&)> change;
+    // Initialisation seed. With seed 7, RoPE, Post-RMSNorm and decoder-only each put a ReLU
+    // unit of an FFN so near its kink that the differences at h = 3e-3 and 1.5e-3 both straddle
+    // it (3-15% off); they reach the analytic value only at h = 3e-4 or below, where float
+    // rounding of the loss takes over elsewhere. Another seed moves the kink away.
+    uint64_t seed = 7;
+};
+const std::vector<Variant> VARIANTS = {
+    {"learned positions", [](ModelConfig& c) { c.positional = PositionalKind::Learned; }},
+    {"rope", [](ModelConfig& c) { c.positional = PositionalKind::Rope; }, 8},
+    {"alibi", [](ModelConfig& c) { c.positional = PositionalKind::Alibi; }},
+    {"no positions", [](ModelConfig& c) { c.positional = PositionalKind::None; }},
+    {"gelu", [](ModelConfig& c) { c.ffn = FfnKind::Gelu; }},
+    {"swiglu", [](ModelConfig& c) { c.ffn = FfnKind::SwiGlu; }},
+    {"rmsnorm post", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; }, 8},
+    {"rmsnorm pre", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; c.norm = NormPlacement::Pre; }},
+    {"window 2", [](ModelConfig& c) { c.window = 2; }},
+    {"decoder-only", [](ModelConfig& c) {
+         c.arch = Arch::DecoderOnly;
+         c.encoder_layers = 0;
+     }, 8},
+    {"decoder-only rope+swiglu+rmsnorm+pre", [](ModelConfig& c) {
+         c.arch = Arch::DecoderOnly;
+         c.encoder_layers = 0;
+         c.positional = PositionalKind::Rope;
+         c.ffn = FfnKind::SwiGlu;
+         c.norm_kind = NormKind::RmsNorm;
+         c.norm = NormPlacement::Pre;
+     }},
+    {"rope+swiglu+rmsnorm+pre+window", [](ModelConfig& c) {
+         c.positional = PositionalKind::Rope;
+         c.ffn = FfnKind::SwiGlu;
+         c.norm_kind = NormKind::RmsNorm;
+         c.norm = NormPlacement::Pre;
+         c.window = 3;
+     }},
+};
+
+TEST(ModelGradient, EveryVariantMatchesFiniteDifferences) {
+    for (const Variant& v : VARIANTS) {
+        SCOPED_TRACE(v.name);
+        ModelConfig c = tiny_config(NormPlacement::Post);
+        c.seed = v.seed;
+        v.change(c);
+        check_model(c, false);
+    }
+}
+
+// Dropout on the variants' own steps (SwiGLU's hidden, learned positions, the GELU hidden) in
+// training mode, with the seed fixed.
+TEST(ModelGradient, VariantsWithDropoutInTrainingModeMatchFiniteDifferences) {
+    ModelConfig c = tiny_config(NormPlacement::Pre, 0.2f);
+    c.positional = PositionalKind::Learned;
+    c.ffn = FfnKind::SwiGlu;
+    check_model(c, true);
+    c.positional = PositionalKind::Alibi;
+    c.ffn = FfnKind::Gelu;
+    c.norm_kind = NormKind::RmsNorm;
+    check_model(c, true);
 }
 
 TEST(ModelGradient, DropoutChangesTheLossWithTheSeedOnly) {

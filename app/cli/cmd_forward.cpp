@@ -52,6 +52,8 @@ void write_trace(const std::string& path, const Session& session) {
     trace.tensors.push_back({"tgt_ids", {B, T}, ids(model.tgt_ids())});
     trace.tensors.push_back({"src_mask", {B, 1, 1, S}, model.src_mask()});
     trace.tensors.push_back({"tgt_mask", {B, 1, T, T}, model.tgt_mask()});
+    // A sliding window makes the encoder's mask differ per query row: its [B,1,S,S] matrix too.
+    if (model.config().window > 0) trace.tensors.push_back({"src_self_mask", {B, 1, S, S}, model.src_self_mask()});
     for (size_t i = 0; i < model.step_count(); ++i)
         trace.tensors.push_back({model.steps()[i].name, model.steps()[i].shape.dims, model.step_output(i)});
     write_safetensors(path, trace);

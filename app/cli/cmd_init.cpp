@@ -50,6 +50,9 @@ int cmd_info(const Argv& argv) {
     std::printf("norm %s-LN, attention scaling %s, dropout %g, LayerNorm eps %g, seed %llu\n", to_string(c.norm),
                 c.scale_attention ? "1/sqrt(dk)" : "off", c.dropout, c.ln_eps,
                 static_cast<unsigned long long>(c.seed));
+    std::printf("variants     %s, positions %s, ffn %s (hidden %d), norm kind %s, window %s\n", to_string(c.arch),
+                to_string(c.positional), to_string(c.ffn), c.ffn_width(), to_string(c.norm_kind),
+                c.window > 0 ? std::to_string(c.window).c_str() : "full");
     if (!checkpoint.training_json.empty()) std::printf("training     %s\n", checkpoint.training_json.c_str());
     const ParameterTable table(c);
     std::printf("parameters   %lld (%.2f MB as float32)\n\n", static_cast<long long>(table.total()),

@@ -50,6 +50,8 @@ constexpr const char* TRAIN_HELP =
     "  --json               print the final summary as one JSON object\n"
     "model:    --d-model N --heads N --d-ff N --layers N --dropout P --max-len N --norm post|pre\n"
     "          --tokenizer word|char|sentencepiece (copy-text; translate is always sentencepiece)\n"
+    "          --positional sinusoidal|learned|rope|alibi|none --ffn relu|gelu|swiglu\n"
+    "          --norm-kind layernorm|rmsnorm --window W (0 = full) --arch encoder-decoder|decoder-only\n"
     "training: --batch N --epochs N --batches N (per epoch) --lr BASE --warmup N --smoothing E\n"
     "          --clip NORM --eval-every N --log-every N --eval-sequences N\n"
     "task:     --symbols N --length N --variant ascending|descending|unique (sort)\n"
@@ -86,7 +88,8 @@ int cmd_train(const Argv& argv) {
                     {"task", "preset", "steps", "until-exact", "seed", "save", "log", "backend", "threads", "d-model",
                      "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
-                     "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every"},
+                     "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
+                     "arch", "positional", "ffn", "norm-kind", "window"},
                     {"json", "quiet"});
     const auto task = task_from_string(args.get("task"));
     if (!task)
@@ -106,6 +109,12 @@ int cmd_train(const Argv& argv) {
     const std::string norm = args.get_or("norm", "post");
     if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre");
     m.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+    apply_variant_options(args, m);
+    // Every task here maps a source sequence to a target one, and a decoder-only model never
+    // sees the source: it could only learn the targets' statistics.
+    if (m.arch == Arch::DecoderOnly)
+        throw CliError("--arch decoder-only: the tasks here (copy, copy-text, reverse, sort, translate) need the "
+                       "source, which a decoder-only model does not read; use encoder-decoder");
     const std::string tokenizer = args.get_or("tokenizer", to_string(m.tokenizer));
     if (tokenizer != "word" && tokenizer != "char" && tokenizer != "sentencepiece")
         throw CliError("--tokenizer must be word, char or sentencepiece");

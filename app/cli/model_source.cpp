@@ -12,7 +12,8 @@
 namespace tx::cli {
 
 const std::set<std::string> MODEL_OPTIONS = {"checkpoint", "d-model", "heads", "d-ff", "layers", "max-len",
-                                             "dropout", "norm", "tokenizer", "seed", "vocab"};
+                                             "dropout", "norm", "tokenizer", "seed", "vocab",
+                                             "arch", "positional", "ffn", "norm-kind", "window"};
 const std::set<std::string> MODEL_FLAGS = {"no-scale"};
 const char* MODEL_OPTIONS_HELP =
     "  --checkpoint FILE    a .safetensors checkpoint (otherwise a fresh model from the options below)\n"
@@ -26,7 +27,31 @@ const char* MODEL_OPTIONS_HELP =
     "  --no-scale           do not divide attention scores by sqrt(dk)\n"
     "  --tokenizer word|char  (default word)\n"
     "  --vocab FILE         vocabulary, one token per line (default: the shipped one for the tokenizer)\n"
-    "  --seed N             initialisation seed (default 1)\n";
+    "  --seed N             initialisation seed (default 1)\n"
+    "  --arch encoder-decoder|decoder-only  decoder-only: GPT's stack on the target side alone\n"
+    "  --positional sinusoidal|learned|rope|alibi|none   where positions enter (default sinusoidal)\n"
+    "  --ffn relu|gelu|swiglu  feed-forward activation (default relu; swiglu: 3 matrices of 2/3 d_ff)\n"
+    "  --norm-kind layernorm|rmsnorm  the norm (default layernorm); --norm says where it goes\n"
+    "  --window W           sliding self-attention window in keys, 0 = full (default 0)\n";
+
+void apply_variant_options(const Args& args, ModelConfig& config) {
+    const std::string arch = args.get_or("arch", to_string(config.arch));
+    if (!arch_from_string(arch)) throw CliError("--arch must be encoder-decoder or decoder-only, got '" + arch + "'");
+    config.arch = *arch_from_string(arch);
+    if (config.arch == Arch::DecoderOnly) config.encoder_layers = 0;   // --layers N: N decoder layers
+    const std::string positional = args.get_or("positional", to_string(config.positional));
+    if (!positional_from_string(positional))
+        throw CliError("--positional must be sinusoidal, learned, rope, alibi or none, got '" + positional + "'");
+    config.positional = *positional_from_string(positional);
+    const std::string ffn = args.get_or("ffn", to_string(config.ffn));
+    if (!ffn_from_string(ffn)) throw CliError("--ffn must be relu, gelu or swiglu, got '" + ffn + "'");
+    config.ffn = *ffn_from_string(ffn);
+    const std::string norm_kind = args.get_or("norm-kind", to_string(config.norm_kind));
+    if (!norm_kind_from_string(norm_kind))
+        throw CliError("--norm-kind must be layernorm or rmsnorm, got '" + norm_kind + "'");
+    config.norm_kind = *norm_kind_from_string(norm_kind);
+    config.window = static_cast<int>(args.integer("window", config.window, 0, 4096));
+}
 
 std::string assets_dir() {
     if (const char* env = std::getenv("TX_ASSETS_DIR"); env && *env) return env;
@@ -53,6 +78,7 @@ Checkpoint model_from_options(const Args& args, bool command_seed) {
     if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre, got '" + norm + "'");
     config.norm = norm == "post" ? NormPlacement::Post : NormPlacement::Pre;
     config.scale_attention = !args.flag("no-scale");
+    apply_variant_options(args, config);
     const std::string tokenizer = args.get_or("tokenizer", "word");
     if (tokenizer != "word" && tokenizer != "char")
         throw CliError("--tokenizer must be word or char, got '" + tokenizer + "'");

@@ -46,11 +46,12 @@ void MasksPanel::draw_content(PanelContext& ctx) {
 
     const auto src = v.src_labels(row), tgt = v.tgt_labels(row);
     const int S = v.S, T = v.T;
-    // Source padding mask as S×S for encoder self-attention (the same row for every query).
+    // Encoder self-attention's S×S keep matrix: the source padding (the same row for every
+    // query), narrowed to |i − j| ≤ ⌊W/2⌋ when the model has a sliding window.
     std::vector<float> enc(static_cast<size_t>(S) * S), causal_m(static_cast<size_t>(T) * T), tgt_pad(static_cast<size_t>(T) * T),
         combined(static_cast<size_t>(T) * T), cross(static_cast<size_t>(T) * S);
     for (int i = 0; i < S; ++i)
-        for (int j = 0; j < S; ++j) enc[static_cast<size_t>(i * S + j)] = v.src_mask[static_cast<size_t>(row * S + j)];
+        for (int j = 0; j < S; ++j) enc[static_cast<size_t>(i * S + j)] = v.src_self_mask[static_cast<size_t>((row * S + i) * S + j)];
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
             causal_m[static_cast<size_t>(i * T + j)] = j <= i ? 1.0f : 0.0f;
@@ -87,7 +88,8 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         ImGui::EndGroup();
     };
     const float w = ImGui::GetContentRegionAvail().x / 3.0f - 10.0f;
-    show("enc", "encoder: source padding mask", enc, S, S, src, src, "query", "key", w);
+    show("enc", v.config.window > 0 ? "encoder: padding + window |i-j| <= W/2" : "encoder: source padding mask", enc, S,
+         S, src, src, "query", "key", w);
     ImGui::SameLine();
     show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
     ImGui::SameLine();
@@ -99,7 +101,11 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     show("tpad", "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query", "key", w);
     ImGui::SameLine();
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
-    ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding, each only when switched on.");
+    if (v.config.window > 0)
+        ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding (each only when switched "
+                            "on) AND the sliding window of %d keys: i \xE2\x88\x92 %d < j.", v.config.window, v.config.window);
+    else
+        ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding, each only when switched on.");
 
     // Effect on the first decoder self-attention: masked scores and probabilities, head 0.
     ImGui::Separator();

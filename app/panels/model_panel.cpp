@@ -1,7 +1,9 @@
 // Model panel (see model_panel.h).
 #include "panels/model_panel.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "imgui_stdlib.h"
 #include "parameters.h"
@@ -12,6 +14,62 @@ namespace tx::app {
 ModelPanel::ModelPanel()
     : Panel("The hyperparameters of the encoder-decoder. Edit them, then press Rebuild: that builds a new model with "
             "fresh random weights (Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
+
+// The modern variants (DESIGN.md §3): one combo per field, each choice with a one-line
+// explanation of what it changes; the window as a number of keys. Returns whether one changed.
+bool ModelPanel::variant_fields() {
+    bool changed = false;
+    int arch = static_cast<int>(m_edit.arch);
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::Combo("architecture", &arch, "encoder-decoder (paper)\0decoder-only (GPT)\0")) {
+        m_edit.arch = static_cast<Arch>(arch);
+        // A decoder-only model has no encoder; back to encoder-decoder, as many encoder layers as decoder ones.
+        m_edit.encoder_layers = m_edit.arch == Arch::DecoderOnly ? 0 : std::max(1, m_edit.decoder_layers);
+        changed = true;
+    }
+    help_marker("Decoder-only keeps the decoder's masked self-attention and FFN and drops the encoder and "
+                "cross-attention (GPT): the source sentence is not read, and the model predicts each next token of "
+                "the decoder input from the tokens before it.");
+    int positional = static_cast<int>(m_edit.positional);
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::Combo("positions", &positional,
+                     "sinusoidal (paper)\0learned table\0RoPE (rotate q, k)\0ALiBi (bias on scores)\0none\0")) {
+        m_edit.positional = static_cast<PositionalKind>(positional);
+        changed = true;
+    }
+    help_marker("Where word order enters. Sinusoidal: a fixed sin/cos code added to the embeddings (paper \xC2\xA7" "3.5). "
+                "Learned: a trained [max length, d_model] table added instead. RoPE: self-attention's q and k are "
+                "rotated by their position, so scores depend on i \xE2\x88\x92 j only. ALiBi: self-attention's "
+                "scores get \xE2\x88\x92m\xE2\x82\x95\xC2\xB7|i \xE2\x88\x92 j|, one slope per head. None: "
+                "the encoder cannot tell word order. Cross-attention never gets a position term.");
+    int ffn = static_cast<int>(m_edit.ffn);
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::Combo("feed-forward", &ffn, "ReLU (paper)\0GELU\0SwiGLU (3 matrices)\0")) {
+        m_edit.ffn = static_cast<FfnKind>(ffn);
+        changed = true;
+    }
+    help_marker(m_edit.ffn == FfnKind::SwiGlu
+                    ? ("SwiGLU: SiLU(x\xC2\xB7W\xE2\x82\x81\xE1\xB5\x80) \xE2\x8A\x99 (x\xC2\xB7W\xE2\x82\x83\xE1\xB5\x80), "
+                       "then \xC2\xB7W\xE2\x82\x82\xE1\xB5\x80, no biases (LLaMA). Its hidden width is " +
+                       std::to_string(m_edit.ffn_width()) +
+                       " = round(2/3 \xC2\xB7 d_ff), to a multiple of 8 from 64 on, so its three matrices hold about as "
+                       "many weights as ReLU's two.").c_str()
+                    : "ReLU zeroes negatives (paper). GELU weights each value by the normal CDF \xCE\xA6(x), a smooth "
+                      "ReLU (BERT, GPT-2). SwiGLU gates one projection with SiLU of another (LLaMA).");
+    int norm_kind = static_cast<int>(m_edit.norm_kind);
+    ImGui::SetNextItemWidth(260);
+    if (ImGui::Combo("norm kind", &norm_kind, "LayerNorm (paper)\0RMSNorm\0")) {
+        m_edit.norm_kind = static_cast<NormKind>(norm_kind);
+        changed = true;
+    }
+    help_marker("LayerNorm subtracts each row's mean and divides by its standard deviation, then \xCE\xB3, \xCE\xB2. "
+                "RMSNorm only divides by the root mean square and has \xCE\xB3 alone (LLaMA); placement is set above.");
+    changed |= ImGui::InputInt("attention window", &m_edit.window);
+    help_marker("0 = full attention. W > 0: decoder self-attention sees only the last W positions "
+                "(i \xE2\x88\x92 W < j \xE2\x89\xA4 i, Mistral), encoder self-attention |i \xE2\x88\x92 j| "
+                "\xE2\x89\xA4 \xE2\x8C\x8AW/2\xE2\x8C\x8B; cross-attention stays full. It shows in the Masks panel.");
+    return changed;
+}
 
 void ModelPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -33,7 +91,8 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     changed |= ImGui::InputInt("heads", &m_edit.heads);
     help_marker("H parallel attention heads, each of width dk = d_model / H.");
     changed |= ImGui::InputInt("d_ff", &m_edit.d_ff);
-    help_marker("Hidden width F of the position-wise feed-forward network: ReLU(x\xC2\xB7W\xE2\x82\x81\xE1\xB5\x80 + b\xE2\x82\x81)\xC2\xB7W\xE2\x82\x82\xE1\xB5\x80 + b\xE2\x82\x82.");
+    help_marker("Hidden width F of the position-wise feed-forward network, e.g. ReLU(x\xC2\xB7W\xE2\x82\x81\xE1\xB5\x80 + b\xE2\x82\x81)\xC2\xB7W\xE2\x82\x82\xE1\xB5\x80 + b\xE2\x82\x82 "
+                "(SwiGLU uses 2/3 of it, see feed-forward below).");
     changed |= ImGui::InputInt("encoder layers", &m_edit.encoder_layers);
     changed |= ImGui::InputInt("decoder layers", &m_edit.decoder_layers);
     changed |= ImGui::InputInt("max length", &m_edit.max_len);
@@ -57,6 +116,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     changed |= ImGui::Checkbox("scale scores by 1/\xE2\x88\x9A" "dk", &m_edit.scale_attention);
     help_marker("Dot products of dk-wide vectors grow like \xE2\x88\x9A" "dk; without the scaling, softmax saturates "
                 "(one weight near 1, the rest near 0) and its gradients vanish. Switch it off and look at the attention.");
+    changed |= variant_fields();
     ImGui::PopItemWidth();
     ImGui::TextDisabled("tokenizer: %s (fixed by the vocabulary)", to_string(v.config.tokenizer));
     if (changed) m_edited = true;

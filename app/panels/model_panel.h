@@ -14,6 +14,7 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
+    bool variant_fields();
     ModelConfig m_edit;
     uint64_t m_synced_version = 0;
     bool m_edited = false;

@@ -20,7 +20,19 @@ PositionalPanel::PositionalPanel()
 void PositionalPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     bool on = v.options.positional_encoding;
-    if (ImGui::Checkbox("add the positional encoding to the embeddings", &on)) ctx.commands.set_positional_encoding(on);
+    // The switch acts where this model's positions enter (config "positional").
+    const PositionalKind kind = v.config.positional;
+    const char* label = kind == PositionalKind::Rope    ? "rotate q and k by their positions (RoPE)"
+                        : kind == PositionalKind::Alibi ? "add the ALiBi distance bias to the scores"
+                        : kind == PositionalKind::Learned ? "add the learned position table to the embeddings"
+                                                          : "add the positional encoding to the embeddings";
+    if (kind == PositionalKind::None)
+        ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "This model has no positions (positional: none).");
+    else if (ImGui::Checkbox(label, &on))
+        ctx.commands.set_positional_encoding(on);
+    if (kind != PositionalKind::Sinusoidal)
+        ImGui::TextDisabled("This model's positions are \"%s\": the curves and matrices below show the paper's "
+                            "sinusoidal code for comparison; the model does not add it.", to_string(kind));
     item_tooltip("Off: no token's vector depends on its position any more (encoder and decoder). Attention treats its "
                  "keys as a set, so the encoder's outputs are the same vectors whatever the source word order, and the "
                  "translation cannot depend on it. Try it, then swap two words of the sentence.");

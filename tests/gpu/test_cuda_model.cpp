@@ -1,11 +1,12 @@
 // The whole model on the CUDA backend against the CPU backend: every traced step of a forward
-// pass (Post-LN and Pre-LN, a padded batch with T != S), one whole training step (loss, every
-// parameter gradient, the parameters after Adam), the fused attention mode, the KV-cached
-// decoder (every position, against the CPU's and the GPU's own full pass), and training runs.
+// pass (Post-LN and Pre-LN and the variants' combinations, a padded batch with T != S), one whole
+// training step (loss, every parameter gradient, the parameters after Adam), the fused attention
+// mode, the KV-cached decoder (every position, against the CPU's and the GPU's own full pass), and training runs.
 // Tolerances are looser than per op: errors compound through 2+2 layers of float products.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "evaluation.h"
@@ -26,7 +27,19 @@ constexpr double ATOL = 1e-4, RTOL = 1e-3;
 // (relative) moves no gradient by more than 7% of this tolerance.
 constexpr double GRAD_ATOL = 1e-5;
 
-ModelConfig small_config(NormPlacement norm) {
+// The 2017 model in both norm placements, and the variants' combinations (DESIGN.md §3), each
+// through its own ops on the GPU.
+struct ModelVariant {
+    const char* name;
+    NormPlacement norm;
+    PositionalKind positional = PositionalKind::Sinusoidal;
+    FfnKind ffn = FfnKind::Relu;
+    NormKind norm_kind = NormKind::LayerNorm;
+    int window = 0;
+    Arch arch = Arch::EncoderDecoder;
+};
+
+ModelConfig small_config(const ModelVariant& v) {
     ModelConfig c;
     c.src_vocab = c.tgt_vocab = 30;
     c.d_model = 32;
@@ -35,7 +48,13 @@ ModelConfig small_config(NormPlacement norm) {
     c.encoder_layers = c.decoder_layers = 2;
     c.max_len = 16;
     c.dropout = 0.1f;
-    c.norm = norm;
+    c.norm = v.norm;
+    c.positional = v.positional;
+    c.ffn = v.ffn;
+    c.norm_kind = v.norm_kind;
+    c.window = v.window;
+    c.arch = v.arch;
+    if (v.arch == Arch::DecoderOnly) c.encoder_layers = 0;
     return c;
 }
 
@@ -44,7 +63,7 @@ const std::vector<std::vector<int>> TGT = {{1, 12, 13, 14}, {1, 15, 16, 17, 18, 
 const std::vector<int32_t> TARGETS = {12, 13, 14, 2, 0, 0, 0, 0, 15, 16, 17, 18, 19, 20, 21, 2};
 
 // The same model (same weights, same batch) on the CPU and on the GPU.
-class ModelParity : public CudaParity, public ::testing::WithParamInterface<NormPlacement> {
+class ModelParity : public CudaParity, public ::testing::WithParamInterface<ModelVariant> {
 protected:
     void SetUp() override {
         CudaParity::SetUp();
@@ -179,8 +198,17 @@ TEST_P(ModelParity, CachedDecodeMatchesTheCpuAndTheFullPass) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaModel, ModelParity, ::testing::Values(NormPlacement::Post, NormPlacement::Pre),
-                         [](const auto& info) { return info.param == NormPlacement::Post ? "PostLN" : "PreLN"; });
+INSTANTIATE_TEST_SUITE_P(
+    CudaModel, ModelParity,
+    ::testing::Values(ModelVariant{"PostLN", NormPlacement::Post}, ModelVariant{"PreLN", NormPlacement::Pre},
+                      ModelVariant{"LlamaLike", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
+                                   NormKind::RmsNorm, 5},
+                      ModelVariant{"AlibiGelu", NormPlacement::Post, PositionalKind::Alibi, FfnKind::Gelu},
+                      ModelVariant{"LearnedRmsNormWindow", NormPlacement::Post, PositionalKind::Learned, FfnKind::Relu,
+                                   NormKind::RmsNorm, 3},
+                      ModelVariant{"DecoderOnlyLlamaLike", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
+                                   NormKind::RmsNorm, 0, Arch::DecoderOnly}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 // A short training run on each backend: the same batches, the same dropout masks, so the loss
 // curves agree to rounding (they drift apart slowly, hence only the first steps).
