@@ -753,6 +753,14 @@ void SelfTest::build() {
             // Commands apply after the frame that queued them; a highlighted tab is raised the
             // frame after that; the trainer's snapshot follows one frame later still.
             if (++m_lesson_wait < 3) return false;
+            // A trainer is built on its own thread (app_trainer.cpp): on a loaded machine that takes
+            // more than three frames. Wait for it to run, up to ~10 s of frames, before checking.
+            const LessonStep& step = lesson.steps[static_cast<size_t>(m_lesson_step)];
+            const bool trains = std::any_of(step.actions.begin(), step.actions.end(),
+                                            [](const LessonAction& a) { return a.kind == LessonActionKind::Train; });
+            if (trains && m_lesson_wait < 600 &&
+                !(app.trainer_info().exists && app.training().state == TrainerState::Running))
+                return false;
             check_lesson_step(app);
             m_lesson_wait = -1;
             ++m_lesson_step;
