@@ -124,6 +124,10 @@ def peer_envs():
     tuned = dict(base, GLIBC_TUNABLES=TUNED_MALLOC)
     tuned.pop("OPENBLAS_CORETYPE", None)
     notes = ["OPENBLAS_CORETYPE unset", "GLIBC_TUNABLES=" + TUNED_MALLOC]
+    # Our AVX2 path (TX_ISA=avx2) is compared with OpenBLAS on AVX2 kernels too: the same ISA.
+    if os.environ.get("TX_ISA") == "avx2":
+        tuned["OPENBLAS_CORETYPE"] = "Haswell"
+        notes[0] = "OPENBLAS_CORETYPE=Haswell (AVX2, as TX_ISA=avx2)"
     if os.path.isdir(OPENBLAS_OPENMP):
         tuned["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + ":" + tuned.get("LD_LIBRARY_PATH", "")
         notes.append("LD_LIBRARY_PATH=" + OPENBLAS_OPENMP)

@@ -25,8 +25,11 @@ ours() {
         | sed 's/^{/{"impl": "ours", /'
 }
 peer_installed() { "$PY" "$HERE/bench_train.py" --steps "$STEPS" --threads 1 --seed "$1" --label pytorch-installed; }
+# Our AVX2 path (TX_ISA=avx2) is compared with OpenBLAS on AVX2 kernels too: the same ISA.
+PEER_CORETYPE=""
+[ "${TX_ISA:-}" = avx2 ] && PEER_CORETYPE=Haswell
 peer_tuned() {
-    env -u OPENBLAS_CORETYPE GLIBC_TUNABLES=$TUNABLES ${TUNED_LIB:+LD_LIBRARY_PATH=$TUNED_LIB} \
+    env -u OPENBLAS_CORETYPE ${PEER_CORETYPE:+OPENBLAS_CORETYPE=$PEER_CORETYPE} GLIBC_TUNABLES=$TUNABLES ${TUNED_LIB:+LD_LIBRARY_PATH=$TUNED_LIB} \
         "$PY" "$HERE/bench_train.py" --steps "$STEPS" --threads 1 --seed "$1" --label pytorch-tuned
 }
 
