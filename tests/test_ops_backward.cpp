@@ -5,6 +5,8 @@
 // run twice gives twice the gradient (the += rule of ops.h).
 #include "ops.h"
 
+#include "finite_differences.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,57 +17,7 @@
 
 namespace {
 
-using Vec = std::vector<double>;
-constexpr double H_STEP = 1e-6;
-constexpr double RTOL = 1e-6;
-
-Vec random_vec(size_t n, uint64_t seed, double lo = -1.0, double hi = 1.0) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> dist(lo, hi);
-    Vec v(n);
-    for (double& x : v) x = dist(rng);
-    return v;
-}
-
-double dot(const Vec& a, const Vec& b) {
-    double s = 0;
-    for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-    return s;
-}
-
-// dL/dx by central differences; forward() reads x (it captures it by reference) and returns the
-// op's output. x is restored afterwards.
-template <typename Forward>
-Vec numeric_grad(Vec& x, const Vec& g, Forward forward) {
-    Vec grad(x.size());
-    for (size_t i = 0; i < x.size(); ++i) {
-        const double saved = x[i];
-        x[i] = saved + H_STEP;
-        const double plus = dot(g, forward());
-        x[i] = saved - H_STEP;
-        const double minus = dot(g, forward());
-        x[i] = saved;
-        grad[i] = (plus - minus) / (2 * H_STEP);
-    }
-    return grad;
-}
-
-::testing::AssertionResult gradients_match(const Vec& analytic, const Vec& numeric) {
-    if (analytic.size() != numeric.size()) return ::testing::AssertionFailure() << "size mismatch";
-    for (size_t i = 0; i < analytic.size(); ++i) {
-        const double err = std::abs(analytic[i] - numeric[i]);
-        if (!(err <= RTOL * std::max(1.0, std::abs(numeric[i]))))
-            return ::testing::AssertionFailure() << "element " << i << ": analytic " << analytic[i]
-                                                 << ", numeric " << numeric[i] << ", error " << err;
-    }
-    return ::testing::AssertionSuccess();
-}
-
-void expect_twice(const Vec& once, const Vec& twice) {
-    ASSERT_EQ(once.size(), twice.size());
-    for (size_t i = 0; i < once.size(); ++i)
-        EXPECT_NEAR(twice[i], 2 * once[i], 1e-12 * std::max(1.0, std::abs(once[i]))) << "at " << i;
-}
+using namespace tx::test;
 
 // ---- the checker itself ----
 

@@ -6,6 +6,8 @@
 #include "ops.h"
 #include "threads.h"
 
+#include "finite_differences.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,51 +21,9 @@
 
 namespace {
 
-using Vec = std::vector<double>;
-constexpr double H_STEP = 1e-6;   // as tests/test_ops_backward.cpp: truncation and rounding far below RTOL
-constexpr double RTOL = 1e-6;
-
-Vec random_vec(size_t n, uint64_t seed, double lo = -1.0, double hi = 1.0) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> dist(lo, hi);
-    Vec v(n);
-    for (double& x : v) x = dist(rng);
-    return v;
-}
+using namespace tx::test;
 
 std::vector<float> to_float(const Vec& v) { return std::vector<float>(v.begin(), v.end()); }
-
-double dot(const Vec& a, const Vec& b) {
-    double s = 0;
-    for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-    return s;
-}
-
-template <typename Forward>
-Vec numeric_grad(Vec& x, const Vec& g, Forward forward) {
-    Vec grad(x.size());
-    for (size_t i = 0; i < x.size(); ++i) {
-        const double saved = x[i];
-        x[i] = saved + H_STEP;
-        const double plus = dot(g, forward());
-        x[i] = saved - H_STEP;
-        const double minus = dot(g, forward());
-        x[i] = saved;
-        grad[i] = (plus - minus) / (2 * H_STEP);
-    }
-    return grad;
-}
-
-::testing::AssertionResult gradients_match(const Vec& analytic, const Vec& numeric) {
-    if (analytic.size() != numeric.size()) return ::testing::AssertionFailure() << "size mismatch";
-    for (size_t i = 0; i < analytic.size(); ++i) {
-        const double err = std::abs(analytic[i] - numeric[i]);
-        if (!(err <= RTOL * std::max(1.0, std::abs(numeric[i]))))
-            return ::testing::AssertionFailure() << "element " << i << ": analytic " << analytic[i]
-                                                 << ", numeric " << numeric[i] << ", error " << err;
-    }
-    return ::testing::AssertionSuccess();
-}
 
 // |got - ref| <= atol + rtol·|ref| everywhere; non-finite references must be matched exactly.
 template <typename A, typename B>
@@ -75,12 +35,6 @@ template <typename A, typename B>
         if (!ok) return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", expected " << r;
     }
     return ::testing::AssertionSuccess();
-}
-
-void expect_twice(const Vec& once, const Vec& twice) {
-    ASSERT_EQ(once.size(), twice.size());
-    for (size_t i = 0; i < once.size(); ++i)
-        EXPECT_NEAR(twice[i], 2 * once[i], 1e-12 * std::max(1.0, std::abs(once[i]))) << "at " << i;
 }
 
 // Runs backward(grads) once into zeroed buffers and twice into others: twice must give twice.

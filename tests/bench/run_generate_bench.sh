@@ -18,16 +18,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 "$TXCLI" init --out "$WORK/base.safetensors" --d-model 512 --heads 8 --d-ff 2048 --layers 2 --max-len 1024 >/dev/null
 
-waited=0
-while [ "$(awk '{print ($1 < 1.0)}' /proc/loadavg)" != 1 ]; do
-    if [ "$waited" -ge 600 ]; then
-        echo "warning: load average still $(cut -d' ' -f1 /proc/loadavg) after 10 minutes; timing anyway" >&2
-        break
-    fi
-    sleep 15
-    waited=$((waited + 15))
-done
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+. "$ROOT/tests/bench/wait_for_quiet.sh"
 /usr/bin/python3 "$ROOT/tests/bench/bench_generate.py" --txcli "$TXCLI" --checkpoint "$WORK/base.safetensors" \
     --lengths "$LENGTHS" --rounds "$ROUNDS" --repeats "$REPEATS"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
