@@ -283,12 +283,13 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
     const int row = std::clamp(ctx.selection.batch_row, 0, std::max(v.B - 1, 0));
     const std::vector<std::string> labels = decoder ? v.tgt_labels(row) : v.src_labels(row);
     const int half = dk / 2;
+    if (!m_pair_chosen) want.pair = std::max(dk / 8, 0);   // θ = 0.1 rad: an arc, not a jumble, over a sentence
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(100);
+    ImGui::SetNextItemWidth(90);
     ImGui::SliderInt("head", &want.head, 0, std::max(H - 1, 0));
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(120);
-    ImGui::SliderInt("pair i", &want.pair, 0, std::max(half - 1, 0));
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::SliderInt("pair i", &want.pair, 0, std::max(half - 1, 0))) m_pair_chosen = true;
     help_marker("Pair i holds dimensions 2i and 2i+1 of the head's q and k. Low pairs turn fast (\xCE\xB8_0 = 1 radian "
                 "per position), high pairs slowly.");
     want.head = std::clamp(want.head, 0, std::max(H - 1, 0));
@@ -297,7 +298,7 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
     want.key = std::clamp(want.key, 0, std::max(R - 1, 0));
     auto token_combo = [&](const char* name, int& index) {
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(140);
+        ImGui::SetNextItemWidth(110);
         const std::string preview = index < static_cast<int>(labels.size()) ? std::to_string(index) + " " + labels[static_cast<size_t>(index)] : "";
         if (ImGui::BeginCombo(name, preview.c_str())) {
             for (int t = 0; t < static_cast<int>(labels.size()); ++t) {
@@ -337,7 +338,7 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
     const RopeView& r = m_rope;
     const std::string qname = "q of \"" + labels[static_cast<size_t>(want.query)] + "\"";
     const std::string kname = "k of \"" + labels[static_cast<size_t>(want.key)] + "\"";
-    wrapped(format("Pair i = %.0f: \xCE\xB8_i = 10000^(\xE2\x88\x92%.0f/%.0f) = %.4g radians per position", r.pair, 2.0 * r.pair, dk, r.theta) +
+    wrapped(format("Pair i = %.0f: \xCE\xB8_i = 10000^(\xE2\x88\x92%.0f/%.0f) = %.4g rad per position", r.pair, 2.0 * r.pair, dk, r.theta) +
             format(", a full turn every %.4g positions.", TWO_PI / r.theta) +
             " At position p both vectors are turned by p\xC2\xB7\xCE\xB8_i from where they start (position 0, the thick line); "
             "their lengths never change.");
@@ -423,7 +424,7 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
                                  "m_h\xC2\xB7|i \xE2\x88\x92 j| from its self-attention scores before softmax, a penalty "
                                  "that grows linearly with the distance between query i and key j. The slopes are fixed, "
                                  "not learned: ") +
-                     (power_of_two ? "for H a power of two, the geometric sequence m_h = 2^(\xE2\x88\x92" "8h/H), h = 1\xE2\x80\xA6H"
+                     (power_of_two ? "for H a power of two, the geometric sequence m_h = 2^(\xE2\x88\x92" "8(h+1)/H) for heads h = 0\xE2\x80\xA6H\xE2\x88\x92" "1"
                                    : "for H not a power of two, the paper's code takes the sequence of the power of two "
                                      "below H and fills the rest from the next one") +
                      ". A head with a steep slope looks near; a gentle one can still look far.");
@@ -440,7 +441,7 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
     wrapped(slopes);
     const bool decoder_only = v.config.arch == Arch::DecoderOnly;
     wrapped_disabled(std::string("Query rows \xC3\x97 key columns for positions 0\xE2\x80\xA6") + std::to_string(L - 1) +
-                     ", one colour scale for all heads. " +
+                     (m_alibi_own_scale ? ", each head on its own colour scale. " : ", one colour scale for all heads. ") +
                      (decoder_only ? "The causal mask hides the keys right of the diagonal (j > i), so only the lower "
                                      "triangle reaches softmax."
                                    : "The encoder's self-attention uses the whole matrix; in the decoder's the causal "
@@ -452,14 +453,20 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
     for (int p = 0; p < L; ++p) pos.push_back(std::to_string(p));
     const int columns = std::max(1, std::min(H, 4));
     const float w = ImGui::GetContentRegionAvail().x / static_cast<float>(columns) - 10.0f;
+    ImGui::Checkbox("one colour scale per head", &m_alibi_own_scale);
+    help_marker("Off: one scale for all heads, so gentle slopes look almost flat next to steep ones, as their biases "
+                "are. On: each head from its own most negative bias (purple) to 0 (yellow).");
     float lowest = 0.0f;
     for (float b : m_alibi) lowest = std::min(lowest, b);
+    if (!m_alibi_own_scale)
+        ImGui::TextDisabled("colour: yellow 0 \xE2\x80\xA6 purple %.3g (hover a cell for its value)", static_cast<double>(lowest));
     for (int h = 0; h < H; ++h) {
         if (h % columns != 0) ImGui::SameLine();
         ImGui::BeginGroup();
         ImGui::PushID(h);
         const float m = m_slopes[static_cast<size_t>(h)];
-        const std::string title = "head " + std::to_string(h) + ": m = " + slope_text(m);
+        const std::string title = "head " + std::to_string(h) + ": m = " + slope_text(m) +
+                                  (m_alibi_own_scale ? format(" (0 \xE2\x80\xA6 %.3g)", -m * (L - 1.0)) : std::string());
         HeatmapSpec spec;
         spec.id = "alibi";
         spec.title = title;
@@ -471,12 +478,12 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
         spec.col_labels = &pos;
         spec.row_axis = "query i";
         spec.col_axis = "key j";
-        spec.vmin = lowest;
+        spec.vmin = m_alibi_own_scale ? -m * static_cast<float>(L - 1) : lowest;
         spec.vmax = 0.0f;
         spec.size = ImVec2(w, 0);
         spec.max_cell = 24.0f;
         spec.values_in_cells = false;
-        spec.colorbar = h % columns == columns - 1 || h == H - 1;
+        spec.colorbar = false;
         spec.tooltip = [m](int i, int j, float value) {
             char buf[128];
             std::snprintf(buf, sizeof buf, "query %d, key %d: \xE2\x88\x92%.4g\xC2\xB7%d = %.4g", i, j, static_cast<double>(m),

@@ -52,9 +52,11 @@ private:
     std::vector<float> m_rope_dots;   // [L, L] m_rope.dots as floats, for the heatmap
     uint64_t m_rope_version = 0;
     int m_rope_row = -1;
+    bool m_pair_chosen = false;   // until the slider moves, the pair is dk/8
 
     std::vector<float> m_slopes, m_alibi;
     int m_alibi_l = -1, m_alibi_h = -1;
+    bool m_alibi_own_scale = false;
 
     bool m_learned_src = true;
     std::vector<float> m_learned_sim;
