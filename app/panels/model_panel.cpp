@@ -162,7 +162,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     for (ModelPreset p : MODEL_PRESETS)
         if (matches_preset(m_edit, p)) matched = preset_name(p);
     if (matched)
-        ImGui::TextDisabled("the fields below are the %s's", matched);
+        ImGui::TextDisabled("the fields below match the %s preset", matched);
     else
         ImGui::TextDisabled("the fields below match no preset");
     if (ImGui::BeginPopup("presets")) {
