@@ -16,6 +16,9 @@
 #include "panels/neuron_panel.h"
 #include "known_words.h"
 #include "panels/training_panel.h"
+#include "panels/positional_panel.h"
+#include "panels/model_panel.h"
+#include "parameters.h"
 #include "widgets/export.h"
 #include "checkpoint.h"
 #include "sampling.h"
@@ -605,6 +608,219 @@ void SelfTest::build() {
     });
     add("check model back", [this](ExplorerApp& app) {
         check(app.view().config.scale_attention && app.view().model_source == m_neuron_model, "the shipped model is back");
+        return true;
+    });
+    // The Positional panel's views of RoPE, ALiBi and a learned table, each on a model with fresh
+    // weights, against numbers recomputed here from the formulas; then the Model panel's presets.
+    auto positional_panel = [](ExplorerApp& app) -> const PositionalPanel* {
+        for (const auto& p : app.panels())
+            if (auto* pp = dynamic_cast<const PositionalPanel*>(p.get())) return pp;
+        return nullptr;
+    };
+    auto rebuild_with = [](PositionalKind kind) {
+        return [kind](ExplorerApp& app) {
+            ModelConfig c = app.view().config;
+            c.positional = kind;
+            app.show_panel("positional");
+            app.rebuild_model(c);
+            return true;
+        };
+    };
+    // RoPE: the panel's rotated pair and its q·k matrix from cos/sin of p·θ_i in double, the rotation
+    // at the token's own position against the model's q_rot step, and one value per diagonal.
+    auto check_rope = [this, positional_panel](const std::string& what) {
+        return [this, positional_panel, what](ExplorerApp& app) {
+            const SessionView& v = app.view();
+            const PositionalPanel* panel = positional_panel(app);
+            check(panel && v.config.positional == PositionalKind::Rope, what + ": a RoPE model is open");
+            if (!panel || v.config.positional != PositionalKind::Rope) return true;
+            const RopeView& r = panel->rope();
+            const PositionalPanel::RopeChoice& c = panel->rope_choice();
+            check(r.L >= 2 && c.block >= 0 && c.block < static_cast<int>(v.attention.size()), what + ": the RoPE view is computed");
+            if (r.L < 2 || c.block < 0 || c.block >= static_cast<int>(v.attention.size())) return true;
+            const AttentionBlock& a = v.attention[static_cast<size_t>(c.block)];
+            check(v.output(a.q) && v.output(a.k), what + ": the block's q and k are traced");
+            if (!v.output(a.q) || !v.output(a.k)) return true;
+            const int dk = v.d_k(), L = r.L;
+            const int R = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
+            const int row = std::clamp(app.selection().batch_row, 0, std::max(v.B - 1, 0));
+            const size_t head_rows = (static_cast<size_t>(row) * v.config.heads + c.head) * R;
+            const float* q = v.output(a.q)->data() + (head_rows + c.query) * dk;
+            const float* k = v.output(a.k)->data() + (head_rows + c.key) * dk;
+            auto rotated = [dk](const float* x, int p, int d) {
+                const int i = d / 2;
+                if (d == dk - 1 && dk % 2) return static_cast<double>(x[d]);
+                const double angle = p * std::pow(10000.0, -2.0 * i / dk);
+                const double x0 = x[2 * i], x1 = x[2 * i + 1];
+                return d % 2 == 0 ? x0 * std::cos(angle) - x1 * std::sin(angle) : x0 * std::sin(angle) + x1 * std::cos(angle);
+            };
+            bool dots_ok = r.dots.size() == static_cast<size_t>(L) * L, pairs_ok = r.q_pair.size() == static_cast<size_t>(2 * L);
+            double largest = 0.0, spread = 0.0;
+            std::vector<double> first(static_cast<size_t>(2 * L - 1), NAN);
+            for (int p = 0; dots_ok && p < L; ++p) {
+                for (int pp = 0; pp < L; ++pp) {
+                    double dot = 0.0, magnitude = 0.0;
+                    for (int d = 0; d < dk; ++d) {
+                        dot += rotated(q, p, d) * rotated(k, pp, d);
+                        magnitude += std::fabs(rotated(q, p, d) * rotated(k, pp, d));
+                    }
+                    dots_ok &= std::fabs(r.dots[static_cast<size_t>(p) * L + pp] - dot) <= 1e-9 * magnitude + 1e-12;
+                    largest = std::max(largest, std::fabs(dot));
+                    double& f = first[static_cast<size_t>(p - pp + L - 1)];
+                    if (std::isnan(f)) f = dot;
+                    spread = std::max(spread, std::fabs(dot - f));
+                }
+                if (pairs_ok)
+                    pairs_ok = std::fabs(r.q_pair[2 * static_cast<size_t>(p)] - rotated(q, p, 2 * r.pair)) <= 1e-9 &&
+                               std::fabs(r.k_pair[2 * static_cast<size_t>(p) + 1] - rotated(k, p, 2 * r.pair + 1)) <= 1e-9;
+            }
+            check(dots_ok, what + ": the panel's q\xC2\xB7k matrix equals q and k rotated by cos/sin of p\xC2\xB7\xCE\xB8_i");
+            check(pairs_ok, what + ": the panel's rotated pair equals the formula at every position");
+            check(spread < 1e-4 * largest && r.spread < 1e-4 * r.scale,
+                  what + ": q\xC2\xB7k is constant along each diagonal p \xE2\x88\x92 p' (spread " + std::to_string(r.spread) + ")");
+            // The model's own rotation: row `query` of q_rot is q rotated to that position.
+            const std::vector<float>* q_rot = v.output(a.scores_q);
+            bool model_ok = q_rot && a.scores_q != a.q;
+            for (int d = 0; model_ok && d < dk; ++d) {
+                const double ref = rotated(q, c.query, d);
+                model_ok = std::fabs((*q_rot)[(head_rows + c.query) * dk + d] - ref) <= 1e-5 * (std::fabs(ref) + 1.0);
+            }
+            check(model_ok, what + ": the model's q_rot step rotates the token's q as the formula does");
+            return true;
+        };
+    };
+    add("rope model", rebuild_with(PositionalKind::Rope));
+    add("draw", wait_frames(3));
+    add("check rope view", check_rope("RoPE encoder-decoder"));
+    add("alibi model", rebuild_with(PositionalKind::Alibi));
+    add("draw", wait_frames(3));
+    add("check alibi view", [this, positional_panel](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const PositionalPanel* panel = positional_panel(app);
+        check(panel && v.config.positional == PositionalKind::Alibi && v.config.heads == 4, "an ALiBi model with 4 heads is open");
+        if (!panel || v.config.heads != 4) return true;
+        // The paper's slopes for H = 4: 2^(−8h/4), h = 1..4.
+        const std::vector<float> paper = {1.0f / 4, 1.0f / 16, 1.0f / 64, 1.0f / 256};
+        check(panel->alibi_slopes() == paper, "the ALiBi view's slopes are 1/4, 1/16, 1/64, 1/256");
+        const int L = panel->alibi_length();
+        const std::vector<float>& bias = panel->alibi_bias();
+        bool ok = L >= 2 && bias.size() == static_cast<size_t>(4) * L * L;
+        for (int h = 0; ok && h < 4; ++h)
+            for (int i = 0; i < L; ++i)
+                for (int j = 0; j < L; ++j) {
+                    const double ref = -static_cast<double>(paper[static_cast<size_t>(h)]) * std::abs(i - j);
+                    ok &= std::fabs(bias[(static_cast<size_t>(h) * L + i) * L + j] - ref) <= 1e-6 * std::fabs(ref);
+                }
+        check(ok, "the ALiBi view's bias is \xE2\x88\x92m_h\xC2\xB7|i \xE2\x88\x92 j| for every head, query and key");
+        // The model adds that bias: its encoder scores minus q·kᵀ/√dk, head 3, batch row 0.
+        const AttentionBlock& a = v.attention.front();
+        check(v.output(a.q) && v.output(a.k) && v.output(a.scores), "the ALiBi model's first block is traced");
+        if (!v.output(a.q) || !v.output(a.k) || !v.output(a.scores)) return true;
+        const int S = v.S, dk = v.d_k();
+        const float* q = v.output(a.q)->data() + static_cast<size_t>(3) * S * dk;
+        const float* k = v.output(a.k)->data() + static_cast<size_t>(3) * S * dk;
+        const float* scores = v.output(a.scores)->data() + static_cast<size_t>(3) * S * S;
+        bool model_ok = a.kind == AttentionKind::EncoderSelf;
+        for (int i = 0; model_ok && i < S; ++i)
+            for (int j = 0; j < S; ++j) {
+                double dot = 0.0, magnitude = 0.0;
+                for (int d = 0; d < dk; ++d) {
+                    dot += static_cast<double>(q[i * dk + d]) * k[j * dk + d];
+                    magnitude += std::fabs(static_cast<double>(q[i * dk + d]) * k[j * dk + d]);
+                }
+                const double scale = v.config.scale_attention ? 1.0 / std::sqrt(static_cast<double>(dk)) : 1.0;
+                const double ref = dot * scale - paper[3] * std::abs(i - j);
+                model_ok &= std::fabs(scores[i * S + j] - ref) <= 1e-5 * (magnitude * scale + 1.0);
+            }
+        check(model_ok, "the ALiBi model's encoder scores are q\xC2\xB7k/\xE2\x88\x9A" "dk \xE2\x88\x92 m_h\xC2\xB7|i \xE2\x88\x92 j|");
+        return true;
+    });
+    add("learned model", rebuild_with(PositionalKind::Learned));
+    add("draw", wait_frames(3));
+    add("check learned view", [this, positional_panel](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const PositionalPanel* panel = positional_panel(app);
+        check(panel && v.config.positional == PositionalKind::Learned, "a learned-positions model is open");
+        if (!panel || v.config.positional != PositionalKind::Learned) return true;
+        // Fresh weights: the tables are init_parameters' rows for the seed.
+        const ParameterTable table(v.config);
+        const std::vector<float> fresh = init_parameters(table, v.config.seed);
+        auto slice = [&](const char* name) {
+            const ParameterInfo& p = table.at(name);
+            return std::vector<float>(fresh.begin() + p.offset, fresh.begin() + p.offset + p.numel());
+        };
+        const size_t table_size = static_cast<size_t>(v.config.max_len) * v.config.d_model;
+        check(v.learned_src_positions.size() == table_size && v.learned_src_positions == slice("src_pos.weight") &&
+                  v.learned_tgt_positions == slice("tgt_pos.weight"),
+              "the view carries the model's src_pos.weight and tgt_pos.weight");
+        const int L = panel->learned_length(), D = v.config.d_model;
+        const std::vector<float>& shown = panel->learned_source() ? v.learned_src_positions : v.learned_tgt_positions;
+        const std::vector<float>& sim = panel->learned_similarity();
+        bool ok = L >= 2 && sim.size() == static_cast<size_t>(L) * L;
+        for (int i = 0; ok && i < L; ++i)
+            for (int j = 0; j < L; ++j) {
+                double dot = 0.0, ni = 0.0, nj = 0.0;
+                for (int d = 0; d < D; ++d) {
+                    const double a = shown[static_cast<size_t>(i) * D + d], b = shown[static_cast<size_t>(j) * D + d];
+                    dot += a * b;
+                    ni += a * a;
+                    nj += b * b;
+                }
+                ok &= std::fabs(sim[static_cast<size_t>(i) * L + j] - dot / std::sqrt(ni * nj)) <= 1e-5;
+            }
+        check(ok, "the learned view's cosine similarity matches a recompute");
+        return true;
+    });
+    add("presets", [this](ExplorerApp& app) {
+        const ModelConfig start = app.view().config;
+        for (ModelPreset p : MODEL_PRESETS) {
+            const ModelConfig c = apply_preset(start, p);
+            const std::string what = std::string("preset ") + preset_name(p);
+            check(!validate(c).has_value(), what + " is a valid config");
+            check(matches_preset(c, p) && c.window == 0, what + " is recognised as itself");
+            check(c.d_model == start.d_model && c.heads == start.heads && c.d_ff == start.d_ff &&
+                      c.decoder_layers == start.decoder_layers && c.max_len == start.max_len,
+                  what + " keeps the sizes");
+            check(std::string(preset_description(p)).size() > 20, what + " has a description");
+        }
+        const ModelConfig paper = apply_preset(start, ModelPreset::Transformer2017);
+        check(paper.arch == Arch::EncoderDecoder && paper.positional == PositionalKind::Sinusoidal && paper.ffn == FfnKind::Relu &&
+                  paper.norm_kind == NormKind::LayerNorm && paper.norm == NormPlacement::Post && paper.encoder_layers == start.encoder_layers,
+              "2017 Transformer: encoder-decoder, sinusoidal, ReLU, LayerNorm, Post-LN");
+        const ModelConfig gpt = apply_preset(start, ModelPreset::Gpt2Like);
+        check(gpt.arch == Arch::DecoderOnly && gpt.encoder_layers == 0 && gpt.positional == PositionalKind::Learned &&
+                  gpt.ffn == FfnKind::Gelu && gpt.norm_kind == NormKind::LayerNorm && gpt.norm == NormPlacement::Pre,
+              "GPT-2-like: decoder-only, learned positions, GELU, LayerNorm, Pre-LN");
+        const ModelConfig llama = apply_preset(start, ModelPreset::LlamaLike);
+        check(llama.arch == Arch::DecoderOnly && llama.encoder_layers == 0 && llama.positional == PositionalKind::Rope &&
+                  llama.ffn == FfnKind::SwiGlu && llama.norm_kind == NormKind::RmsNorm && llama.norm == NormPlacement::Pre,
+              "LLaMA-like: decoder-only, RoPE, SwiGLU, RMSNorm, Pre-norm");
+        const ModelConfig back = apply_preset(gpt, ModelPreset::Transformer2017);
+        check(back.encoder_layers == gpt.decoder_layers && back.arch == Arch::EncoderDecoder,
+              "2017 Transformer after a decoder-only preset gets its encoder back");
+        app.show_panel("positional");
+        app.rebuild_model(llama);
+        return true;
+    });
+    add("draw", wait_frames(3));
+    add("check llama-like model", [this, check_rope](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        check(matches_preset(v.config, ModelPreset::LlamaLike), "the LLaMA-like preset's model is open");
+        bool rot = false, gate = false, encoder = false;
+        for (const StepInfo& s : v.steps) {
+            rot |= s.name == "decoder.layers.0.self_attn.q_rot";
+            gate |= s.name == "decoder.layers.0.ffn.gate";
+            encoder |= s.name.rfind("encoder.", 0) == 0;
+        }
+        check(rot && gate && !encoder, "the LLaMA-like model rotates q, gates its FFN and has no encoder");
+        return check_rope("RoPE decoder-only")(app);
+    });
+    add("shipped model back", [this](ExplorerApp& app) {
+        app.load_checkpoint(m_neuron_model);
+        return true;
+    });
+    add("check shipped model back", [this](ExplorerApp& app) {
+        check(app.view().model_source == m_neuron_model, "the shipped model is back after the variant views");
         return true;
     });
     add("rebuild", [this](ExplorerApp& app) {

@@ -113,6 +113,17 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.attention = model.attention_blocks();
         view.first_decoder_step = model.first_decoder_step();
         view.forward_ms = session.last_forward_ms();
+        view.learned_src_positions.clear();
+        view.learned_tgt_positions.clear();
+        if (view.config.positional == PositionalKind::Learned) {
+            const std::vector<float> parameters = model.download_parameters();
+            auto copy_table = [&](const char* name, std::vector<float>& to) {
+                if (const ParameterInfo* p = model.table().find(name))
+                    to.assign(parameters.begin() + p->offset, parameters.begin() + p->offset + p->numel());
+            };
+            copy_table("src_pos.weight", view.learned_src_positions);
+            copy_table("tgt_pos.weight", view.learned_tgt_positions);
+        }
     }
     // Step infos carry the times of the last run; outputs follow the cursor.
     view.steps = model.steps();

@@ -71,6 +71,10 @@ struct SessionView {
     // The Generate panel's token-by-token run of the first sentence and its cursor; computed on
     // request (Commands::update_generation) while stale, so closed panels cost nothing.
     GenerationTrace generation;
+    // The learned position tables (config positional "learned"), src_pos.weight and tgt_pos.weight
+    // [max_len, D] as the model holds them now; empty for other schemes and for a table the
+    // architecture lacks (decoder-only has no src_pos).
+    std::vector<float> learned_src_positions, learned_tgt_positions;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

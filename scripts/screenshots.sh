@@ -31,3 +31,11 @@ shot training-translate.png --train 1500 --train-task translate --panel training
 shot input-help.png --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"
 shot generate.png --layout generate --sentence "My brother reads a long book every night." --generate 6 \
     --sample-temperature 1.2 --top-k 10 --top-p 0.95 --seed 3
+# The Positional panel for two other position schemes, on fresh models written here: RoPE's
+# relative-position property and ALiBi's bias hold for any weights, so untrained models show them as well.
+variants="$(mktemp -d)"
+"${1:-$root/build}/app/txcli" init --out "$variants/rope.safetensors" --positional rope --d-model 128 --heads 4 >/dev/null
+"${1:-$root/build}/app/txcli" init --out "$variants/alibi.safetensors" --positional alibi --heads 4 >/dev/null
+shot positional-rope.png --layout positional --checkpoint "$variants/rope.safetensors" --sentence "the cat sat on the mat"
+shot positional-alibi.png --layout positional --checkpoint "$variants/alibi.safetensors" --sentence "the cat sat on the mat"
+rm -rf "$variants"

@@ -49,12 +49,15 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     // Encoder self-attention's S×S keep matrix: the source padding (the same row for every
     // query), narrowed to |i − j| ≤ ⌊W/2⌋ when the model has a sliding window.
     std::vector<float> enc(static_cast<size_t>(S) * S), causal_m(static_cast<size_t>(T) * T), tgt_pad(static_cast<size_t>(T) * T),
-        combined(static_cast<size_t>(T) * T), cross(static_cast<size_t>(T) * S);
+        combined(static_cast<size_t>(T) * T), cross(static_cast<size_t>(T) * S), window(static_cast<size_t>(T) * T);
+    const int W = v.config.window;
     for (int i = 0; i < S; ++i)
         for (int j = 0; j < S; ++j) enc[static_cast<size_t>(i * S + j)] = v.src_self_mask[static_cast<size_t>((row * S + i) * S + j)];
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
             causal_m[static_cast<size_t>(i * T + j)] = j <= i ? 1.0f : 0.0f;
+            // The decoder's window alone (Mistral): keys i − W < j; with causal, the last W positions.
+            window[static_cast<size_t>(i * T + j)] = W == 0 || j > i - W ? 1.0f : 0.0f;
             tgt_pad[static_cast<size_t>(i * T + j)] = v.tgt_ids[static_cast<size_t>(row * T + j)] != v.config.special.pad ? 1.0f : 0.0f;
             combined[static_cast<size_t>(i * T + j)] = v.tgt_mask[static_cast<size_t>((row * T + i) * T + j)];
         }
@@ -87,25 +90,38 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         draw_heatmap(spec, &ctx.commands);
         ImGui::EndGroup();
     };
-    const float w = ImGui::GetContentRegionAvail().x / 3.0f - 10.0f;
-    show("enc", v.config.window > 0 ? "encoder: padding + window |i-j| <= W/2" : "encoder: source padding mask", enc, S,
-         S, src, src, "query", "key", w);
-    ImGui::SameLine();
-    show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
-    ImGui::SameLine();
+    // A decoder-only model has no encoder and no cross-attention: its one mask is the decoder's.
+    if (v.config.arch == Arch::EncoderDecoder) {
+        const float w = ImGui::GetContentRegionAvail().x / 3.0f - 10.0f;
+        show("enc", W > 0 ? "encoder: padding + window |i-j| <= W/2" : "encoder: source padding mask", enc, S, S, src, src,
+             "query", "key", w);
+        ImGui::SameLine();
+        show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
+        ImGui::SameLine();
+    }
     ImGui::BeginGroup();
     ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked");
     ImGui::EndGroup();
+    const float w = ImGui::GetContentRegionAvail().x / (W > 0 ? 4.0f : 3.0f) - 10.0f;
     show("causal", "decoder: causal (look-ahead)", causal_m, T, T, tgt, tgt, "query", "key", w);
     ImGui::SameLine();
+    if (W > 0) {
+        const std::string title = "decoder: window i-" + std::to_string(W) + " < j";
+        show("window", title.c_str(), window, T, T, tgt, tgt, "query", "key", w);
+        ImGui::SameLine();
+    }
     show("tpad", "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query", "key", w);
     ImGui::SameLine();
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
-    if (v.config.window > 0)
-        ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding (each only when switched "
-                            "on) AND the sliding window of %d keys: i \xE2\x88\x92 %d < j.", v.config.window, v.config.window);
+    ImGui::PushTextWrapPos(0.0f);
+    if (W > 0)
+        ImGui::TextDisabled("The combined mask is the model's own tgt_mask: the sliding window of %d keys "
+                            "(i \xE2\x88\x92 %d < j) AND causal (j \xE2\x89\xA4 i) AND padding, the last two only "
+                            "when switched on. With causal on, query i sees the last %d positions, itself included.",
+                            W, W, W);
     else
         ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding, each only when switched on.");
+    ImGui::PopTextWrapPos();
 
     // Effect on the first decoder self-attention: masked scores and probabilities, head 0.
     ImGui::Separator();

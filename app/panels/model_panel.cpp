@@ -11,8 +11,79 @@
 
 namespace tx::app {
 
+const char* preset_name(ModelPreset preset) {
+    switch (preset) {
+        case ModelPreset::Transformer2017: return "2017 Transformer";
+        case ModelPreset::Gpt2Like: return "GPT-2-like";
+        case ModelPreset::LlamaLike: return "LLaMA-like";
+    }
+    return "";
+}
+
+const char* preset_description(ModelPreset preset) {
+    switch (preset) {
+        case ModelPreset::Transformer2017:
+            return "Vaswani et al. 2017: encoder-decoder, sinusoidal positions, ReLU feed-forward, LayerNorm after each "
+                   "residual sum (Post-LN).";
+        case ModelPreset::Gpt2Like:
+            return "Radford et al. 2019: decoder-only, a learned position table, GELU, LayerNorm before each sublayer "
+                   "(Pre-LN) and a final one.";
+        case ModelPreset::LlamaLike:
+            return "Touvron et al. 2023: decoder-only, RoPE on q and k, SwiGLU feed-forward, RMSNorm before each "
+                   "sublayer (pre-norm) and a final one.";
+    }
+    return "";
+}
+
+namespace {
+
+struct PresetFields {
+    Arch arch;
+    PositionalKind positional;
+    FfnKind ffn;
+    NormKind norm_kind;
+    NormPlacement norm;
+};
+
+PresetFields preset_fields(ModelPreset preset) {
+    switch (preset) {
+        case ModelPreset::Transformer2017:
+            return {Arch::EncoderDecoder, PositionalKind::Sinusoidal, FfnKind::Relu, NormKind::LayerNorm, NormPlacement::Post};
+        case ModelPreset::Gpt2Like:
+            return {Arch::DecoderOnly, PositionalKind::Learned, FfnKind::Gelu, NormKind::LayerNorm, NormPlacement::Pre};
+        case ModelPreset::LlamaLike:
+            return {Arch::DecoderOnly, PositionalKind::Rope, FfnKind::SwiGlu, NormKind::RmsNorm, NormPlacement::Pre};
+    }
+    return {Arch::EncoderDecoder, PositionalKind::Sinusoidal, FfnKind::Relu, NormKind::LayerNorm, NormPlacement::Post};
+}
+
+}  // namespace
+
+ModelConfig apply_preset(ModelConfig config, ModelPreset preset) {
+    const PresetFields f = preset_fields(preset);
+    config.arch = f.arch;
+    config.positional = f.positional;
+    config.ffn = f.ffn;
+    config.norm_kind = f.norm_kind;
+    config.norm = f.norm;
+    config.window = 0;   // all three attend over the whole sequence
+    // As the architecture combo: decoder-only has no encoder; back to encoder-decoder, as many
+    // encoder layers as decoder ones.
+    if (f.arch == Arch::DecoderOnly)
+        config.encoder_layers = 0;
+    else if (config.encoder_layers == 0)
+        config.encoder_layers = std::max(1, config.decoder_layers);
+    return config;
+}
+
+bool matches_preset(const ModelConfig& config, ModelPreset preset) {
+    const PresetFields f = preset_fields(preset);
+    return config.arch == f.arch && config.positional == f.positional && config.ffn == f.ffn &&
+           config.norm_kind == f.norm_kind && config.norm == f.norm && config.window == 0;
+}
+
 ModelPanel::ModelPanel()
-    : Panel("The hyperparameters of the encoder-decoder. Edit them, then press Rebuild: that builds a new model with "
+    : Panel("The model's hyperparameters. Edit them (or start from a preset), then press Rebuild: that builds a new model with "
             "fresh random weights (Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
 
 // The modern variants (DESIGN.md §3): one combo per field, each choice with a one-line
@@ -85,6 +156,28 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     ImGui::Separator();
 
     bool changed = false;
+    if (ImGui::Button("Presets...")) ImGui::OpenPopup("presets");
+    ImGui::SameLine();
+    const char* matched = nullptr;
+    for (ModelPreset p : MODEL_PRESETS)
+        if (matches_preset(m_edit, p)) matched = preset_name(p);
+    if (matched)
+        ImGui::TextDisabled("the fields below match the %s preset", matched);
+    else
+        ImGui::TextDisabled("the fields below match no preset");
+    if (ImGui::BeginPopup("presets")) {
+        ImGui::TextDisabled("Sets architecture, positions, feed-forward, norm kind and placement, full attention; sizes stay.");
+        for (ModelPreset p : MODEL_PRESETS) {
+            if (ImGui::MenuItem(preset_name(p))) {
+                m_edit = apply_preset(m_edit, p);
+                changed = true;
+            }
+            ImGui::Indent();
+            ImGui::TextDisabled("%s", preset_description(p));
+            ImGui::Unindent();
+        }
+        ImGui::EndPopup();
+    }
     ImGui::PushItemWidth(160);
     changed |= ImGui::InputInt("d_model", &m_edit.d_model);
     help_marker("Width of every token vector (D). The embeddings are multiplied by \xE2\x88\x9A" "d_model.");

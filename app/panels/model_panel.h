@@ -6,6 +6,19 @@
 
 namespace tx::app {
 
+// Presets: the variant fields of three well-known models set together; the sizes (d_model,
+// heads, d_ff, layers, max length) stay as they are.
+enum class ModelPreset { Transformer2017, Gpt2Like, LlamaLike };
+constexpr ModelPreset MODEL_PRESETS[] = {ModelPreset::Transformer2017, ModelPreset::Gpt2Like, ModelPreset::LlamaLike};
+const char* preset_name(ModelPreset preset);          // "2017 Transformer", "GPT-2-like", "LLaMA-like"
+const char* preset_description(ModelPreset preset);   // one line: what it sets and after which paper
+// config with the preset's arch, positions, FFN, norm kind and placement, and full attention
+// (window 0); a decoder-only preset drops the encoder layers, an encoder-decoder one gets as
+// many encoder layers as decoder layers when it had none.
+ModelConfig apply_preset(ModelConfig config, ModelPreset preset);
+// Whether config's variant fields are the preset's (sizes aside).
+bool matches_preset(const ModelConfig& config, ModelPreset preset);
+
 class ModelPanel final : public Panel {
 public:
     ModelPanel();
