@@ -113,6 +113,9 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.attention = model.attention_blocks();
         view.first_decoder_step = model.first_decoder_step();
         view.forward_ms = session.last_forward_ms();
+        view.decoder_only = session.decoder_only();
+        view.output_limit.clear();
+        for (size_t b = 0; b < view.sentences.size(); ++b) view.output_limit.push_back(session.output_limit(b));
     }
     // Step infos carry the times of the last run; outputs follow the cursor.
     view.steps = model.steps();

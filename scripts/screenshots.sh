@@ -31,3 +31,12 @@ shot training-translate.png --train 1500 --train-task translate --panel training
 shot input-help.png --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"
 shot generate.png --layout generate --sentence "My brother reads a long book every night." --generate 6 \
     --sample-temperature 1.2 --top-k 10 --top-p 0.95 --seed 3
+# A decoder-only model: the typed sentences are prompts it continues. The shipped language model
+# where there is one; else fresh weights from txcli init (LLaMA-like variants).
+lm="$root/assets/models/lm.safetensors"
+if [ ! -f "$lm" ]; then
+    lm="$(mktemp -d)/decoder-only.safetensors"
+    "${1:-$root/build}/app/txcli" init --arch decoder-only --positional rope --ffn swiglu --norm-kind rmsnorm --norm pre \
+        --out "$lm" > /dev/null
+fi
+shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "The cat sat on the" --sentence "I see"

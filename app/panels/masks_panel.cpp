@@ -88,17 +88,30 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         ImGui::EndGroup();
     };
     const float w = ImGui::GetContentRegionAvail().x / 3.0f - 10.0f;
-    show("enc", v.config.window > 0 ? "encoder: padding + window |i-j| <= W/2" : "encoder: source padding mask", enc, S,
-         S, src, src, "query", "key", w);
-    ImGui::SameLine();
-    show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked");
-    ImGui::EndGroup();
+    if (v.decoder_only) {
+        // No encoder, no cross-attention: the decoder's own masks only, prompts padded on the right.
+        ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked \xC2\xB7 decoder-only: no encoder or "
+                            "cross-attention masks; prompts are padded on the right, so PAD keys are the last columns");
+        if (v.config.window > 0) {
+            std::vector<float> window(static_cast<size_t>(T) * T);
+            for (int i = 0; i < T; ++i)
+                for (int j = 0; j < T; ++j) window[static_cast<size_t>(i * T + j)] = j > i - v.config.window ? 1.0f : 0.0f;
+            show("window", "decoder: sliding window i - W < j", window, T, T, tgt, tgt, "query", "key", w);
+        }
+    } else {
+        show("enc", v.config.window > 0 ? "encoder: padding + window |i-j| <= W/2" : "encoder: source padding mask", enc, S,
+             S, src, src, "query", "key", w);
+        ImGui::SameLine();
+        show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked");
+        ImGui::EndGroup();
+    }
     show("causal", "decoder: causal (look-ahead)", causal_m, T, T, tgt, tgt, "query", "key", w);
     ImGui::SameLine();
-    show("tpad", "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query", "key", w);
+    show("tpad", v.decoder_only ? "decoder: padding (right)" : "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query",
+         "key", w);
     ImGui::SameLine();
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
     if (v.config.window > 0)

@@ -33,23 +33,31 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     if (kind != PositionalKind::Sinusoidal)
         ImGui::TextDisabled("This model's positions are \"%s\": the curves and matrices below show the paper's "
                             "sinusoidal code for comparison; the model does not add it.", to_string(kind));
-    item_tooltip("Off: no token's vector depends on its position any more (encoder and decoder). Attention treats its "
-                 "keys as a set, so the encoder's outputs are the same vectors whatever the source word order, and the "
-                 "translation cannot depend on it. Try it, then swap two words of the sentence.");
+    item_tooltip(v.decoder_only
+                     ? "Off: no token's vector carries its position any more. Attention treats the keys it may see as a "
+                       "set; only the causal mask still tells a position how many tokens precede it. Try it, then swap "
+                       "two words of the prompt."
+                     : "Off: no token's vector depends on its position any more (encoder and decoder). Attention treats its "
+                       "keys as a set, so the encoder's outputs are the same vectors whatever the source word order, and the "
+                       "translation cannot depend on it. Try it, then swap two words of the sentence.");
     if (!on) {
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f),
-                           "OFF: the encoder now sees a bag of tokens; the decode (Input panel) may change.");
+                           v.decoder_only ? "OFF: no positions are added; the continuation (Input panel) may change."
+                                          : "OFF: the encoder now sees a bag of tokens; the decode (Input panel) may change.");
     }
     const int D = v.config.d_model;
-    const int follow = std::max({v.S, v.T, 2});
+    const int follow = std::max({v.decoder_only ? 0 : v.S, v.T, 2});
     ImGui::SetNextItemWidth(220);
     int shown = m_length > 0 ? m_length : follow;
     if (ImGui::SliderInt("positions", &shown, 2, std::max(2, v.config.max_len))) m_length = shown;
     ImGui::SameLine();
     if (ImGui::SmallButton("follow the input")) m_length = 0;
     ImGui::SameLine();
-    ImGui::TextDisabled("d_model = %d, length = %d (source S = %d, decoder T = %d)", D, shown, v.S, v.T);
+    if (v.decoder_only)
+        ImGui::TextDisabled("d_model = %d, length = %d (decoder T = %d)", D, shown, v.T);
+    else
+        ImGui::TextDisabled("d_model = %d, length = %d (source S = %d, decoder T = %d)", D, shown, v.S, v.T);
     const int L = std::min(shown, static_cast<int>(v.positional_table.size() / std::max(D, 1)));
     if (m_cached_l != L || m_cached_d != D) {
         // The first L rows of the model's table (the slider stops at max_len).
