@@ -215,7 +215,10 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         if (ImGui::SmallButton("switch every head back on")) ctx.commands.enable_all_heads();
     }
     ImGui::Separator();
-    ImGui::TextUnformatted(v.beam_size > 1 ? "Beam search output now:" : "Greedy decode now:");
+    if (v.decoder_only)
+        ImGui::TextUnformatted(v.beam_size > 1 ? "Continuation now (beam search):" : "Continuation now (greedy):");
+    else
+        ImGui::TextUnformatted(v.beam_size > 1 ? "Beam search output now:" : "Greedy decode now:");
     for (size_t b = 0; b < v.decoded_text.size(); ++b) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%zu: %s", b + 1,

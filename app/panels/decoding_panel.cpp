@@ -199,7 +199,7 @@ void DecodingPanel::draw_controls(PanelContext& ctx) {
 
     if (v.B > 1) {
         ImGui::AlignTextToFramePadding();
-        ImGui::TextUnformatted("Sentence");
+        ImGui::TextUnformatted(v.decoder_only ? "Prompt" : "Sentence");
         for (int b = 0; b < v.B; ++b) {
             ImGui::SameLine();
             ImGui::PushID(b);
@@ -357,7 +357,8 @@ void DecodingPanel::draw_trace(const SessionView& v, int row) {
             if (b == 0) ImGui::Text("%zu", t + 1);
             ImGui::TableNextColumn();
             ImGui::AlignTextToFramePadding();
-            const std::string text = step.prefixes[b].empty() ? "BOS" : prefixes[t][b];
+            // Decoder-only beams all start from BOS + the prompt; their pieces are the continuation.
+            const std::string text = step.prefixes[b].empty() ? (v.decoder_only ? "BOS + prompt" : "BOS") : prefixes[t][b];
             const bool path = on(best, step.prefixes[b], -1);
             const bool greedy_path = on(greedy, step.prefixes[b], -1);
             // The best path in white, greedy's (where it differs) in greedy's colour.
