@@ -287,7 +287,7 @@ void ExplorerApp::compute_generation_now() {
     const bool first = m_view.generation.tokens.empty();
     std::vector<int> src;
     for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
-    src.push_back(m_session->config().special.eos);
+    if (!m_session->decoder_only()) src.push_back(m_session->config().special.eos);   // a prompt has no EOS
     GenerationTrace trace;
     try {
         trace = compute_generation(m_session->model(), src, m_generation);

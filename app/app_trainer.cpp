@@ -117,6 +117,11 @@ void ExplorerApp::trainer_fine_tune(const TrainingConfig& training, bool explore
         m_trainer_info.preset = Preset::Translate;
         if (explorer_model) {
             if (!m_session) return;
+            if (m_session->decoder_only()) {
+                report_error("not fine-tuned: the translation task reads the source sentence, which a decoder-only model "
+                             "does not; fine-tune an encoder-decoder model");
+                return;
+            }
             // Copied now: the explorer may load another model while the trainer is being made.
             auto checkpoint = std::make_shared<const Checkpoint>(m_session->checkpoint());
             model = checkpoint->config;

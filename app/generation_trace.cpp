@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "backend.h"
+#include "decoding.h"
 #include "incremental_decoder.h"
 #include "tasks.h"
 
@@ -34,6 +35,9 @@ std::vector<int> ranking(const std::vector<float>& log_probs) {
 
 std::vector<GenerationStep> generation_steps(const ModelConfig& config) {
     const bool pre = config.norm == NormPlacement::Pre;
+    // A decoder-only layer has no cross-attention: its FFN's norm is norm2 (transformer.cpp).
+    const bool cross = config.arch == Arch::EncoderDecoder;
+    const std::string ffn_norm = cross ? "norm3" : "norm2";
     std::vector<GenerationStep> steps;
     steps.push_back({GenerationStepKind::Embed, -1, "tgt_embed + tgt_pos",
                      "embed the input token \xC3\x97 \xE2\x88\x9A" "d_model and add the positional encoding of its position"});
@@ -42,12 +46,13 @@ std::vector<GenerationStep> generation_steps(const ModelConfig& config) {
         steps.push_back({GenerationStepKind::SelfAttention, l, p + ".self_attn",
                          std::string(pre ? "norm1, then " : "") + "append this position's k and v to the cache; its q row "
                          "attends to every cached key" + (pre ? "; add" : "; add & norm1")});
-        steps.push_back({GenerationStepKind::CrossAttention, l, p + ".cross_attn",
-                         std::string(pre ? "norm2, then " : "") + "the q row attends to the source keys (K, V computed once)" +
-                             (pre ? "; add" : "; add & norm2")});
+        if (cross)
+            steps.push_back({GenerationStepKind::CrossAttention, l, p + ".cross_attn",
+                             std::string(pre ? "norm2, then " : "") + "the q row attends to the source keys (K, V computed once)" +
+                                 (pre ? "; add" : "; add & norm2")});
         steps.push_back({GenerationStepKind::FeedForward, l, p + ".ffn",
-                         std::string(pre ? "norm3, then " : "") + "the position-wise feed-forward network on the one row" +
-                             (pre ? "; add" : "; add & norm3")});
+                         (pre ? ffn_norm + ", then " : std::string()) + "the position-wise feed-forward network on the one row" +
+                             (pre ? "; add" : "; add & " + ffn_norm)});
     }
     steps.push_back({GenerationStepKind::Generator, -1, "generator.log_probs",
                      std::string(pre ? "decoder.norm, then " : "") + "linear to the vocabulary and log-softmax: the next-token distribution"});
@@ -62,14 +67,24 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
     trace.stale = false;
     trace.settings = settings;
     const ModelConfig& c = source_model.config();
-    trace.src = sentence_ids;
-    trace.S = static_cast<int>(sentence_ids.size());
+    trace.decoder_only = c.arch == Arch::DecoderOnly;
+    // Decoder-only: BOS + the prompt; the last of them is token 1's input, the others the context.
+    std::vector<int> begin{c.special.bos};
+    if (trace.decoder_only) {
+        begin.insert(begin.end(), sentence_ids.begin(), sentence_ids.end());
+        trace.context.assign(begin.begin(), begin.end() - 1);
+    } else {
+        trace.src = sentence_ids;
+    }
+    const int P = static_cast<int>(trace.context.size());
+    trace.S = static_cast<int>(trace.src.size());
     trace.L = c.decoder_layers;
     trace.H = c.heads;
     trace.dk = c.d_k();
     trace.V = c.tgt_vocab;
-    trace.limit = std::min(c.max_len - 1, 2 * trace.S + 10);
-    trace.capacity = std::max(trace.limit, 1);
+    trace.limit = trace.decoder_only ? std::min(CONTINUATION_TOKENS, c.max_len - 1 - P)
+                                     : std::min(c.max_len - 1, 2 * trace.S + 10);
+    trace.capacity = std::max(P + trace.limit, 1);
     trace.repeats = std::max(repeats, 1);
     RunOptions options = source_model.options();
     options.fused_attention = false;   // the rows to show must be materialised
@@ -89,7 +104,9 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
         }
     }
     if (trace.limit < 1) {
-        trace.error = "Nothing to generate: max_len 1 leaves no room after BOS.";
+        trace.error = trace.decoder_only ? "Nothing to generate: BOS + the prompt fill max_len " + std::to_string(c.max_len) +
+                                               ", so there is no room to continue it."
+                                         : "Nothing to generate: max_len 1 leaves no room after BOS.";
         return trace;
     }
 
@@ -99,7 +116,8 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
     model.options() = options;
     model.set_step_timing(false);
     const int V = c.tgt_vocab, H = c.heads, L = c.decoder_layers;
-    const std::vector<std::vector<int>> src = {sentence_ids};
+    // A decoder-only model reads no source; the batch still needs a row (its encoder is empty).
+    const std::vector<std::vector<int>> src = {trace.decoder_only ? std::vector<int>{c.special.eos} : sentence_ids};
 
     // The cached pass: chooses the tokens (first run) and is timed per token.
     std::vector<int> chosen;
@@ -108,15 +126,18 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
         auto start = clock::now();
         model.set_batch(src, {{c.special.bos}});
         model.encode();
-        const double encode_ms = since_ms(start);
+        double encode_ms = since_ms(start);
         start = clock::now();
         IncrementalDecoder cache(model, trace.capacity);
         const double cross_ms = since_ms(start);
+        start = clock::now();
+        for (int id : trace.context) cache.step({id});
+        if (trace.decoder_only) encode_ms = since_ms(start);
         cache.keep_attention(record);
         trace.encode_ms = run == 0 ? encode_ms : std::min(trace.encode_ms, encode_ms);
         trace.cross_kv_ms = run == 0 ? cross_ms : std::min(trace.cross_kv_ms, cross_ms);
         Rng stream(sampling_stream(settings.sampling.seed, 0));
-        int input = c.special.bos;
+        int input = begin.back();
         const size_t count = record ? static_cast<size_t>(trace.limit) : chosen.size();
         for (size_t i = 0; i < count; ++i) {
             start = clock::now();
@@ -130,14 +151,15 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
             GeneratedToken token;
             token.input = input;
             token.cached_ms = ms;
-            const int t = static_cast<int>(i) + 1;
+            const int keys = P + static_cast<int>(i) + 1;
             for (int l = 0; l < L; ++l) {
                 const std::vector<float> self = cache.attention_probs(l, false);   // [1,H,C]
-                std::vector<float> rows(static_cast<size_t>(H) * t);
+                std::vector<float> rows(static_cast<size_t>(H) * keys);
                 for (int h = 0; h < H; ++h)
-                    std::copy_n(self.begin() + static_cast<size_t>(h) * trace.capacity, t, rows.begin() + static_cast<size_t>(h) * t);
+                    std::copy_n(self.begin() + static_cast<size_t>(h) * trace.capacity, keys,
+                                rows.begin() + static_cast<size_t>(h) * keys);
                 token.self_probs.push_back(std::move(rows));
-                token.cross_probs.push_back(cache.attention_probs(l, true));     // [1,H,S]
+                if (!trace.decoder_only) token.cross_probs.push_back(cache.attention_probs(l, true));   // [1,H,S]
             }
             token.log_probs = log_probs;
             const std::vector<int> order = ranking(log_probs);
@@ -178,13 +200,13 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
         }
     }
 
-    // The full pass: the whole decoder over BOS + the first t − 1 chosen tokens, for every t.
+    // The full pass: the whole decoder over BOS (+ the prompt) + the first t − 1 chosen tokens, for every t.
     if (settings.compare_full) {
-        model.reserve_target(static_cast<int>(chosen.size()) + 1);
+        model.reserve_target(P + static_cast<int>(chosen.size()) + 1);
         for (int run = 0; run < trace.repeats; ++run) {
             model.set_batch(src, {{c.special.bos}});
             model.encode();
-            std::vector<int> prefix = {c.special.bos};
+            std::vector<int> prefix = begin;
             for (size_t i = 0; i < chosen.size(); ++i) {
                 const auto start = clock::now();
                 model.set_target({prefix});

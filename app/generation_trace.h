@@ -1,8 +1,10 @@
 // GenerationTrace: the Generate panel's data, one output token at a time with the KV cache, for
 // one source sentence (batch row 0 of its own run, B = 1). Shapes: S source length (with EOS),
 // L decoder layers, H heads, dk = D/H, C cache capacity, V target vocabulary, t = 1 … T the
-// generated token (its query is decoder position t − 1). Computed by the app (never a panel) on
-// a CPU copy of the session's model, so the session's own step-through state is left alone.
+// generated token (its query is decoder position P + t − 1, P = context.size()). A decoder-only
+// model continues a prompt: BOS and the prompt are read into the cache first (no source, no
+// cross-attention). Computed by the app (never a panel) on a CPU copy of the session's model, so
+// the session's own step-through state is left alone.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,8 +34,8 @@ std::vector<GenerationStep> generation_steps(const ModelConfig& config);
 struct GeneratedToken {
     int input = 0;                    // the decoder input at position t − 1 (BOS for t = 1)
     int chosen = 0;                   // the token chosen from this position's distribution
-    std::vector<std::vector<float>> self_probs;    // [L][H·t]: the new row against the t cached keys
-    std::vector<std::vector<float>> cross_probs;   // [L][H·S]: the new row against the source keys
+    std::vector<std::vector<float>> self_probs;    // [L][H·(P+t)]: the new row against the P + t cached keys
+    std::vector<std::vector<float>> cross_probs;   // [L][H·S]: the new row against the source keys (encoder-decoder)
     std::vector<float> log_probs;                  // [V] the cached path's next-token log-probabilities
     std::vector<float> full_log_probs;             // [V] the full pass's at position t − 1 (compare_full)
     double max_diff = 0.0;            // max |cached − full| over V (compare_full)
@@ -56,14 +58,19 @@ struct GenerationTrace {
     std::string error;                // why there is nothing to show ("" when tokens are filled)
     GenerationSettings settings;
     std::string sentence;
-    std::vector<int> src;             // [S] source ids + EOS
+    std::vector<int> src;             // [S] source ids + EOS (encoder-decoder)
+    bool decoder_only = false;        // no source: the sentence is a prompt
+    // Decoder-only: the decoder inputs before token 1's, BOS + the prompt but its last token (that
+    // one is token 1's input); read into the cache before the first choice. Empty otherwise.
+    std::vector<int> context;
     int S = 0, L = 0, H = 0, dk = 0, V = 0;
     int capacity = 0;                 // C: positions the cache holds = the output length limit
-    int limit = 0;                    // min(max_len − 1, 2·S + 10), as the Decoding panel
+    int limit = 0;                    // tokens it may generate: min(max_len − 1, 2·S + 10), as the Decoding panel;
+                                      // decoder-only min(CONTINUATION_TOKENS, max_len − 1 − prompt)
     std::vector<GeneratedToken> tokens;
     bool finished = false;            // EOS was chosen (it is the last token)
     std::string text;                 // the output as the tokenizer writes it (EOS left out; set by the app)
-    double encode_ms = 0.0;           // the encoder, once
+    double encode_ms = 0.0;           // the encoder, once; decoder-only: reading the context into the cache
     double cross_kv_ms = 0.0;         // cross-attention K, V of every layer, once per source
     double cached_total_ms = 0.0;     // Σ cached_ms
     double full_total_ms = 0.0;       // Σ full_ms
@@ -77,7 +84,8 @@ struct GenerationTrace {
 // The number of bar-chart entries per token.
 constexpr int GENERATION_TOP = 15;
 
-// Runs the generation of `sentence_ids` (tokens + EOS) on a copy of the model's weights and
+// Runs the generation of `sentence_ids` (tokens + EOS; a decoder-only model's prompt: its tokens,
+// without EOS, which the generation continues) on a copy of the model's weights and
 // options (fused attention off, so every attention row is materialised). On an impossible
 // setting (the causal mask off, sampling options out of range) returns a trace with `error` set.
 GenerationTrace compute_generation(const Transformer& model, const std::vector<int>& sentence_ids,

@@ -124,6 +124,9 @@ public:
     const std::string& title() const { return m_title; }
     const std::string& key() const { return m_key; }          // for --panel and the settings
     const std::string& explanation() const { return m_explanation; }
+    // The explanation as drawn for this model: panels whose text depends on the architecture
+    // (a decoder-only model has no encoder) override it.
+    virtual std::string explanation_for(const SessionView&) const { return m_explanation; }
     bool& open() { return m_open; }
     void request_focus() { m_focus = true; }
     // Where the panel was last drawn (screen coordinates) and in which ImGui frame: for highlights.
@@ -181,7 +184,7 @@ private:
     }
     void draw_body(PanelContext& ctx) {
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextDisabled("%s", m_explanation.c_str());
+        ImGui::TextDisabled("%s", explanation_for(ctx.view).c_str());
         ImGui::PopTextWrapPos();
         ImGui::Separator();
         if (!ctx.view.valid) {

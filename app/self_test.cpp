@@ -22,6 +22,8 @@
 #include "widgets/export.h"
 #include "checkpoint.h"
 #include "sampling.h"
+#include "decoding.h"
+#include "session.h"
 
 namespace fs = std::filesystem;
 
@@ -823,6 +825,7 @@ void SelfTest::build() {
         check(app.view().model_source == m_neuron_model, "the shipped model is back after the variant views");
         return true;
     });
+    build_decoder_only();
     add("rebuild", [this](ExplorerApp& app) {
         ModelConfig bad = app.view().config;
         bad.heads = 5;
@@ -1107,6 +1110,202 @@ void SelfTest::frame(ExplorerApp& app) {
     } else {
         ++m_frames_in_action;
     }
+}
+
+}  // namespace tx::app
+
+// ---------------------------------------------------------------------------------------------
+// A decoder-only model: fresh weights made here through the core API (the shipped model's
+// tokenizer and sizes, LLaMA-like variants), loaded as a checkpoint; the typed sentences are
+// prompts. Its continuations are checked against an independent greedy loop over the full model,
+// then the Generate panel, every step, both decodings, the Neuron view and every panel.
+
+namespace tx::app {
+
+namespace {
+
+// BOS + prompt through the whole model (B = 1, no cache), the argmax of the last position
+// appended, until EOS or `limit` tokens.
+std::vector<int> full_model_greedy(Transformer& model, const std::vector<int>& prompt, int limit) {
+    const SpecialTokens& sp = model.config().special;
+    const int V = model.config().tgt_vocab;
+    std::vector<int> seq{sp.bos};
+    seq.insert(seq.end(), prompt.begin(), prompt.end());
+    std::vector<int> out;
+    while (static_cast<int>(out.size()) < limit) {
+        model.set_batch({{sp.eos}}, {seq});
+        model.forward();
+        const std::vector<float> lp = model.step_output(model.step_count() - 1);
+        const float* last = lp.data() + (seq.size() - 1) * static_cast<size_t>(V);
+        const int next = static_cast<int>(std::max_element(last, last + V) - last);
+        if (next == sp.eos) break;
+        out.push_back(next);
+        seq.push_back(next);
+    }
+    return out;
+}
+
+}  // namespace
+
+void SelfTest::build_decoder_only() {
+    auto wait_frames = [](int n) {
+        return [n, count = 0](ExplorerApp&) mutable { return ++count >= n; };
+    };
+    auto add = [this](std::string name, Action a) { m_actions.emplace_back(std::move(name), std::move(a)); };
+    const std::vector<std::string> prompts = {"The cat sat on the", "I see"};
+
+    add("decoder-only model", [this, prompts](ExplorerApp& app) {
+        m_decoder_back = app.view().model_source;
+        try {
+            const Checkpoint shipped = load_checkpoint(m_decoder_back);
+            ModelConfig c = shipped.config;
+            c.arch = Arch::DecoderOnly;
+            c.encoder_layers = 0;
+            c.positional = PositionalKind::Rope;
+            c.ffn = FfnKind::SwiGlu;
+            c.norm_kind = NormKind::RmsNorm;
+            c.norm = NormPlacement::Pre;
+            c.seed = 11;
+            save_checkpoint(m_tmp + "/decoder-only.safetensors", Session::fresh(c, shipped.vocabulary, shipped.tokenizer_model));
+        } catch (const std::exception& e) {
+            check(false, std::string("a decoder-only checkpoint is made: ") + e.what());
+        }
+        app.load_checkpoint(m_tmp + "/decoder-only.safetensors");
+        app.set_input(prompts, std::nullopt);
+        app.show_panel("input");
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check decoder-only continuation", [this, prompts](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        check(v.decoder_only && v.config.arch == Arch::DecoderOnly, "the decoder-only model is loaded");
+        check(v.sentences == prompts && v.B == 2, "two prompts form the batch");
+        for (const StepInfo& s : v.steps)
+            check(s.name.find("encoder") == std::string::npos && s.name.find("cross_attn") == std::string::npos &&
+                      s.name.rfind("src_", 0) != 0,
+                  "decoder-only: no encoder, source or cross-attention step (" + s.name + ")");
+        check(!v.attention.empty() && std::all_of(v.attention.begin(), v.attention.end(),
+                                                  [](const AttentionBlock& a) { return a.kind == AttentionKind::DecoderSelf; }),
+              "decoder-only: every attention block is decoder self-attention");
+        if (v.source_tokens.size() != 2 || v.decoded_ids.size() != 2) return true;
+        const Checkpoint checkpoint = load_checkpoint(v.model_source);
+        auto backend = make_cpu_backend();
+        Transformer model(checkpoint.config, *backend);
+        model.set_parameters(checkpoint.parameters);
+        const SpecialTokens& sp = v.config.special;
+        for (int b = 0; b < 2; ++b) {
+            std::vector<int> prompt;
+            for (const Token& t : v.source_tokens[static_cast<size_t>(b)]) prompt.push_back(t.id);
+            const int limit = std::min(CONTINUATION_TOKENS, v.config.max_len - 1 - static_cast<int>(prompt.size()));
+            check(v.output_limit.at(static_cast<size_t>(b)) == limit, "the continuation limit is min(32, max_len - 1 - prompt)");
+            const std::vector<int> want = full_model_greedy(model, prompt, limit);
+            check(v.decoded_ids[static_cast<size_t>(b)] == want,
+                  "prompt " + std::to_string(b + 1) + ": the continuation equals a greedy loop over the full model");
+            // The shown pass: BOS + prompt + continuation, then PAD on the right.
+            std::vector<int> row{sp.bos};
+            row.insert(row.end(), prompt.begin(), prompt.end());
+            row.insert(row.end(), want.begin(), want.end());
+            for (int t = 0; t < v.T; ++t)
+                check(v.tgt_ids.at(static_cast<size_t>(b * v.T + t)) == (t < static_cast<int>(row.size()) ? row[static_cast<size_t>(t)] : sp.pad),
+                      "prompt " + std::to_string(b + 1) + ": the decoder input is BOS + prompt + continuation, right-padded");
+        }
+        app.show_panel("generate");
+        app.set_generation(GenerationSettings{});
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check decoder-only generate", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const GenerationTrace& g = v.generation;
+        check(g.error.empty() && !g.tokens.empty(), "the Generate panel continues the prompt (" + g.error + ")");
+        if (g.tokens.empty() || v.source_tokens.empty()) return true;
+        std::vector<int> start{v.config.special.bos};
+        for (const Token& t : v.source_tokens[0]) start.push_back(t.id);
+        check(g.decoder_only && g.src.empty() && g.context == std::vector<int>(start.begin(), start.end() - 1) &&
+                  g.tokens.front().input == start.back(),
+              "generation reads BOS + the prompt first; token 1's input is the prompt's last token");
+        check(g.text == v.decoded_text.at(0), "greedy generation writes the greedy continuation (" + g.text + ")");
+        const int P = static_cast<int>(g.context.size());
+        for (size_t i = 0; i < g.tokens.size(); ++i) {
+            const GeneratedToken& k = g.tokens[i];
+            const int keys = P + static_cast<int>(i) + 1;
+            check(k.cross_probs.empty(), "decoder-only: no cross-attention row");
+            for (const auto& self : k.self_probs)
+                check(self.size() == static_cast<size_t>(g.H) * keys, "token " + std::to_string(i + 1) + ": the query row sees P + t cached keys");
+            check(k.max_diff <= 1e-4, "token " + std::to_string(i + 1) + ": cached and full log-probabilities agree");
+        }
+        for (const GenerationStep& s : generation_steps(v.config))
+            check(s.kind != GenerationStepKind::CrossAttention, "decoder-only: no cross-attention step in a token's pass");
+        app.set_generation_cursor(1000, 1000);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("decoder-only restart", [](ExplorerApp& app) {
+        app.show_panel("steps");
+        app.restart();
+        return true;
+    });
+    add("decoder-only step through", [this](ExplorerApp& app) {
+        const auto& v = app.view();
+        if (v.cursor >= v.steps.size()) return true;
+        check(v.cursor == static_cast<size_t>(m_frames_in_action), "decoder-only: each step advances the cursor by one");
+        app.step_forward();
+        return false;
+    });
+    add("decoder-only beam search", [](ExplorerApp& app) {
+        app.show_panel("decoding");
+        app.set_decoding(3, 0.6);
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check decoder-only beam search", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        check(v.beam_size == 3 && v.beams.size() == 2, "decoder-only: beam search ran on both prompts");
+        for (size_t b = 0; b < v.beams.size() && b < v.decoded_ids.size(); ++b)
+            check(v.decoded_ids[b] == v.beams[b].best, "decoder-only: the continuation shown is beam search's best");
+        app.set_decoding(1, 0.6);
+        app.selection().attention_lines = true;
+        app.show_panel("attention");
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("decoder-only neuron view", [](ExplorerApp& app) {
+        Selection& sel = app.selection();
+        sel.attention_lines = false;
+        sel.attention_block = 0;
+        sel.batch_row = 1;
+        sel.head = 0;
+        sel.neuron_query = 2;
+        sel.neuron_key = 1;
+        app.show_panel("neuron");
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check decoder-only neuron view", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const NeuronTrace t = trace_neuron(v, {0, 1, 0, 2, 1});
+        for (const auto& m : neuron_mismatches(v, t)) check(false, "decoder-only neuron view: " + m);
+        check(t.kind == AttentionKind::DecoderSelf && t.key_tokens == v.tgt_labels(1), "decoder-only: keys are decoder positions");
+        return true;
+    });
+    for (const std::string& key : panel_keys()) {
+        add("decoder-only panel " + key, [key](ExplorerApp& app) {
+            app.show_panel(key);
+            return true;
+        });
+        add("draw", wait_frames(2));
+    }
+    add("decoder-only done", [this](ExplorerApp& app) {
+        check(app.error_count() == m_baseline_errors, "decoder-only: no error reported (" + std::to_string(app.error_count()) + ")");
+        app.load_checkpoint(m_decoder_back);
+        return true;
+    });
+    add("check model back after decoder-only", [this](ExplorerApp& app) {
+        check(!app.view().decoder_only && app.view().model_source == m_decoder_back, "the shipped model is back");
+        app.set_input({"The animal didn't cross the street because it was too tired."}, std::nullopt);
+        return true;
+    });
+    add("draw", wait_frames(2));
 }
 
 }  // namespace tx::app

@@ -36,6 +36,9 @@ private:
     void check_lesson_step(ExplorerApp& app);
     std::vector<int> m_generated;   // the Generate panel's sampled tokens, to compare a second run with
     std::string m_neuron_model;   // the model to load back after the Neuron view's unscaled check
+    // A decoder-only model's prompts and continuations (self_test.cpp's last section), and the model to load back.
+    void build_decoder_only();
+    std::string m_decoder_back;
 };
 
 }  // namespace tx::app

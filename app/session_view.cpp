@@ -124,6 +124,9 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
             copy_table("src_pos.weight", view.learned_src_positions);
             copy_table("tgt_pos.weight", view.learned_tgt_positions);
         }
+        view.decoder_only = session.decoder_only();
+        view.output_limit.clear();
+        for (size_t b = 0; b < view.sentences.size(); ++b) view.output_limit.push_back(session.output_limit(b));
     }
     // Step infos carry the times of the last run; outputs follow the cursor.
     view.steps = model.steps();

@@ -76,6 +76,12 @@ struct SessionView {
     // architecture lacks (decoder-only has no src_pos).
     std::vector<float> learned_src_positions, learned_tgt_positions;
 
+    // Arch::DecoderOnly: each sentence is a prompt (source_tokens), decoded_ids its continuation,
+    // the decoder input BOS + prompt + continuation (or + the target text), padded on the right;
+    // src_ids then only carry the batch size and no panel shows them.
+    bool decoder_only = false;
+    std::vector<int> output_limit;           // per sentence: the most tokens decoding may add (Session::output_limit)
+
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;
     // Token labels of one batch row of the encoder input [S] / decoder input [T].

@@ -40,7 +40,8 @@ std::vector<int> top_k(const float* row, int V, int k) {
 
 }  // namespace
 
-BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_new, const BeamOptions& options) {
+BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_new, const BeamOptions& options,
+                       const std::vector<int>& prompt) {
     const int K = options.beam_size;
     const double alpha = options.length_penalty;
     if (K < 1) throw std::invalid_argument("beam search: the beam size must be at least 1, got " + std::to_string(K));
@@ -51,7 +52,15 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
 
     const ModelConfig& c = model.config();
     const int V = c.tgt_vocab;
-    const int limit = std::clamp(max_new, 0, c.max_len - 1);
+    // Every beam starts from BOS + the prompt (decoder-only; else BOS alone): P positions precede
+    // the position that chooses the first token.
+    std::vector<int> start{c.special.bos};
+    start.insert(start.end(), prompt.begin(), prompt.end());
+    if (static_cast<int>(start.size()) > c.max_len)
+        throw std::invalid_argument("beam search: the prompt has " + std::to_string(prompt.size()) +
+                                    " tokens; with BOS it must fit max_len " + std::to_string(c.max_len));
+    const int P = static_cast<int>(prompt.size());
+    const int limit = std::clamp(max_new, 0, c.max_len - 1 - P);
     const int proposals = std::min(K, V);
     const double best_lp = length_penalty(limit, alpha);
 
@@ -62,7 +71,7 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
     const auto decoder_input = [&] {
         std::vector<std::vector<int>> rows(static_cast<size_t>(K));
         for (int b = 0; b < K; ++b) {
-            rows[b].push_back(c.special.bos);
+            rows[b] = start;
             const LiveBeam& beam = live[b < static_cast<int>(live.size()) ? b : 0];
             rows[b].insert(rows[b].end(), beam.ids.begin(), beam.ids.end());
         }
@@ -70,11 +79,14 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
     };
     const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model.options());
     model.set_batch(std::vector<std::vector<int>>(static_cast<size_t>(K), src), decoder_input());
-    if (!cached) model.reserve_target(limit + 1);
+    if (!cached) model.reserve_target(P + limit + 1);
     model.encode();
     std::optional<IncrementalDecoder> cache;
-    if (cached) cache.emplace(model, std::max(limit, 1));
-    std::vector<int> newest(static_cast<size_t>(K), c.special.bos);   // each row's newest decoder input
+    if (cached) cache.emplace(model, std::max(P + limit, 1));
+    // The cache reads the prompt's positions first (every row the same); their outputs choose nothing.
+    if (cache && limit > 0)
+        for (int i = 0; i < P; ++i) cache->step(std::vector<int>(static_cast<size_t>(K), start[static_cast<size_t>(i)]));
+    std::vector<int> newest(static_cast<size_t>(K), start.back());   // each row's newest decoder input
     std::vector<std::vector<int>> last_input;                          // the cached path's last decoder input
     const size_t log_probs = model.step_count() - 1;
 
@@ -87,7 +99,7 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
         } else {
             model.decode();
             lp = model.step_output(log_probs);
-            rows = static_cast<size_t>(t);
+            rows = static_cast<size_t>(P + t);
             last_row = rows - 1;
         }
         BeamStep step;

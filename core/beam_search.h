@@ -75,6 +75,11 @@ struct BeamResult {
 // Runs with the model's current options (as greedy_decode) and leaves its batch set to the last
 // decoder input (K rows). Throws std::invalid_argument for K < 1, α < 0 or not finite, or an
 // empty source; set_batch's errors (ids outside the vocabulary, a source longer than max_len).
-BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_new, const BeamOptions& options);
+// prompt (decoder-only models; empty: none): the ids after BOS that every beam continues; the
+// hypotheses, prefixes and lengths count the continuation only, which is at most
+// min(max_new, max_len - 1 - |prompt|) tokens. Throws std::invalid_argument when BOS + the
+// prompt does not fit max_len.
+BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_new, const BeamOptions& options,
+                       const std::vector<int>& prompt = {});
 
 }  // namespace tx

@@ -100,7 +100,7 @@ int draw_token(const std::vector<double>& probs, double u) {
 uint64_t sampling_stream(uint64_t seed, int row) { return mix_seed(seed, static_cast<uint64_t>(row)); }
 
 std::vector<std::vector<int>> sample_decode(Transformer& model, const std::vector<std::vector<int>>& src, int max_new,
-                                            const SamplingOptions& options) {
+                                            const SamplingOptions& options, const std::vector<std::vector<int>>& prompts) {
     validate(options);
     std::vector<Rng> streams;
     for (size_t b = 0; b < src.size(); ++b) streams.emplace_back(sampling_stream(options.seed, static_cast<int>(b)));
@@ -108,7 +108,7 @@ std::vector<std::vector<int>> sample_decode(Transformer& model, const std::vecto
     const auto draw = [&](int b, const float* row) {
         return draw_token(sampling_distribution(row, V, options).probs, streams[b].uniform01());
     };
-    return decode_with(model, src, max_new, draw);
+    return decode_with(model, src, max_new, draw, prompts);
 }
 
 }  // namespace tx

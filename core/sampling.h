@@ -48,8 +48,10 @@ uint64_t sampling_stream(uint64_t seed, int row);
 // applies, the same limit and stopping rule: EOS or max_new tokens clamped to max_len - 1, the
 // same result shape and final batch), but draws each token from sampling_distribution() of the
 // newest position with row b's stream, one uniform per generated token. top_k = 1 is therefore
-// greedy_decode. Throws std::invalid_argument for invalid options, and greedy_decode's errors.
+// greedy_decode. prompts: as greedy_decode's (decoder-only: each row continues BOS + its prompt).
+// Throws std::invalid_argument for invalid options, and greedy_decode's errors.
 std::vector<std::vector<int>> sample_decode(Transformer& model, const std::vector<std::vector<int>>& src, int max_new,
-                                            const SamplingOptions& options);
+                                            const SamplingOptions& options,
+                                            const std::vector<std::vector<int>>& prompts = {});
 
 }  // namespace tx

@@ -73,8 +73,19 @@ void Session::set_input(const std::vector<std::string>& sentences, const std::op
         throw std::invalid_argument("at most " + std::to_string(MAX_BATCH) + " sentences form a batch; got " +
                                     std::to_string(sentences.size()));
     std::vector<std::vector<Token>> tokens;
+    const auto target_tokens = target ? m_tokenizer.tokenize(*target).size() : 0;
     for (size_t i = 0; i < sentences.size(); ++i) {
         tokens.push_back(m_tokenizer.tokenize(sentences[i]));
+        if (decoder_only()) {
+            // BOS + the prompt (+ the target text, teacher forced) is the decoder input.
+            const size_t length = 1 + tokens.back().size() + target_tokens;
+            if (static_cast<int>(length) > config().max_len)
+                throw std::invalid_argument("prompt " + std::to_string(i + 1) + " has " +
+                                            std::to_string(tokens.back().size()) + " tokens" +
+                                            (target ? " and the target text " + std::to_string(target_tokens) : "") +
+                                            "; with BOS they must fit max_len " + std::to_string(config().max_len));
+            continue;
+        }
         // +1 for EOS on the source; the decoder input needs BOS + tokens as well.
         if (static_cast<int>(tokens.back().size()) + 1 > config().max_len)
             throw std::invalid_argument("sentence " + std::to_string(i + 1) + " has " +
@@ -89,7 +100,24 @@ void Session::set_input(const std::vector<std::string>& sentences, const std::op
     rerun();
 }
 
+int Session::output_limit(size_t row) const {
+    if (!decoder_only()) return decode_limit(source_ids());
+    const int prompt = row < m_source_tokens.size() ? static_cast<int>(m_source_tokens[row].size()) : 0;
+    return std::clamp(config().max_len - 1 - prompt, 0, CONTINUATION_TOKENS);
+}
+
+std::vector<std::vector<int>> Session::prompt_ids() const {
+    std::vector<std::vector<int>> ids;
+    if (!decoder_only()) return ids;
+    for (const auto& tokens : m_source_tokens) {
+        ids.emplace_back();
+        for (const Token& t : tokens) ids.back().push_back(t.id);
+    }
+    return ids;
+}
+
 int Session::decode_limit(const std::vector<std::vector<int>>& src) const {
+    if (decoder_only()) return CONTINUATION_TOKENS;   // decoding clamps each prompt's continuation to max_len
     size_t longest = 0;
     for (const auto& row : src) longest = std::max(longest, row.size());
     return std::min(config().max_len - 1, 2 * static_cast<int>(longest) + 10);
@@ -101,8 +129,9 @@ void Session::rerun() {
     // Both decodings, whichever is shown: each leaves the model's batch set to its last decoder
     // input, and the shown pass below sets the batch again.
     const int limit = decode_limit(src);
+    const std::vector<std::vector<int>> prompts = prompt_ids();   // decoder-only; else none
     std::vector<GreedyScore> scores;
-    const std::vector<std::vector<int>> greedy = greedy_decode(*m_model, src, limit, &scores);
+    const std::vector<std::vector<int>> greedy = greedy_decode(*m_model, src, limit, &scores, prompts);
     m_greedy.clear();
     for (size_t b = 0; b < greedy.size(); ++b) {
         const int length = static_cast<int>(greedy[b].size()) + (scores[b].finished ? 1 : 0);
@@ -111,16 +140,20 @@ void Session::rerun() {
                             scores[b].finished});
     }
     m_beams.clear();
-    for (const auto& row : src)
-        m_beams.push_back(beam_search(*m_model, row, limit, {m_decoding.beam_size, m_decoding.length_penalty}));
+    for (size_t b = 0; b < src.size(); ++b)
+        m_beams.push_back(beam_search(*m_model, src[b], limit, {m_decoding.beam_size, m_decoding.length_penalty},
+                                      prompts.empty() ? std::vector<int>{} : prompts[b]));
     m_decoded.clear();
     for (size_t b = 0; b < src.size(); ++b) m_decoded.push_back(m_decoding.beam_size > 1 ? m_beams[b].best : greedy[b]);
     // The decoder input of the shown pass. With a target text: BOS + its tokens (teacher forcing).
     // Otherwise BOS + the decoded output, so every position's log-probabilities are the ones the
     // decoding chose from (the last one predicts EOS).
+    // Decoder-only: BOS + the prompt + either of those.
     std::vector<std::vector<int>> tgt;
-    for (const auto& out : m_decoded) {
+    for (size_t b = 0; b < m_decoded.size(); ++b) {
+        const std::vector<int>& out = m_decoded[b];
         std::vector<int> row{c.special.bos};
+        if (!prompts.empty()) row.insert(row.end(), prompts[b].begin(), prompts[b].end());
         if (m_target_text)
             for (int id : m_tokenizer.encode(*m_target_text)) row.push_back(id);
         else

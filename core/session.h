@@ -1,6 +1,8 @@
 // Session: what the GUI and the CLI drive. It holds the config, tokenizer, parameters, a
 // backend and the Transformer, the current batch of sentences, and a cursor over the step
 // list. Neither front end re-implements the model: they set inputs, move the cursor and read.
+// With a decoder-only (GPT) model each sentence is a prompt: the decoder input is BOS + the
+// prompt's tokens, decoding continues it, and the shown pass runs on BOS + prompt + continuation.
 #pragma once
 #include <memory>
 #include <optional>
@@ -43,11 +45,20 @@ public:
     // target text is given: then the decoder input is BOS + its tokens, teacher forcing), sets
     // the batch and runs every step. Throws std::invalid_argument with a clear reason
     // (too many sentences, a sentence too long for max_len); the previous input stays.
+    // Decoder-only: each sentence is a prompt, the decoder input BOS + prompt + continuation (or +
+    // the target text's tokens: what follows the prompt, teacher forced); rows of different
+    // lengths are padded on the right, so every row's positions start at 0.
     static constexpr int MAX_BATCH = 4;
     void set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target = std::nullopt);
     const std::vector<std::string>& sentences() const { return m_sentences; }
     const std::optional<std::string>& target_text() const { return m_target_text; }
     const std::vector<std::vector<Token>>& source_tokens() const { return m_source_tokens; }   // without EOS
+    // Arch::DecoderOnly: source_tokens() are the prompts and decoded_ids() their continuations.
+    bool decoder_only() const { return config().arch == Arch::DecoderOnly; }
+    // The most tokens decoding may produce for sentence `row` (EOS included): decoder-only, the
+    // prompt's continuation, min(CONTINUATION_TOKENS, max_len - 1 - prompt tokens); otherwise
+    // decode_limit() of the batch, the same for every row.
+    int output_limit(size_t row) const;
     // The output of the chosen decoding per sentence (ids without BOS/EOS) and as text: greedy's,
     // or beam search's best when the beam size is above 1; see decode_limit().
     const std::vector<std::vector<int>>& decoded_ids() const { return m_decoded; }
@@ -101,9 +112,11 @@ public:
 private:
     void rerun();                         // decode + set batch + run all steps, cursor at end
     // Greedy decoding stops at EOS, or after 2 × the longest source + 10 tokens (within max_len):
-    // an untrained model rarely emits EOS, and a 127-token output would bury every view.
+    // an untrained model rarely emits EOS, and a 127-token output would bury every view. A
+    // decoder-only prompt's continuation: CONTINUATION_TOKENS (decoding keeps it within max_len).
     int decode_limit(const std::vector<std::vector<int>>& src) const;
     std::vector<std::vector<int>> source_ids() const;
+    std::vector<std::vector<int>> prompt_ids() const;   // decoder-only: each prompt's ids; else empty
 
     Checkpoint m_checkpoint;              // config, vocabulary, training settings (parameters live in the model)
     Tokenizer m_tokenizer;

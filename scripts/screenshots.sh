@@ -39,3 +39,12 @@ variants="$(mktemp -d)"
 shot positional-rope.png --layout positional --checkpoint "$variants/rope.safetensors" --sentence "the cat sat on the mat"
 shot positional-alibi.png --layout positional --checkpoint "$variants/alibi.safetensors" --sentence "the cat sat on the mat"
 rm -rf "$variants"
+# A decoder-only model: the typed sentences are prompts it continues. The shipped language model
+# where there is one; else fresh weights from txcli init (LLaMA-like variants).
+lm="$root/assets/models/lm.safetensors"
+if [ ! -f "$lm" ]; then
+    lm="$(mktemp -d)/decoder-only.safetensors"
+    "${1:-$root/build}/app/txcli" init --arch decoder-only --positional rope --ffn swiglu --norm-kind rmsnorm --norm pre \
+        --out "$lm" > /dev/null
+fi
+shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "The cat sat on the" --sentence "I see"

@@ -1,6 +1,7 @@
 // txcli forward / decode: sentences through a Session; forward prints tokens and the step list
 // and can dump the trace (every step's output, DESIGN.md §3) as .safetensors; decode is greedy,
-// beam search or sampling.
+// beam search or sampling. For a decoder-only model each --src is a prompt: the decoder input is
+// BOS + its tokens and the output printed is its continuation.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "beam_search.h"
 #include "commands.h"
+#include "decoding.h"
 #include "model_source.h"
 #include "safetensors.h"
 #include "sampling.h"
@@ -63,7 +65,8 @@ const char* FORWARD_HELP =
     "usage: txcli forward --src TEXT [--src TEXT ...] [--tgt TEXT] [--dump FILE] [--backend cpu|cuda] [model options]\n"
     "\n"
     "Runs one sentence, or a padded batch of up to 4, through the model. Without --tgt the decoder input is\n"
-    "BOS + the greedy output; with --tgt it is BOS + the tokens of TEXT (teacher forcing).\n"
+    "BOS + the greedy output; with --tgt it is BOS + the tokens of TEXT (teacher forcing). A decoder-only model\n"
+    "reads each --src as a prompt: its decoder input is BOS + the prompt + the continuation (or + TEXT).\n"
     "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n\n";
 
 constexpr int MAX_BEAM = 64;
@@ -75,16 +78,26 @@ std::vector<std::vector<int>> source_rows(const Session& session, const std::vec
     for (size_t i = 0; i < sources.size(); ++i) {
         std::vector<int> src = session.tokenizer().encode(sources[i]);
         if (static_cast<int>(src.size()) + 1 > c.max_len)
-            throw CliError("--src " + std::to_string(i + 1) + " has " + std::to_string(src.size()) +
-                           " tokens; with EOS it must fit max_len " + std::to_string(c.max_len));
+            throw CliError("--src " + std::to_string(i + 1) + " has " + std::to_string(src.size()) + " tokens; with " +
+                           (session.decoder_only() ? "BOS" : "EOS") + " it must fit max_len " + std::to_string(c.max_len));
         src.push_back(c.special.eos);
         rows.push_back(std::move(src));
     }
     return rows;
 }
 
-// The limit of Session's greedy decoding: 2 x the longest source (EOS included) + 10, within max_len.
+// Decoder-only: each source's ids without EOS, the prompt its continuation follows; else none.
+std::vector<std::vector<int>> prompt_rows(const Session& session, const std::vector<std::vector<int>>& src) {
+    std::vector<std::vector<int>> prompts;
+    if (!session.decoder_only()) return prompts;
+    for (const auto& row : src) prompts.emplace_back(row.begin(), row.end() - 1);
+    return prompts;
+}
+
+// The limit of Session's greedy decoding: 2 x the longest source (EOS included) + 10, within max_len;
+// for a decoder-only model CONTINUATION_TOKENS after the prompt (decoding keeps it within max_len).
 int decode_limit(const Session& session, const std::vector<std::vector<int>>& src) {
+    if (session.decoder_only()) return CONTINUATION_TOKENS;
     size_t longest = 0;
     for (const auto& row : src) longest = std::max(longest, row.size());
     return std::min(session.config().max_len - 1, 2 * static_cast<int>(longest) + 10);
@@ -97,6 +110,8 @@ const char* DECODE_HELP =
     "Decodes from BOS until EOS or 2 x the source length + 10 tokens (within max_len); prints one output line\n"
     "per source. Greedy by default (at most 4 sources, one padded batch); with --beam or --nbest, beam search\n"
     "per source; with --sample, each token drawn at random from the model's distribution (one padded batch).\n"
+    "A decoder-only model reads each --src as a prompt and prints its continuation: from BOS + the prompt until\n"
+    "EOS or 32 more tokens (within max_len).\n"
     "  --beam N             beam size, 1..64 (default 1: greedy decoding)\n"
     "  --length-penalty A   GNMT length penalty, A >= 0 (default 0.6 with --beam > 1): hypotheses are ranked\n"
     "                       by log P(Y) / ((5 + |Y|) / 6)^A, where |Y| counts the output tokens and the EOS\n"
@@ -151,6 +166,15 @@ int cmd_forward(const Argv& argv) {
     std::printf("backend %s; batch B=%d, source S=%d, target T=%d\n", session.backend().name().c_str(),
                 model.batch_size(), model.src_len(), model.tgt_len());
     for (size_t b = 0; b < sources.size(); ++b) {
+        if (session.decoder_only()) {   // the prompt follows BOS; no EOS ends it
+            std::string line = session.tokenizer().display(session.config().special.bos) + "/" +
+                               std::to_string(session.config().special.bos);
+            for (const Token& t : session.source_tokens()[b])
+                line += " " + t.text + "/" + std::to_string(t.id) + (t.unknown ? "(UNK)" : "");
+            std::printf("prompt %zu: %s\n", b + 1, line.c_str());
+            std::printf("continuation %zu: %s\n", b + 1, session.decoded_text()[b].c_str());
+            continue;
+        }
         std::printf("source %zu: %s\n", b + 1, token_line(session, session.source_tokens()[b]).c_str());
         std::printf("output %zu: %s\n", b + 1, session.decoded_text()[b].c_str());
     }
@@ -191,7 +215,8 @@ int cmd_decode(const Argv& argv) {
             throw CliError("at most " + std::to_string(Session::MAX_BATCH) + " sources are sampled in one batch; got " +
                            std::to_string(sources.size()));
         const std::vector<std::vector<int>> src = source_rows(session, sources);
-        const std::vector<std::vector<int>> out = sample_decode(session.model(), src, decode_limit(session, src), sampling);
+        const std::vector<std::vector<int>> out =
+            sample_decode(session.model(), src, decode_limit(session, src), sampling, prompt_rows(session, src));
         for (const auto& ids : out) std::printf("%s\n", session.tokenizer().decode(ids).c_str());
         return 0;
     }
@@ -203,7 +228,9 @@ int cmd_decode(const Argv& argv) {
     if (args.flag("nbest")) std::printf("source\trank\tscore\tlog_prob\tlength\tstatus\ttext\n");
     const std::vector<std::vector<int>> rows = source_rows(session, sources);
     for (size_t i = 0; i < rows.size(); ++i) {
-        const BeamResult result = beam_search(session.model(), rows[i], decode_limit(session, {rows[i]}), beam);
+        const auto prompt = prompt_rows(session, {rows[i]});
+        const BeamResult result = beam_search(session.model(), rows[i], decode_limit(session, {rows[i]}), beam,
+                                              prompt.empty() ? std::vector<int>{} : prompt.front());
         if (!args.flag("nbest")) {
             std::printf("%s\n", session.tokenizer().decode(result.best).c_str());
             continue;

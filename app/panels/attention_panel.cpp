@@ -37,6 +37,13 @@ AttentionPanel::AttentionPanel()
             "every key position (rows sum to 1). Encoder self-attention relates source tokens, the decoder's masked "
             "self-attention only looks back, and cross-attention lets each output position read the source.") {}
 
+std::string AttentionPanel::explanation_for(const SessionView& v) const {
+    if (!v.decoder_only) return explanation();
+    return "Each head turns its queries and keys into weights: row i shows how much query position i takes from every "
+           "key position (rows sum to 1). A decoder-only model has one kind of attention: masked self-attention over "
+           "BOS + prompt + continuation, in which each position looks only at itself and earlier positions.";
+}
+
 void AttentionPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     if (v.attention.empty()) {
@@ -50,6 +57,9 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
     // Kind and layer.
     const AttentionKind kinds[3] = {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross};
     for (AttentionKind k : kinds) {
+        // Only the kinds this model has (a decoder-only model: masked self-attention alone).
+        if (std::none_of(v.attention.begin(), v.attention.end(), [k](const AttentionBlock& b) { return b.kind == k; }))
+            continue;
         if (ImGui::RadioButton(attention_kind_title(k), cur.kind == k)) {
             for (size_t i = 0; i < v.attention.size(); ++i)
                 if (v.attention[i].kind == k && (v.attention[i].layer == cur.layer || v.attention[i].layer == 0)) {
@@ -205,7 +215,10 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         if (ImGui::SmallButton("switch every head back on")) ctx.commands.enable_all_heads();
     }
     ImGui::Separator();
-    ImGui::TextUnformatted(v.beam_size > 1 ? "Beam search output now:" : "Greedy decode now:");
+    if (v.decoder_only)
+        ImGui::TextUnformatted(v.beam_size > 1 ? "Continuation now (beam search):" : "Continuation now (greedy):");
+    else
+        ImGui::TextUnformatted(v.beam_size > 1 ? "Beam search output now:" : "Greedy decode now:");
     for (size_t b = 0; b < v.decoded_text.size(); ++b) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%zu: %s", b + 1,
@@ -262,7 +275,8 @@ void AttentionPanel::draw_lines(PanelContext& ctx) {
                 const float* lp = log_probs->data() + (static_cast<size_t>(row) * v.T + t) * v.vocab_size;
                 next = v.token_text(static_cast<int>(std::max_element(lp, lp + v.vocab_size) - lp));
             } else if (!v.target_text && row < static_cast<int>(v.decoded_ids.size()) &&
-                       static_cast<int>(v.decoded_ids[static_cast<size_t>(row)].size()) < std::min(v.config.max_len - 1, 2 * v.S + 10)) {
+                       row < static_cast<int>(v.output_limit.size()) &&
+                       static_cast<int>(v.decoded_ids[static_cast<size_t>(row)].size()) < v.output_limit[static_cast<size_t>(row)]) {
                 next = v.token_text(v.config.special.eos);   // the decode stopped there: it wrote EOS
             }
             queries[static_cast<size_t>(t)].append(" \xE2\x86\x92 ").append(next);
@@ -272,7 +286,10 @@ void AttentionPanel::draw_lines(PanelContext& ctx) {
                             ? "left: keys (source tokens) \xC2\xB7 right: queries (source tokens)"
                             : a.kind == AttentionKind::Cross
                                   ? "left: keys (source tokens) \xC2\xB7 right: queries (decoder position: input \xE2\x86\x92 the token it writes)"
-                                  : "left: keys (decoder inputs) \xC2\xB7 right: queries (decoder position: input \xE2\x86\x92 the token it writes)");
+                                  : v.decoder_only
+                                        ? "left: keys (BOS + prompt + continuation) \xC2\xB7 right: queries (position: input "
+                                          "\xE2\x86\x92 the next token; in the prompt, the prompt's own next token)"
+                                        : "left: keys (decoder inputs) \xC2\xB7 right: queries (decoder position: input \xE2\x86\x92 the token it writes)");
     ImGui::Separator();
     AttentionLinesSpec spec;
     spec.probs = data->data() + static_cast<size_t>(row) * H * R * C;

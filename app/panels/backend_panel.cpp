@@ -57,8 +57,12 @@ void BackendPanel::draw_content(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::TextDisabled(fused ? "(scores and probabilities are not materialised)" : "(every step materialised)");
 
-    ImGui::Text("Forward pass on %s: %.3f ms for %zu steps (B=%d, S=%d, T=%d)", v.backend.c_str(), v.forward_ms,
-                v.steps.size(), v.B, v.S, v.T);
+    if (v.decoder_only)   // no encoder: S is not a length of this model
+        ImGui::Text("Forward pass on %s: %.3f ms for %zu steps (B=%d, T=%d)", v.backend.c_str(), v.forward_ms,
+                    v.steps.size(), v.B, v.T);
+    else
+        ImGui::Text("Forward pass on %s: %.3f ms for %zu steps (B=%d, S=%d, T=%d)", v.backend.c_str(), v.forward_ms,
+                    v.steps.size(), v.B, v.S, v.T);
     ImGui::SameLine();
     if (ImGui::SmallButton("time again")) ctx.commands.set_input(v.sentences, v.target_text);
     item_tooltip("Re-runs greedy decoding and the forward pass; times vary from run to run by a few percent.");

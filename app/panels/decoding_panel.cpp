@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "decoding.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -198,7 +199,7 @@ void DecodingPanel::draw_controls(PanelContext& ctx) {
 
     if (v.B > 1) {
         ImGui::AlignTextToFramePadding();
-        ImGui::TextUnformatted("Sentence");
+        ImGui::TextUnformatted(v.decoder_only ? "Prompt" : "Sentence");
         for (int b = 0; b < v.B; ++b) {
             ImGui::SameLine();
             ImGui::PushID(b);
@@ -303,7 +304,7 @@ void DecodingPanel::draw_trace(const SessionView& v, int row) {
     const BeamStep& last = beam.trace.back();
     const bool any_live = std::any_of(last.candidates.begin(), last.candidates.end(),
                                       [](const BeamCandidate& c) { return c.fate == BeamFate::Kept; });
-    const int limit = std::min(v.config.max_len - 1, 2 * v.S + 10);
+    const int limit = row < static_cast<int>(v.output_limit.size()) ? v.output_limit[static_cast<size_t>(row)] : 0;
     int finished = 0;
     for (const BeamStep& step : beam.trace)
         finished += static_cast<int>(std::count_if(step.candidates.begin(), step.candidates.end(),
@@ -311,6 +312,10 @@ void DecodingPanel::draw_trace(const SessionView& v, int row) {
     ImGui::PushTextWrapPos(0.0f);
     if (!any_live)
         ImGui::TextDisabled("Stopped after step %zu: no live beam was left.", beam.trace.size());
+    else if (static_cast<int>(beam.trace.size()) >= limit && v.decoder_only)
+        ImGui::TextDisabled("Stopped after step %zu: the length limit, min(max_len \xE2\x88\x92 1, prompt + %d) tokens after "
+                            "BOS, which leaves %d for the continuation.",
+                            beam.trace.size(), CONTINUATION_TOKENS, limit);
     else if (static_cast<int>(beam.trace.size()) >= limit)
         ImGui::TextDisabled("Stopped after step %zu: the length limit, min(max_len \xE2\x88\x92 1, 2\xC2\xB7S + 10) = %d pieces.",
                             beam.trace.size(), limit);
@@ -352,7 +357,8 @@ void DecodingPanel::draw_trace(const SessionView& v, int row) {
             if (b == 0) ImGui::Text("%zu", t + 1);
             ImGui::TableNextColumn();
             ImGui::AlignTextToFramePadding();
-            const std::string text = step.prefixes[b].empty() ? "BOS" : prefixes[t][b];
+            // Decoder-only beams all start from BOS + the prompt; their pieces are the continuation.
+            const std::string text = step.prefixes[b].empty() ? (v.decoder_only ? "BOS + prompt" : "BOS") : prefixes[t][b];
             const bool path = on(best, step.prefixes[b], -1);
             const bool greedy_path = on(greedy, step.prefixes[b], -1);
             // The best path in white, greedy's (where it differs) in greedy's colour.
@@ -431,17 +437,27 @@ void DecodingPanel::draw_content(PanelContext& ctx) {
     const int row = std::clamp(ctx.selection.batch_row, 0, std::max(0, v.B - 1));
     if (row >= static_cast<int>(v.beams.size()) || row >= static_cast<int>(v.greedy.size()) ||
         v.beams[static_cast<size_t>(row)].hypotheses.empty() || v.beams[static_cast<size_t>(row)].trace.empty()) {
-        ImGui::TextDisabled("Nothing decoded: the output length limit is 0 (max_len 1).");
+        ImGui::TextDisabled(v.decoder_only ? "Nothing decoded: BOS + the prompt fill max_len, so there is no room to continue it."
+                                           : "Nothing decoded: the output length limit is 0 (max_len 1).");
         return;
     }
     ImGui::Separator();
-    ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.55f, 1.0f), "Sentence %d: %s", row + 1, v.sentences[static_cast<size_t>(row)].c_str());
+    if (v.decoder_only)
+        ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.55f, 1.0f), "Prompt %d: %s \xE2\x80\x94 both decodings continue it",
+                           row + 1, v.sentences[static_cast<size_t>(row)].c_str());
+    else
+        ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.55f, 1.0f), "Sentence %d: %s", row + 1, v.sentences[static_cast<size_t>(row)].c_str());
     draw_comparison(v, row);
     ImGui::Spacing();
     ImGui::Separator();
     ImGui::Text("Beam search, step by step (K = %d)", v.beam_size);
     ImGui::SameLine();
-    help_marker("At step 1 the only beam is BOS. At every step each live beam proposes its K most probable next "
+    help_marker(v.decoder_only ? "At step 1 the only beam is BOS + the prompt (every beam keeps it; the pieces shown are the "
+                                 "continuation). At every step each live beam proposes its K most probable next pieces; "
+                                 "cumulative log P = the beam's log P + log p(piece). All proposals are ranked together: the "
+                                 "best K survive (kept, or finished when the piece is EOS) and the rest are pruned. So a beam "
+                                 "can have several children or none."
+                               : "At step 1 the only beam is BOS. At every step each live beam proposes its K most probable next "
                 "pieces; cumulative log P = the beam's log P + log p(piece). All proposals are ranked together: the "
                 "best K survive (kept, or finished when the piece is EOS) and the rest are pruned. So a beam can have "
                 "several children or none.");

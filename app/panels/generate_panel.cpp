@@ -1,5 +1,6 @@
 // Generate panel (see generate_panel.h). Reads SessionView::generation: tokens[t − 1] is output
-// token t, computed from the decoder input at position t − 1; the cursor's step indexes
+// token t, computed from the decoder input at position P + t − 1 (P = the context a decoder-only
+// model's prompt puts before it, else 0); the cursor's step indexes
 // generation_steps(config) (embed, then self-attention, cross-attention, feed-forward per layer,
 // then the generator and the choice). What a step has not reached yet is not shown.
 #include "generate_panel.h"
@@ -83,6 +84,14 @@ GeneratePanel::GeneratePanel()
             "its keys and values join a per-layer cache and it attends to every cached position, so nothing earlier is "
             "recomputed; cross-attention's keys and values are computed once per sentence. Keys (panel focused): "
             "T next token, S next step, B back, E run to end.") {}
+
+std::string GeneratePanel::explanation_for(const SessionView& v) const {
+    if (!v.decoder_only) return explanation();
+    return "How the model continues the prompt, one token at a time. BOS and the prompt are read into the cache first; "
+           "then each token runs the decoder on one new query row: its keys and values join a per-layer cache and it "
+           "attends to every cached position, so nothing earlier is recomputed. A decoder-only model has no source and "
+           "no cross-attention. Keys (panel focused): T next token, S next step, B back, E run to end.";
+}
 
 void GeneratePanel::draw_controls(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -209,7 +218,8 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
     ImGui::TextUnformatted(steps[static_cast<size_t>(s)].name.c_str());
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s (query position %d).", steps[static_cast<size_t>(s)].what.c_str(), t - 1);
+    const int P = static_cast<int>(g.context.size());
+    ImGui::TextDisabled("%s (query position %d).", steps[static_cast<size_t>(s)].what.c_str(), P + t - 1);
     ImGui::PopTextWrapPos();
 
     // The output so far: BOS and the tokens chosen before t; token t once it is chosen.
@@ -217,6 +227,12 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
     ImGui::TextUnformatted("Decoder input");
     ImGui::SameLine();
     const bool chosen = steps[static_cast<size_t>(s)].kind == GenerationStepKind::Choose;
+    for (int i = 0; i < P; ++i) {   // decoder-only: BOS and the prompt, read before the first choice
+        ImGui::PushID(-1 - i);
+        const int id = g.context[static_cast<size_t>(i)];
+        token_chip(piece(v, id), id, chip_kind(v, id), i == 0 ? "begin of sequence" : "prompt: read into the cache first");
+        ImGui::PopID();
+    }
     for (int i = 0; i < t; ++i) {
         ImGui::PushID(i);
         const int id = g.tokens[static_cast<size_t>(i)].input;
@@ -259,29 +275,59 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
         ImGui::PopID();
     }
 
-    // Self-attention: keys are the decoder inputs 0 … t − 1 (all cached, the newest appended now).
+    // Self-attention: keys are the decoder inputs 0 … P + t − 1 (all cached, the newest appended
+    // now): a decoder-only model's context (BOS and the prompt), then the tokens' inputs.
+    const int P = static_cast<int>(g.context.size()), n = P + t;
     std::vector<std::string> keys;
+    for (int id : g.context) keys.push_back(piece(v, id));
     for (int i = 0; i < t; ++i) keys.push_back(piece(v, g.tokens[static_cast<size_t>(i)].input));
     const bool self_done = g.step >= step_index(steps, GenerationStepKind::SelfAttention, m_layer);
-    ImGui::Text("self_attn, head %d: q [1,%d,1,%d] \xC2\xB7 K cache [1,%d,%d,%d]", head, g.H, g.dk, g.H, t, g.dk);
+    ImGui::Text("self_attn, head %d: q [1,%d,1,%d] \xC2\xB7 K cache [1,%d,%d,%d]", head, g.H, g.dk, g.H, n, g.dk);
     if (self_done) {
-        const float* row = now.self_probs[static_cast<size_t>(m_layer)].data() + static_cast<size_t>(head) * t;
+        const float* row = now.self_probs[static_cast<size_t>(m_layer)].data() + static_cast<size_t>(head) * n;
         HeatStripSpec spec;
         spec.id = "self";
         spec.values = row;
-        spec.count = t;
+        spec.count = n;
         spec.labels = &keys;
-        spec.marked = t - 1;
+        spec.marked = n - 1;
         spec.tooltip = [&](int j) {
-            return "query position " + std::to_string(t - 1) + " (" + keys.back() + ") \xE2\x86\x92 key " + std::to_string(j) +
+            return "query position " + std::to_string(n - 1) + " (" + keys.back() + ") \xE2\x86\x92 key " + std::to_string(j) +
                    " (" + keys[static_cast<size_t>(j)] + ") = " + fixed(row[j], "%.4f") +
-                   (j == t - 1 ? "\nthe newest key: appended to the cache in this step" : "\ncached by an earlier token's pass");
+                   (j == n - 1 ? "\nthe newest key: appended to the cache in this step"
+                               : j < P ? "\nread into the cache with the prompt" : "\ncached by an earlier token's pass");
         };
         draw_heat_strip(spec);
     } else {
         ImGui::TextDisabled("Not computed yet: step to decoder.layers.%d.self_attn.", m_layer);
     }
 
+    if (g.decoder_only) {
+        ImGui::TextDisabled("No cross-attention: a decoder-only model reads no source.");
+    } else {
+        draw_cross_attention(v, now, steps, head);
+    }
+
+    // The causal mask's newest row over the cache's slots: P + t keys visible, the rest masked.
+    ImGui::Text("Causal mask row %d: %d of %d slots visible (yellow), the rest masked (grey)", n - 1, n, g.capacity);
+    std::vector<float> mask(static_cast<size_t>(g.capacity), std::numeric_limits<float>::quiet_NaN());
+    for (int j = 0; j < n; ++j) mask[static_cast<size_t>(j)] = 1.0f;
+    HeatStripSpec spec;
+    spec.id = "mask";
+    spec.values = mask.data();
+    spec.count = g.capacity;
+    spec.height = 18.0f;
+    spec.marked = n - 1;
+    spec.tooltip = [n](int j) {
+        return j < n ? "slot " + std::to_string(j) + ": written, visible (mask 0)"
+                     : "slot " + std::to_string(j) + ": not written yet, masked (\xE2\x88\x92\xE2\x88\x9E): weight 0";
+    };
+    draw_heat_strip(spec);
+}
+
+void GeneratePanel::draw_cross_attention(const SessionView& v, const GeneratedToken& now,
+                                         const std::vector<GenerationStep>& steps, int head) {
+    const GenerationTrace& g = v.generation;
     // Cross-attention: the source keys, projected once.
     std::vector<std::string> source;
     for (int id : g.src) source.push_back(piece(v, id));
@@ -298,22 +344,6 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
     } else {
         ImGui::TextDisabled("Not computed yet: step to decoder.layers.%d.cross_attn.", m_layer);
     }
-
-    // The causal mask's newest row over the cache's slots: t keys visible, the rest masked.
-    ImGui::Text("Causal mask row %d: %d of %d slots visible (yellow), the rest masked (grey)", t - 1, t, g.capacity);
-    std::vector<float> mask(static_cast<size_t>(g.capacity), std::numeric_limits<float>::quiet_NaN());
-    for (int j = 0; j < t; ++j) mask[static_cast<size_t>(j)] = 1.0f;
-    HeatStripSpec spec;
-    spec.id = "mask";
-    spec.values = mask.data();
-    spec.count = g.capacity;
-    spec.height = 18.0f;
-    spec.marked = t - 1;
-    spec.tooltip = [t](int j) {
-        return j < t ? "slot " + std::to_string(j) + ": written, visible (mask 0)"
-                     : "slot " + std::to_string(j) + ": not written yet, masked (\xE2\x88\x92\xE2\x88\x9E): weight 0";
-    };
-    draw_heat_strip(spec);
 }
 
 void GeneratePanel::draw_distribution(const SessionView& v) {
@@ -395,17 +425,24 @@ void GeneratePanel::draw_cache(const SessionView& v) {
     const int t = g.token;
     ImGui::TextColored(TITLE, "The KV cache");
     ImGui::SameLine();
-    help_marker("Each decoder layer keeps the keys and values of every position decoded so far, [B,H,t,dk], in a "
-                "buffer allocated once for C positions (the output length limit). A token's self-attention step "
-                "appends one row per head. Cross-attention's keys and values depend only on the source: they are "
-                "projected once, before the first token.");
+    if (g.decoder_only)
+        help_marker("Each decoder layer keeps the keys and values of every position read or decoded so far, [B,H,t,dk], in "
+                    "a buffer allocated once for C positions (BOS + the prompt + the continuation's limit, less the last "
+                    "token, which is never an input). The prompt fills the first rows before the first token; then a "
+                    "token's self-attention step appends one row per head. There is no cross-attention to cache.");
+    else
+        help_marker("Each decoder layer keeps the keys and values of every position decoded so far, [B,H,t,dk], in a "
+                    "buffer allocated once for C positions (the output length limit). A token's self-attention step "
+                    "appends one row per head. Cross-attention's keys and values depend only on the source: they are "
+                    "projected once, before the first token.");
+    const int P = static_cast<int>(g.context.size());
     const double row_bytes = static_cast<double>(g.H) * g.dk * sizeof(float);   // one position, K or V, one layer
     double used = 0.0;
     const float bar_w = 110.0f, label_w = 215.0f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int l = 0; l < g.L; ++l) {
         // The layer's self-attention step appends position t − 1; before it the cache holds t − 1.
-        const int held = g.step >= step_index(steps, GenerationStepKind::SelfAttention, l) ? t : t - 1;
+        const int held = P + (g.step >= step_index(steps, GenerationStepKind::SelfAttention, l) ? t : t - 1);
         used += 2.0 * held * row_bytes;
         const float x0 = ImGui::GetCursorPosX();
         ImGui::PushFont(mono_font());
@@ -426,14 +463,19 @@ void GeneratePanel::draw_cache(const SessionView& v) {
         ImGui::Text("%d / %d, %s", held, g.capacity, format_bytes(2.0 * held * row_bytes).c_str());
     }
     const double allocated = 2.0 * g.L * g.capacity * row_bytes;
-    const double cross = 2.0 * g.L * g.S * row_bytes;
-    const float x0 = ImGui::GetCursorPosX();
-    ImGui::PushFont(mono_font());
-    ImGui::Text("cross K, V [1,%d,%d,%d]", g.H, g.S, g.dk);
-    ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::SetCursorPosX(x0 + label_w);
-    ImGui::Text("once per sentence: %s, %.3f ms", format_bytes(cross).c_str(), g.cross_kv_ms);
+    if (!g.decoder_only) {
+        const double cross = 2.0 * g.L * g.S * row_bytes;
+        const float x0 = ImGui::GetCursorPosX();
+        ImGui::PushFont(mono_font());
+        ImGui::Text("cross K, V [1,%d,%d,%d]", g.H, g.S, g.dk);
+        ImGui::PopFont();
+        ImGui::SameLine();
+        ImGui::SetCursorPosX(x0 + label_w);
+        ImGui::Text("once per sentence: %s, %.3f ms", format_bytes(cross).c_str(), g.cross_kv_ms);
+    } else {
+        ImGui::TextWrapped("BOS and the prompt but its last token filled %d row%s of every layer before token 1 (whose "
+                           "input is the prompt's last token): %.3f ms.", P, P == 1 ? "" : "s", g.encode_ms);
+    }
     ImGui::TextDisabled("Self-attention caches: %s used of %s allocated.", format_bytes(used).c_str(),
                         format_bytes(allocated).c_str());
     if (ImGui::IsItemHovered())
@@ -443,17 +485,23 @@ void GeneratePanel::draw_cache(const SessionView& v) {
 
 void GeneratePanel::draw_comparison(const SessionView& v) {
     const GenerationTrace& g = v.generation;
+    const int P = static_cast<int>(g.context.size());   // positions before token 1's (decoder-only)
     const GeneratedToken& now = g.tokens[static_cast<size_t>(g.token - 1)];
     ImGui::TextColored(TITLE, "With the cache and without it");
     if (!g.settings.compare_full) {
         ImGui::TextDisabled("Switch on \"recompute without cache\" to compute every token again with the full decoder "
                             "pass over the whole prefix and compare.");
-        ImGui::Text("Cached: %.3f ms for token %d, %.2f ms for all %zu (encoder %.2f ms once).", now.cached_ms, g.token,
-                    g.cached_total_ms, g.tokens.size(), g.encode_ms);
+        ImGui::Text("Cached: %.3f ms for token %d, %.2f ms for all %zu (%s %.2f ms once).", now.cached_ms, g.token,
+                    g.cached_total_ms, g.tokens.size(), g.decoder_only ? "reading the prompt" : "encoder", g.encode_ms);
         return;
     }
     ImGui::SameLine();
-    help_marker("The full pass runs the whole decoder over BOS and every token chosen so far, as decoding without a cache "
+    help_marker(g.decoder_only ? "The full pass runs the whole decoder over BOS, the prompt and every token chosen so far, as "
+                                 "decoding without a cache does, and reads the newest position's log-probabilities. Both paths "
+                                 "run the same weights on the same tokens, so they agree up to float32 rounding (their sums run "
+                                 "in another order). The full pass grows with the prefix (every layer on every row); a cached "
+                                 "step only adds one key per layer to attend to. Times: CPU, best of several runs."
+                               : "The full pass runs the whole decoder over BOS and every token chosen so far, as decoding without a cache "
                 "does, and reads the newest position's log-probabilities. Both paths run the same weights on the same "
                 "tokens, so they agree up to float32 rounding (their sums run in another order). The full pass grows with "
                 "the prefix (every layer on every row); a cached step only adds one key per layer to attend to. Times: "
@@ -463,7 +511,7 @@ void GeneratePanel::draw_comparison(const SessionView& v) {
                 now.max_diff, g.token, g.max_diff, g.tokens.size());
     ImGui::Text("Token %d: cached step %.3f ms, full pass over %d position%s %.3f ms (%.1f\xC3\x97). All %zu tokens: "
                 "cached %.2f ms, full %.2f ms (%.1f\xC3\x97): the cache saves %.2f ms.",
-                g.token, now.cached_ms, g.token, g.token == 1 ? "" : "s", now.full_ms,
+                g.token, now.cached_ms, P + g.token, P + g.token == 1 ? "" : "s", now.full_ms,
                 now.full_ms / std::max(now.cached_ms, 1e-9), g.tokens.size(), g.cached_total_ms, g.full_total_ms,
                 g.full_total_ms / std::max(g.cached_total_ms, 1e-9), g.full_total_ms - g.cached_total_ms);
     ImGui::PopTextWrapPos();
@@ -508,7 +556,7 @@ void GeneratePanel::draw_content(PanelContext& ctx) {
         ImGui::TextDisabled("Generating\xE2\x80\xA6");
         return;
     }
-    ImGui::TextColored(TITLE, "Sentence 1: %s", g.sentence.c_str());
+    ImGui::TextColored(TITLE, g.decoder_only ? "Prompt 1: %s" : "Sentence 1: %s", g.sentence.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("\xE2\x86\x92 %s%s", g.text.c_str(), g.finished ? "" : " (cut at the length limit)");
     draw_cursor(ctx);

@@ -2,7 +2,8 @@
 // two cursors (token t = 1 … T, and the step within that token's decoder pass): the new query row
 // against the cached keys (self- and cross-attention, per layer and head), the cache growing, the
 // causal mask's newest row, the next-token distribution after temperature / top-k / top-p, the
-// token chosen, and the same numbers recomputed without the cache, timed both ways.
+// token chosen, and the same numbers recomputed without the cache, timed both ways. A decoder-only
+// model's prompt is its first sentence: the prompt is read into the cache, then continued.
 #pragma once
 #include "panel.h"
 
@@ -14,11 +15,14 @@ public:
 
 protected:
     void draw_content(PanelContext& ctx) override;
+    std::string explanation_for(const SessionView& v) const override;
 
 private:
     void draw_controls(PanelContext& ctx);
     void draw_cursor(PanelContext& ctx);
     void draw_attention(PanelContext& ctx);
+    void draw_cross_attention(const SessionView& v, const GeneratedToken& now, const std::vector<GenerationStep>& steps,
+                              int head);   // encoder-decoder only
     void draw_distribution(const SessionView& v);
     void draw_cache(const SessionView& v);
     void draw_comparison(const SessionView& v);

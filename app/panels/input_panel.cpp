@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "decoding.h"
 #include "imgui_stdlib.h"
 #include "known_words.h"
 #include "widgets/ui.h"
@@ -76,12 +77,75 @@ void source_chip(const SessionView& v, const std::vector<Token>& toks, int b, in
     ImGui::PopID();
 }
 
+// Decoder-only: row b is BOS + the prompt + the continuation (or the target text), PAD on the
+// right; the prompt's chips as typed, the model's own tokens highlighted.
+void prompt_row(const SessionView& v, int b) {
+    const SpecialTokens& sp = v.config.special;
+    static const std::vector<Token> none;
+    const std::vector<Token>& toks = b < static_cast<int>(v.source_tokens.size()) ? v.source_tokens[static_cast<size_t>(b)] : none;
+    const int prompt = static_cast<int>(toks.size());
+    ImGui::Text("Prompt %d \xE2\x80\x94 what the model continues (%d token%s)", b + 1, prompt, prompt == 1 ? "" : "s");
+    ImGui::Text("Decoder input: BOS + prompt + %s, T = %d", v.target_text ? "target text" : "continuation", v.T);
+    if (v.B > 1)
+        help_marker("Prompts of different lengths are padded with PAD on the right: every row's positions start at 0 "
+                    "right after BOS, the causal mask keeps each position from later ones and the padding mask keeps "
+                    "every query away from PAD keys.");
+    constexpr int MAX_CHIPS = 48;
+    for (int t = 0; t < v.T; ++t) {
+        if (t == MAX_CHIPS && v.T > MAX_CHIPS + 4) {
+            ImGui::TextDisabled("\xE2\x80\xA6 and %d more", v.T - MAX_CHIPS);
+            break;
+        }
+        ImGui::PushID(2000 + t);
+        const int id = v.tgt_ids[static_cast<size_t>(b * v.T + t)];
+        if (t == 0) {
+            token_chip("BOS", id, ChipKind::Special, "begin of sequence: position 0, before the prompt");
+        } else if (t <= prompt) {
+            const Token& token = toks[static_cast<size_t>(t - 1)];
+            if (token.unknown)
+                token_chip(token.text, id, ChipKind::Unknown,
+                           ("\"" + token.text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")").c_str());
+            else
+                token_chip(v.token_text(id), id, ChipKind::Normal, "prompt: typed, read by the model");
+        } else if (id == sp.pad) {
+            token_chip("PAD", id, ChipKind::Pad, "padding on the right: fills this row to the batch's longest");
+        } else {
+            token_chip(id == sp.eos ? "EOS" : v.token_text(id), id, ChipKind::Highlight,
+                       v.target_text ? "target text: fed after the prompt (teacher forcing)"
+                                     : "continuation: chosen by the model, then fed back as the next input");
+        }
+        ImGui::PopID();
+    }
+    ImGui::NewLine();
+    const std::string out = b < static_cast<int>(v.decoded_text.size()) ? v.decoded_text[static_cast<size_t>(b)] : "";
+    const int limit = b < static_cast<int>(v.output_limit.size()) ? v.output_limit[static_cast<size_t>(b)] : 0;
+    ImGui::TextUnformatted(v.beam_size > 1 ? "Continuation (beam search):" : "Continuation (greedy):");
+    ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);
+    if (limit == 0) ImGui::TextDisabled("(none: BOS + the prompt fill max_len %d)", v.config.max_len);
+    else if (out.empty()) ImGui::TextDisabled("(empty: EOS was the first prediction)");
+    else ImGui::TextColored(ImVec4(0.98f, 0.78f, 0.35f, 1.0f), "%s", out.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::TextDisabled("continues until EOS or min(max_len \xE2\x88\x92 1, prompt + %d) = %d tokens after BOS", CONTINUATION_TOKENS,
+                        prompt + limit);
+    if (limit > 0 && b < static_cast<int>(v.decoded_ids.size()) &&
+        static_cast<int>(v.decoded_ids[static_cast<size_t>(b)].size()) >= limit)
+        ImGui::TextDisabled("stopped without EOS at that limit (an untrained model rarely predicts EOS)");
+}
+
 }  // namespace
 
 InputPanel::InputPanel()
     : Panel("Type up to four sentences; several form a padded batch. Each becomes token ids (the encoder input is "
             "tokens + EOS); the decoder starts from BOS and appends the most probable next token (greedy), or keeps "
             "the K most probable partial outputs (beam search).") {}
+
+std::string InputPanel::explanation_for(const SessionView& v) const {
+    if (!v.decoder_only) return explanation();
+    return "Type up to four prompts; several form a batch, padded on the right. A decoder-only model has no encoder: "
+           "the decoder input is BOS + the prompt's tokens, and the model continues it, appending the most probable "
+           "next token (greedy) or keeping the K most probable continuations (beam search).";
+}
 
 void InputPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
@@ -100,12 +164,14 @@ void InputPanel::draw_content(PanelContext& ctx) {
         ImGui::PushID(static_cast<int>(i));
         const bool can_remove = m_edit.size() > 1;
         ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - (can_remove ? 34.0f : 0.0f));
-        if (ImGui::InputTextWithHint("##sentence", "type a sentence", &m_edit[i], ImGuiInputTextFlags_EnterReturnsTrue)) enter = true;
+        if (ImGui::InputTextWithHint("##sentence", v.decoder_only ? "type a prompt" : "type a sentence", &m_edit[i],
+                                     ImGuiInputTextFlags_EnterReturnsTrue))
+            enter = true;
         if (ImGui::IsItemEdited()) changed = true;
         if (can_remove) {
             ImGui::SameLine();
             if (ImGui::Button("\xE2\x88\x92", ImVec2(26, 0))) remove = static_cast<int>(i);
-            item_tooltip("Remove this sentence from the batch");
+            item_tooltip(v.decoder_only ? "Remove this prompt from the batch" : "Remove this sentence from the batch");
         }
         ImGui::PopID();
     }
@@ -114,20 +180,26 @@ void InputPanel::draw_content(PanelContext& ctx) {
         enter = true;
     }
     if (m_edit.size() < 4) {
-        if (ImGui::SmallButton("+ add a sentence (batch)")) {
+        if (ImGui::SmallButton(v.decoder_only ? "+ add a prompt (batch)" : "+ add a sentence (batch)")) {
             m_edit.push_back("The cat sat.");
             enter = true;
         }
-        item_tooltip("Sentences of different lengths are padded with PAD to the longest; the padding mask keeps "
-                     "attention away from PAD keys.");
+        item_tooltip(v.decoder_only ? "Prompts of different lengths are padded with PAD on the right, to the longest "
+                                      "row; the padding mask keeps attention away from PAD keys."
+                                    : "Sentences of different lengths are padded with PAD to the longest; the padding mask "
+                                      "keeps attention away from PAD keys.");
         ImGui::SameLine();
     }
     if (ImGui::Checkbox("teacher-forced target", &m_use_target)) enter = true;
-    item_tooltip("Instead of greedy decoding, feed BOS + this text to the decoder (as in training), and see the "
-                 "prediction at every position.");
+    item_tooltip(v.decoder_only ? "Instead of the model's continuation, feed BOS + the prompt + this text to the decoder "
+                                  "(as in training), and see the prediction at every position."
+                                : "Instead of greedy decoding, feed BOS + this text to the decoder (as in training), and "
+                                  "see the prediction at every position.");
     if (m_use_target) {
         ImGui::SetNextItemWidth(-1);
-        if (ImGui::InputTextWithHint("##target", "target text for the decoder", &m_target, ImGuiInputTextFlags_EnterReturnsTrue)) enter = true;
+        if (ImGui::InputTextWithHint("##target", v.decoder_only ? "the text after the prompt" : "target text for the decoder",
+                                     &m_target, ImGuiInputTextFlags_EnterReturnsTrue))
+            enter = true;
         if (ImGui::IsItemEdited()) changed = true;
     }
     // Decoding: greedy, or beam search with GNMT's length penalty (the paper: beam 4, alpha 0.6).
@@ -197,6 +269,12 @@ void InputPanel::draw_content(PanelContext& ctx) {
             item_tooltip("Show this batch row in the other panels");
             ImGui::SameLine();
         }
+        if (v.decoder_only) {
+            prompt_row(v, b);
+            ImGui::Separator();
+            ImGui::PopID();
+            continue;
+        }
         ImGui::Text("Sentence %d \xE2\x80\x94 encoder input (tokens + EOS), S = %d", b + 1, v.S);
         const auto& toks = b < static_cast<int>(v.source_tokens.size()) ? v.source_tokens[static_cast<size_t>(b)] : std::vector<Token>{};
         if (subword) {
@@ -238,7 +316,9 @@ void InputPanel::draw_content(PanelContext& ctx) {
         ImGui::Separator();
         ImGui::PopID();
     }
-    if (v.target_text) ImGui::TextDisabled("Teacher forcing: the decoder input above is BOS + the target text.");
+    if (v.target_text)
+        ImGui::TextDisabled(v.decoder_only ? "Teacher forcing: the decoder input above is BOS + the prompt + the target text."
+                                           : "Teacher forcing: the decoder input above is BOS + the target text.");
 }
 
 }  // namespace tx::app

@@ -1,7 +1,8 @@
 // Input panel: one to four sentences (a padded batch), the tokenizer, tokens as chips with their
 // ids (UNK and PAD marked; subword pieces grouped under their word, words never seen in training
 // flagged), a random test sentence and the list of known words, the decoding choice (greedy or
-// beam search), the decoder input and the decoded output.
+// beam search), the decoder input and the decoded output. For a decoder-only model each
+// sentence is a prompt: one row of BOS + prompt + continuation, the continuation set apart.
 #pragma once
 #include "panel.h"
 
@@ -13,6 +14,7 @@ public:
 
 protected:
     void draw_content(PanelContext& ctx) override;
+    std::string explanation_for(const SessionView& v) const override;
 
 private:
     void draw_grouped_source(PanelContext& ctx, int b);   // batch row b, pieces under their words

@@ -98,10 +98,13 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         ImGui::SameLine();
         show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
         ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked");
+        ImGui::EndGroup();
+    } else {
+        ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked \xC2\xB7 decoder-only: no encoder or "
+                            "cross-attention masks; prompts are padded on the right, so PAD keys are the last columns");
     }
-    ImGui::BeginGroup();
-    ImGui::TextDisabled("yellow 1 = may attend \xC2\xB7 purple 0 = masked");
-    ImGui::EndGroup();
     const float w = ImGui::GetContentRegionAvail().x / (W > 0 ? 4.0f : 3.0f) - 10.0f;
     show("causal", "decoder: causal (look-ahead)", causal_m, T, T, tgt, tgt, "query", "key", w);
     ImGui::SameLine();
@@ -110,7 +113,8 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         show("window", title.c_str(), window, T, T, tgt, tgt, "query", "key", w);
         ImGui::SameLine();
     }
-    show("tpad", "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query", "key", w);
+    show("tpad", v.decoder_only ? "decoder: padding (right)" : "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query",
+         "key", w);
     ImGui::SameLine();
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
     ImGui::PushTextWrapPos(0.0f);

@@ -186,7 +186,10 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     changed |= ImGui::InputInt("d_ff", &m_edit.d_ff);
     help_marker("Hidden width F of the position-wise feed-forward network, e.g. ReLU(x\xC2\xB7W\xE2\x82\x81\xE1\xB5\x80 + b\xE2\x82\x81)\xC2\xB7W\xE2\x82\x82\xE1\xB5\x80 + b\xE2\x82\x82 "
                 "(SwiGLU uses 2/3 of it, see feed-forward below).");
+    // A decoder-only model has no encoder: its count stays 0.
+    ImGui::BeginDisabled(m_edit.arch == Arch::DecoderOnly);
     changed |= ImGui::InputInt("encoder layers", &m_edit.encoder_layers);
+    ImGui::EndDisabled();
     changed |= ImGui::InputInt("decoder layers", &m_edit.decoder_layers);
     changed |= ImGui::InputInt("max length", &m_edit.max_len);
     help_marker("Longest sequence, BOS/EOS included; also the length of the positional-encoding table.");

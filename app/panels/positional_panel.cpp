@@ -74,7 +74,8 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     if (ImGui::Checkbox(label, &on)) ctx.commands.set_positional_encoding(on);
     item_tooltip(decoder_only
                      ? "Off: no token's vector or score depends on its position any more. Only the causal mask still "
-                       "tells positions apart: position t attends over t + 1 tokens."
+                       "tells positions apart: position t attends over t + 1 tokens. Try it, then swap two words of "
+                       "the prompt."
                      : "Off: no token's vector or score depends on its position any more (encoder and decoder). "
                        "Attention treats its keys as a set, so the encoder's outputs are the same vectors whatever the "
                        "source word order, and the translation cannot depend on it. Try it, then swap two words of "
@@ -82,10 +83,10 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     if (!on) {
         ImGui::SameLine();
         ImGui::TextColored(WARNING_COLOUR, "%s",
-                           decoder_only ? "OFF: only the causal mask still tells positions apart; the output may change."
+                           decoder_only ? "OFF: only the causal mask still tells positions apart; the continuation may change."
                                         : "OFF: the encoder now sees a bag of tokens; the decode (Input panel) may change.");
     }
-    const int follow = std::max({v.S, v.T, 2});
+    const int follow = std::max({decoder_only ? 0 : v.S, v.T, 2});
     ImGui::SetNextItemWidth(220);
     int shown = m_length > 0 ? m_length : follow;
     if (ImGui::SliderInt("positions", &shown, 2, std::max(2, v.config.max_len))) m_length = shown;

@@ -26,6 +26,14 @@ ShapesPanel::ShapesPanel()
             "encoder, T\xC3\x97T in the decoder's self-attention and T\xC3\x97S in cross-attention; the rest grow with "
             "length \xC3\x97 width. enc./dec. abbreviate encoder.layers./decoder.layers.") {}
 
+std::string ShapesPanel::explanation_for(const SessionView& v) const {
+    if (!v.decoder_only) return explanation();
+    return "Every tensor of the pass with its shape: B batch, T decoder length (BOS + prompt + continuation), D = d_model, "
+           "H heads, dk = D/H per head, F = d_ff, V vocabulary. A decoder-only model has no encoder and no S: its "
+           "attention maps are T\xC3\x97T per head, the rest grow with length \xC3\x97 width. dec. abbreviates "
+           "decoder.layers.";
+}
+
 void ShapesPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const ModelConfig& c = v.config;
@@ -36,7 +44,10 @@ void ShapesPanel::draw_content(PanelContext& ctx) {
         params = ParameterTable(c).total();
     } catch (const std::exception&) {
     }
-    ImGui::Text("B=%d  S=%d  T=%d  D=%d  H=%d  dk=%d  F=%d  V=%d", v.B, v.S, v.T, c.d_model, c.heads, c.d_k(), c.d_ff, v.vocab_size);
+    if (v.decoder_only)
+        ImGui::Text("B=%d  T=%d  D=%d  H=%d  dk=%d  F=%d  V=%d", v.B, v.T, c.d_model, c.heads, c.d_k(), c.d_ff, v.vocab_size);
+    else
+        ImGui::Text("B=%d  S=%d  T=%d  D=%d  H=%d  dk=%d  F=%d  V=%d", v.B, v.S, v.T, c.d_model, c.heads, c.d_k(), c.d_ff, v.vocab_size);
     ImGui::TextWrapped("activations of all %zu steps: %s \xC2\xB7 parameters: %lld (%s)", v.steps.size(), format_bytes(total).c_str(),
                 static_cast<long long>(params), format_bytes(static_cast<double>(params) * 4.0).c_str());
     const size_t current = v.cursor == 0 ? static_cast<size_t>(-1) : v.cursor - 1;

@@ -121,8 +121,9 @@ void StepPanel::draw_content(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::BeginChild("##stepdetail", ImVec2(0, 0), false);
     if (v.cursor == 0) {
-        ImGui::TextWrapped("Nothing has run yet. Press \"Next step\" (or \xE2\x86\x92) to run the first step: the source "
-                           "embedding, which looks up one vector per token id and scales it by \xE2\x88\x9A" "d_model.");
+        ImGui::TextWrapped("Nothing has run yet. Press \"Next step\" (or \xE2\x86\x92) to run the first step: the %s "
+                           "embedding, which looks up one vector per token id and scales it by \xE2\x88\x9A" "d_model.",
+                           v.decoder_only ? "decoder input's (BOS + prompt + continuation)" : "source");
         if (!v.steps.empty()) draw_detail(ctx, 0);
     } else {
         draw_detail(ctx, v.cursor - 1);

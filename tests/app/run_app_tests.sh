@@ -81,6 +81,33 @@ for mode in "--sample-temperature 0.8 --top-k 10 --top-p 0.9 --seed 3|--sample -
         echo "ok   generate ($app_args): app and txcli both '$got'"
     fi
 done
+# A decoder-only model (fresh weights from txcli init): the typed sentences are prompts, and the
+# app's continuations (a right-padded batch of two, and the Generate panel's) are txcli decode's.
+dec="$out/decoder-only.safetensors"
+if "$txcli" init --arch decoder-only --positional rope --ffn swiglu --norm-kind rmsnorm --norm pre --out "$dec" > "$out/decoder-only-init.log" 2>&1; then
+    want=$("$txcli" decode --checkpoint "$dec" --src "The cat sat on the" --src "I see" 2>&1)
+    if shot decoder-only 0,0.03,0.33,0.5:20 0.34,0.1,1,0.9:40 -- --checkpoint "$dec" --sentence "The cat sat on the" \
+        --sentence "I see" --layout attention --print-decoded; then
+        got=$(sed -n 's/^decoded [12]: //p' "$out/decoder-only.log")
+        if [ -z "$want" ] || [ "$got" != "$want" ]; then
+            echo "FAIL decoder-only: app '$got', txcli '$want'"; failures=$((failures + 1))
+        else
+            echo "ok   decoder-only: app and txcli continue both prompts alike"
+        fi
+    fi
+    want=$("$txcli" decode --checkpoint "$dec" --src "The cat sat on the" 2>&1)
+    if shot decoder-only-generate 0,0.1,1,0.9:12 -- --checkpoint "$dec" --sentence "The cat sat on the" --panel generate \
+        --print-decoded; then
+        got=$(sed -n 's/^generated: //p' "$out/decoder-only-generate.log")
+        if [ -z "$want" ] || [ "$got" != "$want" ]; then
+            echo "FAIL decoder-only generate: app '$got', txcli '$want'"; failures=$((failures + 1))
+        else
+            echo "ok   decoder-only generate: app and txcli both '$got'"
+        fi
+    fi
+else
+    echo "FAIL txcli init --arch decoder-only"; cat "$out/decoder-only-init.log"; failures=$((failures + 1))
+fi
 # Attention as lines, on a padded batch (the second row's PAD positions get no label arrow).
 shot attention-lines 0.55,0.2,1,0.6:20 -- --attention-lines --layout attention --sentence "I see the dog." \
     --sentence "The small white dogs will not sleep in the old house." --step decoder.layers.2.cross_attn.probs
