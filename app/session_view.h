@@ -11,6 +11,7 @@
 #include "backend_comparison.h"
 #include "beam_search.h"
 #include "config.h"
+#include "generation_timing.h"
 #include "generation_trace.h"
 #include "tokenizer.h"
 #include "transformer.h"
@@ -71,6 +72,8 @@ struct SessionView {
     // The Generate panel's token-by-token run of the first sentence and its cursor; computed on
     // request (Commands::update_generation) while stale, so closed panels cost nothing.
     GenerationTrace generation;
+    // The Backend panel's measurement: generation with and without the KV cache (Commands::measure_generation).
+    std::optional<GenerationTiming> generation_timing;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;
