@@ -157,7 +157,13 @@ void BackendPanel::draw_generation_timing(PanelContext& ctx) {
     spec.x_label = "tokens generated (N)";
     spec.y_label = "ms / token";
     spec.size = ImVec2(plot_w, 210.0f);
+    // Room around the first and last points, so that their markers are not cut by the frame, and
+    // above the lines for the legend (top right).
+    spec.x_min = 0.0;
+    spec.x_max = g->lengths[last] * 1.06;
     spec.y_min = 0.0;
+    spec.y_max = std::max(*std::max_element(full.y.begin(), full.y.end()),
+                          *std::max_element(cached.y.begin(), cached.y.end())) * 1.45;
     spec.markers = true;
     spec.integer_x = true;
     ImGui::BeginGroup();
