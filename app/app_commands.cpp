@@ -350,7 +350,7 @@ void ExplorerApp::measure_generation() {
         std::vector<int> src;
         for (const Token& t : m_view.source_tokens.front()) src.push_back(t.id);
         src.push_back(checkpoint.config.special.eos);
-        m_view.generation_timing = time_generation(twin, src, generation_timing_lengths(checkpoint.config.max_len), 3);
+        m_view.generation_timing = time_generation(twin, src, generation_timing_lengths(checkpoint.config.max_len), 5);
         ++m_view.version;
     });
 }

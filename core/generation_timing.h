@@ -21,10 +21,11 @@ struct GenerationTiming {
 // the tokens, at most max_len positions); at least one length, max_len - 1 when max_len ≤ 9.
 std::vector<int> generation_timing_lengths(int max_len);
 
-// Runs on `model`'s weights and backend under `options` with kv_cache set each way (options must
-// keep the causal mask on: IncrementalDecoder::supports; else std::invalid_argument). EOS does not
-// stop a run (the most probable other token is taken instead), so every run makes exactly N
-// tokens and the times compare equal work. Leaves the model's batch changed and restores its options.
+// Runs on `model`'s weights and backend with kv_cache set each way (its options must keep the
+// causal mask on: IncrementalDecoder::supports; else std::invalid_argument): one untimed run each
+// way first (the buffers' first touch), then `repeats` runs each way per length, alternating. EOS
+// does not stop a run (the most probable other token is taken instead), so every run makes exactly
+// N tokens and the times compare equal work. Leaves the model's batch changed and restores its options.
 GenerationTiming time_generation(Transformer& model, const std::vector<int>& src, const std::vector<int>& lengths,
                                  int repeats);
 

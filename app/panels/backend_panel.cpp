@@ -124,7 +124,7 @@ void BackendPanel::draw_generation_timing(PanelContext& ctx) {
     if (ImGui::Button("Time generation")) ctx.commands.measure_generation();
     item_tooltip("Generates 8, 16, 32 and 64 tokens (below max_len) greedily on this model and backend, twice: with "
                  "the KV cache, and re-running the whole decoder over the prefix for every token. EOS does not stop "
-                 "a run, so both do the same number of tokens. The fastest of 3 runs counts; the page waits while "
+                 "a run, so both do the same number of tokens. After a warm-up run, the fastest of 5 runs counts; the page waits while "
                  "it measures (up to a few seconds).");
     const GenerationTiming* g = v.generation_timing ? &*v.generation_timing : nullptr;
     ImGui::SameLine();
