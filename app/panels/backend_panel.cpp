@@ -197,9 +197,11 @@ void BackendPanel::draw_generation_timing(PanelContext& ctx) {
         "FFN and the generator, and a t \xC3\x97 t attention matrix per head. Over N tokens that is about "
         "N\xC2\xB2/2 rows and N\xC2\xB3/3 attention scores: O(N\xC2\xB3) work in total. With the cache, token t runs "
         "one row, whose single attention row reads the t cached keys and values: N rows and N\xC2\xB2/2 scores, "
-        "O(N\xC2\xB2) in total. Per token, the full recompute's time grows with N while the cached time stays "
-        "almost flat, so the speed-up grows with N. An encoder-decoder model's encoder runs once per run "
-        "either way; spread over N tokens, it makes short runs dearer per token.");
+        "O(N\xC2\xB2) in total. Per token, the full recompute's time grows with N; the cached step's grows "
+        "only through its attention row, small next to its projections and the generator, so the speed-up "
+        "grows with N. An encoder-decoder model's encoder runs once per run either way; spread over N tokens, "
+        "it makes short runs dearer per token. Other programs on the machine add noise: the fastest of 5 "
+        "runs counts.");
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
 }
