@@ -9,6 +9,7 @@
 #include "backend_comparison.h"
 #include "backend_names.h"
 #include "checkpoint.h"
+#include "generation_timing.h"
 #include "session.h"
 
 namespace fs = std::filesystem;
@@ -332,6 +333,24 @@ void ExplorerApp::set_generation_cursor(int token, int step) {
         const int steps = static_cast<int>(generation_steps(m_session->config()).size());
         g.token = std::clamp(token, 1, static_cast<int>(g.tokens.size()));
         g.step = std::clamp(step, 0, steps - 1);
+        ++m_view.version;
+    });
+}
+
+void ExplorerApp::measure_generation() {
+    queue([this] {
+        if (!m_session || m_view.source_tokens.empty()) return;
+        // A twin on a backend of the same kind, so the session's batch, cursor and views stay as they
+        // are; the teaching toggles are left out (the cache needs the causal mask), fused attention kept.
+        const Checkpoint checkpoint = m_session->checkpoint();
+        std::unique_ptr<Backend> backend = make_backend(m_session->backend().name());
+        Transformer twin(checkpoint.config, *backend);
+        twin.set_parameters(checkpoint.parameters);
+        twin.options().fused_attention = m_session->options().fused_attention;
+        std::vector<int> src;
+        for (const Token& t : m_view.source_tokens.front()) src.push_back(t.id);
+        src.push_back(checkpoint.config.special.eos);
+        m_view.generation_timing = time_generation(twin, src, generation_timing_lengths(checkpoint.config.max_len), 5);
         ++m_view.version;
     });
 }

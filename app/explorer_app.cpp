@@ -196,6 +196,10 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             if (m_options.panel.empty() && m_options.layout.empty()) show_panel("generate");
         }
     }
+    if (m_options.cache_timing && m_session) {
+        measure_generation();
+        if (m_options.panel.empty() && m_options.layout.empty()) show_panel("backend");
+    }
     if (!m_options.panel.empty()) show_panel(m_options.panel);
     else if (!m_options.layout.empty() && m_options.layout != "default" && m_options.layout != "windows") show_panel(m_options.layout);
     if (m_options.self_test) m_self_test = std::make_unique<SelfTest>();
@@ -340,6 +344,7 @@ void ExplorerApp::refresh(bool full) {
         refresh_view(m_view, *m_session, m_model_source, full);
         m_view.backend = m_session->backend().name();
         if (full) m_view.comparison.reset();   // it was of another input, model or backend
+        if (full) m_view.generation_timing.reset();
         if (full) m_view.generation.stale = true;
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());

@@ -80,6 +80,7 @@ public:
     void set_generation(const GenerationSettings& settings) override;
     void update_generation() override;
     void set_generation_cursor(int token, int step) override;
+    void measure_generation() override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }

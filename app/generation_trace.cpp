@@ -55,7 +55,7 @@ std::vector<GenerationStep> generation_steps(const ModelConfig& config) {
                              (pre ? "; add" : "; add & " + ffn_norm)});
     }
     steps.push_back({GenerationStepKind::Generator, -1, "generator.log_probs",
-                     std::string(pre ? "decoder.norm, then " : "") + "linear to the vocabulary and log-softmax: the next-token distribution"});
+                     std::string(config.has_final_norm() ? "decoder.norm, then " : "") + "linear to the vocabulary and log-softmax: the next-token distribution"});
     steps.push_back({GenerationStepKind::Choose, -1, "choose", "choose the next token: it becomes the input of the next token's pass"});
     return steps;
 }

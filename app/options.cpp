@@ -56,6 +56,8 @@ const char* USAGE =
     "                        adds up to P, 0 < P <= 1 (1 = all); implies --sample\n"
     "  --seed N              sampling: the seed of the draws, 0 or more (default 0): the same seed gives the\n"
     "                        same output; implies --sample\n"
+    "  --cache-timing        time generation of 8 ... 64 tokens with and without the KV cache at launch\n"
+    "                        and open the Backend panel, which plots it\n"
     "  --self-test           drive every panel, toggle and step, train 20 steps, walk every lesson;\n"
     "                        exit 0 if no error\n"
     "  --help                this text\n";
@@ -203,6 +205,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (v.empty() || *end || v[0] == '-') return bad("--seed must be a whole number, 0 or more, got '" + v + "'");
             options.sampling.seed = n;
             options.sample = true;
+        } else if (arg == "--cache-timing") {
+            options.cache_timing = true;
         } else if (arg == "--assets") {
             if (!value(options.assets) || options.assets.empty()) return bad("--assets needs a folder");
         } else {

@@ -35,6 +35,7 @@ struct AppOptions {
     int generate_token = 0;                 // --generate T: open the Generate panel at token T (1-based)
     bool sample = false;                    // --sample or any sampling option: the Generate panel samples
     SamplingOptions sampling;               // --sample-temperature, --top-k, --top-p, --seed
+    bool cache_timing = false;              // --cache-timing: time generation with and without the KV cache at launch
     int window_width = 1600;
     int window_height = 1000;
 

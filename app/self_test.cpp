@@ -954,6 +954,26 @@ void SelfTest::build() {
         app.show_panel("attention");
         return true;
     });
+    // The Backend panel's generation timing: both ways run, take time, and choose the same tokens.
+    add("time generation", [](ExplorerApp& app) {
+        app.show_panel("backend");
+        app.measure_generation();
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check generation timing", [this](ExplorerApp& app) {
+        const auto& t = app.view().generation_timing;
+        check(t.has_value(), "generation was timed with and without the KV cache");
+        if (!t) return true;
+        check(t->lengths == generation_timing_lengths(app.view().config.max_len), "at the lengths 8, 16, 32, 64 below max_len");
+        bool positive = t->cached_ms.size() == t->lengths.size() && t->full_ms.size() == t->lengths.size();
+        for (size_t i = 0; positive && i < t->lengths.size(); ++i) positive = t->cached_ms[i] > 0.0 && t->full_ms[i] > 0.0;
+        check(positive, "every generation time is positive");
+        check(t->same_tokens && t->cached_tokens == t->full_tokens &&
+                  static_cast<int>(t->cached_tokens.size()) == t->lengths.back(),
+              "the same tokens with and without the cache, as many as asked");
+        return true;
+    });
     // Every lesson, in order: each step's "Do it", its effects checked once applied, then the
     // question answered wrongly (refused) and rightly (accepted).
     add("lessons", [this](ExplorerApp& app) {

@@ -11,6 +11,7 @@
 #include "backend_comparison.h"
 #include "beam_search.h"
 #include "config.h"
+#include "generation_timing.h"
 #include "generation_trace.h"
 #include "tokenizer.h"
 #include "transformer.h"
@@ -81,6 +82,8 @@ struct SessionView {
     // src_ids then only carry the batch size and no panel shows them.
     bool decoder_only = false;
     std::vector<int> output_limit;           // per sentence: the most tokens decoding may add (Session::output_limit)
+    // The Backend panel's measurement: generation with and without the KV cache (Commands::measure_generation).
+    std::optional<GenerationTiming> generation_timing;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

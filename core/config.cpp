@@ -158,6 +158,8 @@ std::string to_json(const ModelConfig& c) {
     j["ffn"] = to_string(c.ffn);
     j["norm_kind"] = to_string(c.norm_kind);
     j["window"] = c.window;
+    // Written only when set, so that every other checkpoint's config stays as it was.
+    if (c.final_norm) j["final_norm"] = true;
     return j.dump();
 }
 
@@ -226,6 +228,7 @@ ModelConfig config_from_json(const std::string& text) {
     c.ffn = variant("ffn", ffn_from_string, FfnKind::Relu, "\"relu\", \"gelu\" or \"swiglu\"");
     c.norm_kind = variant("norm_kind", norm_kind_from_string, NormKind::LayerNorm, "\"layernorm\" or \"rmsnorm\"");
     if (j.contains("window")) c.window = int_field(j, "window");
+    if (j.contains("final_norm")) c.final_norm = field<bool>(j, "final_norm");
     check(c);
     return c;
 }

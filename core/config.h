@@ -54,6 +54,10 @@ struct ModelConfig {
     // Sliding attention window in keys, 0 = full: decoder self-attention sees keys i−W < j ≤ i
     // (Mistral), encoder self-attention |i − j| ≤ ⌊W/2⌋ (Longformer); cross-attention never.
     int window = 0;
+    // Post-LN: one more norm at the end of each stack (encoder.norm, decoder.norm), as
+    // torch.nn.Transformer adds whatever its norm_first (tools/import_torch.py). Pre-LN always has
+    // it, so there the field changes nothing (switching an imported model to Pre keeps its norms).
+    bool final_norm = false;
 
     int d_k() const { return d_model / heads; }
     // The FFN's hidden width: d_ff, or for SwiGLU F' = round(2/3·d_ff), moved to the nearest
@@ -61,6 +65,7 @@ struct ModelConfig {
     // matrices and no biases, so 3·D·F' ≈ 2·D·d_ff keeps the parameter count of the two-matrix
     // FFN (LLaMA's choice, Touvron et al. 2023 §2).
     int ffn_width() const;
+    bool has_final_norm() const { return norm == NormPlacement::Pre || final_norm; }
 };
 
 // The first broken rule, as a sentence that names the field and the rule, or nullopt.

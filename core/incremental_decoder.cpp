@@ -137,7 +137,7 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
         }
     }
     const float* y = m_x.data();
-    if (c.norm == NormPlacement::Pre) {
+    if (c.has_final_norm()) {
         norm("decoder.norm", m_x.data(), m_normed.data());
         y = m_normed.data();
     }

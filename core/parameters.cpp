@@ -54,7 +54,7 @@ ParameterTable::ParameterTable(const ModelConfig& c) {
         if (encoder) norm(p + ".norm3");
         ffn(p + ".ffn");
     }
-    if (c.norm == NormPlacement::Pre) {
+    if (c.has_final_norm()) {
         if (encoder) norm("encoder.norm");
         norm("decoder.norm");
     }

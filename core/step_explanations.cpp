@@ -133,6 +133,11 @@ StepText add_norm_text(const ModelConfig& c) {
 
 StepText norm_text(const ModelConfig& c, bool final_norm) {
     const std::string name = norm_name(c);
+    if (final_norm && c.norm == NormPlacement::Post)
+        return {"out = " + name + "(x)",
+                "Final norm after Post-LN layers, as torch.nn.Transformer builds its stacks: the last layer's "
+                "output, already normalised, is normalised once more with this norm's own γ" +
+                    std::string(c.norm_kind == NormKind::LayerNorm ? " and β" : "") + ": " + norm_formula_text(c) + "."};
     if (c.norm_kind == NormKind::LayerNorm)
         return {"out = LayerNorm(x)",
                 final_norm ? "Pre-LN: the final LayerNorm of the stack normalises the residual stream, which is never "

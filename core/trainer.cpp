@@ -58,6 +58,8 @@ std::optional<std::string> fine_tune_mismatch(const ModelConfig& run, const Mode
         return differs("decoder_layers", n(run.decoder_layers), n(checkpoint.decoder_layers));
     if (run.max_len != checkpoint.max_len) return differs("max_len", n(run.max_len), n(checkpoint.max_len));
     if (run.norm != checkpoint.norm) return differs("norm", to_string(run.norm), to_string(checkpoint.norm));
+    if (run.final_norm != checkpoint.final_norm)
+        return differs("final_norm", run.final_norm ? "on" : "off", checkpoint.final_norm ? "on" : "off");
     if (run.ln_eps != checkpoint.ln_eps) return differs("ln_eps", n(run.ln_eps), n(checkpoint.ln_eps));
     if (run.scale_attention != checkpoint.scale_attention)
         return differs("scale_attention", run.scale_attention ? "on" : "off", checkpoint.scale_attention ? "on" : "off");

@@ -390,7 +390,7 @@ void Transformer::build() {
                                                                Stack::Encoder, in, in); },
                        [&](size_t in) { return build_ffn(p + ".ffn", Stack::Encoder, i, in); }});
         }
-        if (c.norm == NormPlacement::Pre)
+        if (c.has_final_norm())
             x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
         memory = x;
     }
@@ -409,7 +409,7 @@ void Transformer::build() {
         sublayers.push_back([&](size_t in) { return build_ffn(p + ".ffn", Stack::Decoder, i, in); });
         y = layer(p, Stack::Decoder, i, y, sublayers);
     }
-    if (c.norm == NormPlacement::Pre) y = build_norm("decoder.norm", Stack::Decoder, -1, y, SIZE_MAX, StepKind::Norm);
+    if (c.has_final_norm()) y = build_norm("decoder.norm", Stack::Decoder, -1, y, SIZE_MAX, StepKind::Norm);
     build_generator(y);
 }
 

@@ -47,8 +47,8 @@ int cmd_info(const Argv& argv) {
                 c.special.unk);
     std::printf("d_model %d, heads %d (dk %d), d_ff %d, layers %d encoder + %d decoder, max_len %d\n", c.d_model,
                 c.heads, c.d_k(), c.d_ff, c.encoder_layers, c.decoder_layers, c.max_len);
-    std::printf("norm %s-LN, attention scaling %s, dropout %g, LayerNorm eps %g, seed %llu\n", to_string(c.norm),
-                c.scale_attention ? "1/sqrt(dk)" : "off", c.dropout, c.ln_eps,
+    std::printf("norm %s-LN%s, attention scaling %s, dropout %g, LayerNorm eps %g, seed %llu\n", to_string(c.norm),
+                c.norm == NormPlacement::Post && c.final_norm ? " + a final norm per stack" : "", c.scale_attention ? "1/sqrt(dk)" : "off", c.dropout, c.ln_eps,
                 static_cast<unsigned long long>(c.seed));
     std::printf("variants     %s, positions %s, ffn %s (hidden %d), norm kind %s, window %s\n", to_string(c.arch),
                 to_string(c.positional), to_string(c.ffn), c.ffn_width(), to_string(c.norm_kind),

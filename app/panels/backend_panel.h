@@ -1,6 +1,7 @@
 // Backend panel: the CPU / CUDA switch (CUDA greyed out with the driver's reason when it cannot
 // be used), the attention implementation (step by step or fused), and per-step times as bars —
 // two bars per step, with each step's largest output difference, after a CPU-vs-CUDA comparison.
+// Then generation timed with and without the KV cache: ms per token against N tokens, both ways.
 #pragma once
 #include "panel.h"
 
@@ -15,6 +16,7 @@ protected:
 
 private:
     void draw_comparison_table(const SessionView& v);
+    void draw_generation_timing(PanelContext& ctx);
 
     bool m_by_layer = true;
 };
