@@ -31,4 +31,4 @@ shot training-translate.png --train 1500 --train-task translate --panel training
 shot input-help.png --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"
 shot generate.png --layout generate --sentence "My brother reads a long book every night." --generate 6 \
     --sample-temperature 1.2 --top-k 10 --top-p 0.95 --seed 3
-shot training-induction.png --train TRAINSTEPS --train-task induction --panel training
+shot training-induction.png --train 800 --train-task induction --panel training
