@@ -229,7 +229,7 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
         ImGui::SetNextItemWidth(wide);
         const char* presets = translate ? "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0translate (128/4/512, 3+3)\0"
                               : next_token_task(TASKS[m_task])
-                                  ? "tiny (64/4/256, 2 decoder-only layers)\0Annotated (512/8/2048, 2 decoder-only layers)\0"
+                                  ? "tiny (64/4/256, 0+2)\0Annotated (512/8/2048, 0+2)\0"
                                   : "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0";
         if (ImGui::Combo("model", &m_preset, presets)) m_training = live_training(PRESETS[m_preset], TASKS[m_task]);
     } else {
@@ -342,7 +342,8 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         PlotSpec spec;
         spec.integer_x = true;
         spec.x_label = "step";
-        spec.size = ImVec2(w, 155);   // four plots, the samples and the probe fit 1000 px
+        // Four plots, the samples and the probe fit 1000 px; the self-attention probe is taller.
+        spec.size = ImVec2(w, t.probe_self_attention ? 115.0f : 155.0f);
         spec.id = id;
         spec.title = title;
         spec.y_label = y_label;
@@ -354,8 +355,9 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         ImGui::EndGroup();
     };
     PlotSpec loss_plot = step_plot("loss", "loss (per target token)", "loss");
-    // Copy losses fall by orders of magnitude; a translation loss from ~ln V to ~1.5 reads better on a linear axis.
-    loss_plot.log_y = !translate && !lm;
+    // Copy losses fall by orders of magnitude; a translation loss from ~ln V to ~1.5 reads better on a linear axis,
+    // and so does induction's step from ~ln 20 and language-model losses.
+    loss_plot.log_y = !translate && !lm && !induction;
     if (induction) show(loss_plot, {loss, first, second});
     else show(loss_plot, {loss, eval});
     ImGui::SameLine();
@@ -387,7 +389,10 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         ImGui::TableSetupColumn(translate ? "reference" : "expected", 0, 3.0f);
         ImGui::TableSetupColumn("", 0, 0.4f);
         ImGui::TableHeadersRow();
-        for (const SampleDecode& s : t.samples) {
+        // Two rows beside the taller self-attention probe.
+        const size_t shown = t.probe_self_attention ? std::min<size_t>(2, t.samples.size()) : t.samples.size();
+        for (size_t i = 0; i < shown; ++i) {
+            const SampleDecode& s = t.samples[i];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextWrapped("%s", s.input.c_str());
@@ -474,7 +479,8 @@ void TrainingPanel::draw_probe(PanelContext& ctx) {
         spec.col_axis = self_attention ? "key (position)" : "key (source)";
         spec.vmin = 0.0f;
         spec.vmax = 1.0f;
-        spec.size = ImVec2(w, 0);
+        // Self-attention maps are square and longer (2n + 1 rows): fit them in the height left.
+        spec.size = ImVec2(w, self_attention ? std::max(200.0f, ImGui::GetContentRegionAvail().y - 4) : 0.0f);
         spec.max_cell = 22.0f;
         spec.values_in_cells = false;
         draw_heatmap(spec, &ctx.commands);
