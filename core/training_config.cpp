@@ -313,7 +313,10 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
         t.epochs = 60;
     }
     if (task == TaskKind::Induction) {
-        // PRESET-INDUCTION
+        // Chosen so the loss step shows within a minute on one core (README, "Next-token tasks"):
+        // with the tiny model as 2 decoder-only layers the held-out loss plateaus near 2.3 until
+        // step ~400, then falls as the induction head forms; 94% of second halves' symbols are
+        // right at step 2000 (62 s). Halves of 4-8 of 20 symbols keep sequences short (fast steps).
         t.symbols = 20;
         t.length = 8;
         t.min_length = 4;
@@ -325,7 +328,9 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
         t.snapshot_every = 25;
         t.eval_every = 50;
     } else if (task == TaskKind::Lm) {
-        // PRESET-LM
+        // The translate preset's batch and schedule on the English side; 1000 pieces (not 2000)
+        // keep the embedding and generator of a 64-wide model small. Measured: 4000 steps of the
+        // tiny model reach validation perplexity 9.3 (README).
         t.batch = 64;
         t.batches_per_epoch = 500;
         t.epochs = 10;
