@@ -104,7 +104,7 @@ void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& trainin
         if (!trainer_settings_usable(training)) return;
         m_trainer_info = TrainerInfo{};
         m_trainer_info.preset = preset;
-        create_trainer(preset_model(preset), training, nullptr);
+        create_trainer(model_for_task(preset_model(preset), training.task), training, nullptr);
     });
 }
 

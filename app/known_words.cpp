@@ -114,7 +114,7 @@ KnownWords load_known_words(const std::string& training_json, TokenizerKind toke
         k.unavailable = std::string("its training record cannot be read (") + e.what() + ")";
         return k;
     }
-    if (t.task != TaskKind::Translate) {
+    if (t.task != TaskKind::Translate && t.task != TaskKind::Lm) {   // lm reads the same source column
         k.unavailable = std::string("it was trained on the ") + to_string(t.task) + " task, not on a corpus of sentences" +
                         (tokenizer == TokenizerKind::SentencePiece ? "" : ": words outside its vocabulary show as UNK (red)");
         return k;
@@ -127,7 +127,7 @@ KnownWords load_known_words(const std::string& training_json, TokenizerKind toke
     try {
         const std::vector<SentencePair> pairs = read_parallel_corpus(k.corpus);
         for (size_t i = 0; i < pairs.size(); ++i) {
-            // As the translate task: with no validation file, every 20th pair was held out, not trained on.
+            // As the translate and lm tasks: with no validation file, every 20th pair was held out, not trained on.
             if (t.valid_path.empty() && i % 20 == 19) continue;
             ++k.sentences;
             for (const std::string& w : split_spaces(pairs[i].source)) {

@@ -39,8 +39,9 @@ const char* USAGE =
     "  --frames N            frames to render before the screenshot (default 6)\n"
     "  --train N             start training (Training panel: tiny preset, copy task) at launch and\n"
     "                        pause at step N; a --screenshot is taken once it has paused\n"
-    "  --train-task NAME     the task --train trains: copy (default), copy-text, reverse, sort or\n"
-    "                        translate (the translate preset on assets/corpus/en-es)\n"
+    "  --train-task NAME     the task --train trains: copy (default), copy-text, reverse, sort,\n"
+    "                        translate (the translate preset on assets/corpus/en-es), induction or lm\n"
+    "                        (decoder-only)\n"
     "  --train-from default  --train fine-tunes the shipped translation model instead of fresh weights\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
@@ -153,7 +154,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         } else if (arg == "--train-task") {
             if (!value(v)) return bad("--train-task needs a task name");
             const auto task = task_from_string(v);
-            if (!task) return bad("--train-task must be copy, copy-text, reverse, sort or translate, got '" + v + "'");
+            if (!task) return bad("--train-task must be copy, copy-text, reverse, sort, translate, induction or lm, got '" + v + "'");
             options.train_task = v;
         } else if (arg == "--train-from") {
             if (!value(v)) return bad("--train-from needs a model");

@@ -2,7 +2,8 @@
 // 4+symbols-1, shown as "1" .. "symbols"); copy-text copies real sentences and random word
 // sequences over the whole vocabulary and UNK, so the model learns to copy any word, and a word
 // outside the vocabulary (typed sentences often hold some) as UNK. Translate reads sentence
-// pairs and batches them by length. The held-out set
+// pairs and batches them by length. Induction draws `length` symbols and repeats them; lm reads
+// the English column of the corpus as sentences for next-token prediction. The held-out set
 // comes from a stream of its own (fixed, independent of the training seed, so runs with
 // different seeds are measured on the same sequences) and the training stream rejects its inputs.
 #include "tasks.h"
@@ -47,6 +48,26 @@ Batch make_batch(const std::vector<Example>& examples, const SpecialTokens& spec
         tgt.insert(tgt.end(), e.output.begin(), e.output.end());
         T = std::max(T, tgt.size());
         batch.src.push_back(std::move(src));
+        batch.tgt.push_back(std::move(tgt));
+    }
+    batch.targets.assign(examples.size() * T, special.pad);
+    for (size_t b = 0; b < examples.size(); ++b) {
+        const std::vector<int>& out = examples[b].output;
+        std::copy(out.begin(), out.end(), batch.targets.begin() + static_cast<std::ptrdiff_t>(b * T));
+        batch.targets[b * T + out.size()] = special.eos;
+        batch.tokens += static_cast<int>(out.size()) + 1;
+    }
+    return batch;
+}
+
+Batch make_next_token_batch(const std::vector<Example>& examples, const SpecialTokens& special) {
+    Batch batch;
+    size_t T = 0;
+    for (const Example& e : examples) {
+        std::vector<int> tgt{special.bos};
+        tgt.insert(tgt.end(), e.output.begin(), e.output.end());
+        T = std::max(T, tgt.size());
+        batch.src.emplace_back();
         batch.tgt.push_back(std::move(tgt));
     }
     batch.targets.assign(examples.size() * T, special.pad);
@@ -134,15 +155,16 @@ Vocabulary task_vocabulary(const TrainingConfig& c, TokenizerKind kind) {
     return Vocabulary(tokens);
 }
 
-std::vector<SentencePair> read_pairs(const std::string& path) {
+std::vector<SentencePair> read_pairs(const std::string& path, TaskKind task) {
     try {
         return read_parallel_corpus(find_asset(path));
     } catch (const std::runtime_error& e) {
-        throw ConfigError(std::string("translate: ") + e.what());
+        throw ConfigError(std::string(to_string(task)) + ": " + e.what());
     }
 }
 
-// The SentencePiece model of a task: the one given, or one trained on both sides of the data.
+// The SentencePiece model of a task: the one given, or one trained on both sides of the data
+// (lm: on its English side, the only one it reads).
 Tokenizer subword_tokenizer(const TrainingConfig& c, SpecialTokens special, const std::string& model) {
     if (!model.empty()) {
         try {
@@ -152,9 +174,9 @@ Tokenizer subword_tokenizer(const TrainingConfig& c, SpecialTokens special, cons
         }
     }
     std::vector<std::string> sentences;
-    for (SentencePair& p : read_pairs(c.data_path)) {
+    for (SentencePair& p : read_pairs(c.data_path, c.task)) {
         sentences.push_back(std::move(p.source));
-        sentences.push_back(std::move(p.target));
+        if (c.task != TaskKind::Lm) sentences.push_back(std::move(p.target));
     }
     try {
         return Tokenizer::sentencepiece(train_sentencepiece(sentences, c.subword_vocab), special);
@@ -164,7 +186,8 @@ Tokenizer subword_tokenizer(const TrainingConfig& c, SpecialTokens special, cons
 }
 
 Tokenizer task_tokenizer(const TrainingConfig& c, TokenizerKind kind, SpecialTokens special, const std::string& model) {
-    if (c.task == TaskKind::Translate || (c.task == TaskKind::CopyText && kind == TokenizerKind::SentencePiece))
+    if (c.task == TaskKind::Translate || c.task == TaskKind::Lm ||
+        (c.task == TaskKind::CopyText && kind == TokenizerKind::SentencePiece))
         return subword_tokenizer(c, special, model);
     if (c.task != TaskKind::CopyText) kind = TokenizerKind::Word;
     return Tokenizer(kind, task_vocabulary(c, kind), special);
@@ -183,6 +206,11 @@ Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, S
         restart();
         return;
     }
+    if (config.task == TaskKind::Lm) {
+        load_sentences(fit);
+        restart();
+        return;
+    }
     if (config.task == TaskKind::CopyText) {
         for (const std::string& line : read_lines(config.sentences_path, "sentences")) {
             std::vector<int> ids = m_tokenizer.encode(line);
@@ -192,10 +220,11 @@ Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, S
         for (const auto& s : m_sentences) m_max_tokens = std::max(m_max_tokens, static_cast<int>(s.size()));
         if (vocab_size() <= 4) throw ConfigError("copy-text: the vocabulary has no words");
     } else {
-        m_max_tokens = config.length;
-        if (config.length > fit)
-            throw ConfigError("length (" + std::to_string(config.length) + ") must fit the model's max_len (" +
-                              std::to_string(max_len) + ") with EOS/BOS");
+        const int repeat = config.task == TaskKind::Induction ? 2 : 1;
+        m_max_tokens = repeat * config.length;
+        if (m_max_tokens > fit)
+            throw ConfigError((repeat == 2 ? "2 x length (" : "length (") + std::to_string(m_max_tokens) +
+                              ") must fit the model's max_len (" + std::to_string(max_len) + ") with EOS/BOS");
         // A disjoint held-out set needs a sequence space well beyond its size.
         double space = 1.0;
         for (int i = 0; i < config.length && space < 1e18; ++i) space *= config.symbols;
@@ -224,10 +253,10 @@ void Task::load_pairs(int fit) {
         return !e.input.empty() && !e.output.empty() && static_cast<int>(e.input.size()) <= fit &&
                static_cast<int>(e.output.size()) <= fit;
     };
-    std::vector<SentencePair> train = read_pairs(m_config.data_path);
+    std::vector<SentencePair> train = read_pairs(m_config.data_path, m_config.task);
     std::vector<SentencePair> held;
     if (!m_config.valid_path.empty()) {
-        held = read_pairs(m_config.valid_path);
+        held = read_pairs(m_config.valid_path, m_config.task);
     } else {
         // One file: every 20th pair is held out (at most eval_sequences of them are used).
         std::vector<SentencePair> rest;
@@ -252,6 +281,41 @@ void Task::load_pairs(int fit) {
     for (const auto* set : {&m_pairs, &m_held_out})
         for (const Example& e : *set)
             m_max_tokens = std::max({m_max_tokens, static_cast<int>(e.input.size()), static_cast<int>(e.output.size())});
+}
+
+void Task::load_sentences(int fit) {
+    // The English column only; sentences of the validation file (or every 20th) are held out.
+    const auto encode = [&](const SentencePair& p, Example& e) {
+        e.input = m_tokenizer.encode(p.source);
+        e.output = e.input;
+        return !e.input.empty() && static_cast<int>(e.input.size()) <= fit;
+    };
+    std::vector<SentencePair> train = read_pairs(m_config.data_path, m_config.task);
+    std::vector<SentencePair> held;
+    if (!m_config.valid_path.empty()) {
+        held = read_pairs(m_config.valid_path, m_config.task);
+    } else {
+        std::vector<SentencePair> rest;
+        for (size_t i = 0; i < train.size(); ++i) (i % 20 == 19 ? held : rest).push_back(std::move(train[i]));
+        train = std::move(rest);
+        if (held.empty()) throw ConfigError("lm: '" + m_config.data_path + "' has fewer than 20 lines; " +
+                                            "it needs some for training and every 20th for evaluation");
+    }
+    for (const SentencePair& p : held) {
+        if (static_cast<int>(m_held_out.size()) >= m_config.eval_sequences) break;
+        Example e;
+        if (encode(p, e) && m_held_out_inputs.insert(e.input).second) m_held_out.push_back(std::move(e));
+    }
+    for (const SentencePair& p : train) {
+        Example e;
+        if (!encode(p, e)) ++m_skipped;
+        else if (!in_held_out(e.input)) m_pairs.push_back(std::move(e));
+    }
+    if (m_pairs.empty() || m_held_out.empty())
+        throw ConfigError("lm: no sentence fits the model's max_len (" + std::to_string(fit + 1) +
+                          " tokens with BOS/EOS) for " + (m_pairs.empty() ? "training" : "evaluation"));
+    for (const auto* set : {&m_pairs, &m_held_out})
+        for (const Example& e : *set) m_max_tokens = std::max(m_max_tokens, static_cast<int>(e.output.size()));
 }
 
 void Task::restart() {
@@ -286,7 +350,9 @@ Example Task::from_input(std::vector<int> input) const {
     switch (m_config.task) {
         case TaskKind::Copy:
         case TaskKind::CopyText:
-        case TaskKind::Translate: break;
+        case TaskKind::Translate:
+        case TaskKind::Lm: break;
+        case TaskKind::Induction: e.output.insert(e.output.end(), input.begin(), input.end()); break;
         case TaskKind::Reverse: std::reverse(e.output.begin(), e.output.end()); break;
         case TaskKind::Sort:
             if (m_config.variant == "descending") std::sort(e.output.begin(), e.output.end(), std::greater<int>());
@@ -312,12 +378,15 @@ Example Task::draw_random_text(Rng& rng) const {
 }
 
 Example Task::draw(Rng& rng) {
-    if (m_config.task == TaskKind::Translate) return m_pairs[rng.uniform(m_pairs.size())];
+    if (m_config.task == TaskKind::Translate || m_config.task == TaskKind::Lm) return m_pairs[rng.uniform(m_pairs.size())];
     if (m_config.task == TaskKind::CopyText) {
         if (m_sentences.empty() || rng.uniform01() < m_config.random_fraction) return draw_random_text(rng);
         return from_input(m_sentences[rng.uniform(m_sentences.size())]);
     }
-    std::vector<int> input(static_cast<size_t>(m_config.length));
+    int n = m_config.length;
+    if (m_config.task == TaskKind::Induction && m_config.min_length > 0)
+        n = m_config.min_length + static_cast<int>(rng.uniform(static_cast<uint64_t>(m_config.length - m_config.min_length + 1)));
+    std::vector<int> input(static_cast<size_t>(n));
     for (int& id : input) id = 4 + static_cast<int>(rng.uniform(static_cast<uint64_t>(m_config.symbols)));
     return from_input(std::move(input));
 }
@@ -329,18 +398,22 @@ Example Task::next_example() {
     }
 }
 
+Batch Task::batch_of(const std::vector<Example>& examples) const {
+    return next_token_task(m_config.task) ? make_next_token_batch(examples, m_special) : make_batch(examples, m_special);
+}
+
 Batch Task::next_batch(int rows) {
-    if (m_config.task == TaskKind::Translate) {
+    if (m_config.task == TaskKind::Translate || m_config.task == TaskKind::Lm) {
         if (m_batch_queue.empty()) refill_length_batches(rows);
         std::vector<Example> examples;
         for (size_t i : m_batch_queue.back()) examples.push_back(m_pairs[i]);
         m_batch_queue.pop_back();
-        return make_batch(examples, m_special);
+        return batch_of(examples);
     }
     std::vector<Example> examples;
     examples.reserve(static_cast<size_t>(rows));
     for (int i = 0; i < rows; ++i) examples.push_back(next_example());
-    return make_batch(examples, m_special);
+    return batch_of(examples);
 }
 
 }  // namespace tx

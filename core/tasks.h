@@ -1,7 +1,9 @@
 // Training tasks: seeded generators of examples and batches, with a fixed held-out evaluation
 // set that the training stream never repeats. One convention (config.h SpecialTokens): the
 // encoder input is tokens + EOS, the decoder input BOS + tokens, the targets tokens + EOS,
-// rows padded with PAD; decoding always starts from BOS.
+// rows padded with PAD; decoding always starts from BOS. Next-token tasks (induction, lm) for
+// decoder-only models have no source: src rows are empty, the decoder input is BOS + sequence and
+// the targets sequence + EOS (each position predicts the next token).
 #pragma once
 #include <cstdint>
 #include <set>
@@ -41,6 +43,8 @@ struct Batch {
     int tokens = 0;                      // non-PAD targets
 };
 Batch make_batch(const std::vector<Example>& examples, const SpecialTokens& special);
+// Next-token prediction: src rows empty, tgt = BOS + output, targets = output + EOS.
+Batch make_next_token_batch(const std::vector<Example>& examples, const SpecialTokens& special);
 
 class Task {
 public:
@@ -59,13 +63,18 @@ public:
     const std::vector<Example>& held_out() const { return m_held_out; }
     bool in_held_out(const std::vector<int>& input) const { return m_held_out_inputs.count(input) > 0; }
     const std::vector<std::vector<int>>& sentences() const { return m_sentences; }   // copy-text only
-    const std::vector<Example>& training_pairs() const { return m_pairs; }            // translate only
-    int skipped_pairs() const { return m_skipped; }   // translate: pairs too long for max_len
+    const std::vector<Example>& training_pairs() const { return m_pairs; }   // translate (pairs), lm (sentences)
+    int skipped_pairs() const { return m_skipped; }   // translate, lm: examples too long for max_len
+    // Induction: the output is input + input; the targets from index input.size() on are the
+    // predictable half.
+    bool repeats() const { return m_config.task == TaskKind::Induction; }
 
     Example next_example();          // the training stream: never an input of the held-out set
-    // Translate: batches of pairs of similar lengths (less padding), in a seeded order: each
+    // Translate, lm: batches of pairs of similar lengths (less padding), in a seeded order: each
     // epoch shuffles the pairs, sorts pools of 50 batches by length and shuffles the batches.
+    // Induction and lm batches are next-token batches (make_next_token_batch).
     Batch next_batch(int rows);
+    Batch batch_of(const std::vector<Example>& examples) const;   // make_batch or make_next_token_batch, by task
     void restart();                  // the training stream from its first example again
     std::string text(const std::vector<int>& ids) const { return m_tokenizer.decode(ids); }
 
@@ -74,6 +83,7 @@ private:
     Example draw_random_text(Rng& rng) const;
     Example from_input(std::vector<int> input) const;
     void load_pairs(int fit);
+    void load_sentences(int fit);
     void refill_length_batches(int rows);
 
     TrainingConfig m_config;
@@ -81,7 +91,7 @@ private:
     Tokenizer m_tokenizer;
     int m_max_tokens = 0;
     std::vector<std::vector<int>> m_sentences;   // copy-text: tokenized sentences that fit
-    std::vector<Example> m_pairs;                 // translate: training pairs that fit
+    std::vector<Example> m_pairs;                 // translate: training pairs that fit; lm: sentences (input = output)
     int m_skipped = 0;
     std::vector<std::vector<size_t>> m_batch_queue;   // translate: the epoch's batches left (pair indices)
     Rng m_train;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <optional>
@@ -75,6 +76,14 @@ TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training, const Backe
                          const Checkpoint* start_from)
     : m_training(std::move(training)) {
     if (auto error = validate(m_training)) throw ConfigError(*error);
+    // Checked before the task is built (lm trains a tokenizer first).
+    const char* task_name = to_string(m_training.task);
+    if (next_token_task(m_training.task) && model.arch != Arch::DecoderOnly)
+        throw ConfigError(std::string("the ") + task_name + " task predicts the next token of a single sequence, which "
+                          "needs a decoder-only model (arch decoder-only); an encoder-decoder model cannot train on it");
+    if (!next_token_task(m_training.task) && model.arch == Arch::DecoderOnly)
+        throw ConfigError(std::string("the ") + task_name + " task maps a source sequence to a target one, and a decoder-only "
+                          "model never reads the source; use encoder-decoder, or the induction or lm task");
     const std::string why = "cannot fine-tune this checkpoint on the " + std::string(to_string(m_training.task)) + " task: ";
     // Checked before the task is built: a translate task would otherwise train a tokenizer of its own first.
     if (start_from && m_training.task == TaskKind::Translate && start_from->config.tokenizer != TokenizerKind::SentencePiece)
@@ -153,6 +162,7 @@ TrainingRun::StepResult TrainingRun::train_step() {
 }
 
 EvalResult TrainingRun::evaluate(bool decode) {
+    if (next_token_task(m_training.task)) return evaluate_next_token(*m_model, m_task->held_out(), m_task->repeats());
     return tx::evaluate(*m_model, m_task->held_out(), decode, 200, &m_task->tokenizer());
 }
 
@@ -162,9 +172,13 @@ std::vector<SampleDecode> TrainingRun::samples(const EvalResult& result, int cou
     for (int i = 0; i < count && i < static_cast<int>(held.size()) && i < static_cast<int>(result.decoded.size()); ++i) {
         SampleDecode s;
         s.input = m_task->text(held[i].input);
-        s.expected = m_task->text(held[i].output);
+        // Next-token tasks: what the model predicts given the true prefix (induction: the second half).
+        const std::vector<int>& whole = held[i].output;
+        const auto from = m_task->repeats() ? static_cast<std::ptrdiff_t>(held[i].input.size()) : std::ptrdiff_t{0};
+        const std::vector<int> expected(whole.begin() + from, whole.end());
+        s.expected = m_task->text(expected);
         s.output = m_task->text(result.decoded[i]);
-        s.correct = result.decoded[i] == held[i].output;
+        s.correct = result.decoded[i] == expected;
         out.push_back(std::move(s));
     }
     return out;
@@ -175,6 +189,10 @@ void TrainingRun::probe(TrainingSnapshot& snapshot) {
     const Tokenizer& tok = m_task->tokenizer();
     Transformer& model = *m_model;
     model.options().training = false;
+    if (next_token_task(m_training.task)) {
+        probe_next_token(snapshot);
+        return;
+    }
     std::vector<int> src;
     int max_new = 0;
     if (!m_training.probe.empty() && !(src = tok.encode(m_training.probe)).empty()) {
@@ -202,6 +220,40 @@ void TrainingRun::probe(TrainingSnapshot& snapshot) {
     snapshot.probe_target.clear();
     for (int id : src) snapshot.probe_source.push_back(tok.display(id));
     for (int id : tgt) snapshot.probe_target.push_back(tok.display(id));
+}
+
+void TrainingRun::probe_next_token(TrainingSnapshot& snapshot) {
+    const Tokenizer& tok = m_task->tokenizer();
+    Transformer& model = *m_model;
+    Example e;
+    int from = 0;   // a typed probe is not known to repeat
+    if (!m_training.probe.empty() && !(e.output = tok.encode(m_training.probe)).empty()) {
+        const size_t fit = static_cast<size_t>(m_model_config.max_len - 1);
+        if (e.output.size() > fit) e.output.resize(fit);
+        e.input = e.output;
+    } else {
+        // Induction: the first held-out sequence of the longest length, so the stripe is long.
+        const auto& held = m_task->held_out();
+        e = held.front();
+        for (const Example& h : held)
+            if (h.input.size() > e.input.size()) e = h;
+        if (m_task->repeats()) from = static_cast<int>(e.input.size());
+    }
+    const std::vector<int>& sequence = e.output;
+    const EvalResult ev = evaluate_next_token(model, {e}, from > 0, 1);
+    std::vector<int> tgt{m_model_config.special.bos};
+    tgt.insert(tgt.end(), sequence.begin(), sequence.end());
+    const std::string name = "decoder.layers." + std::to_string(m_model_config.decoder_layers - 1) + ".self_attn.probs";
+    snapshot.probe_cross_attention = model.step_output(model.find_step(name));   // the pass evaluate_next_token ran
+    snapshot.probe_heads = m_model_config.heads;
+    snapshot.probe_self_attention = true;
+    snapshot.probe_repeat_from = from;
+    snapshot.probe_input = tok.decode(from > 0 ? std::vector<int>(sequence.begin(), sequence.begin() + from) : sequence);
+    snapshot.probe_output = tok.decode(ev.decoded.front());
+    snapshot.probe_source.clear();
+    snapshot.probe_target.clear();
+    for (int id : tgt) snapshot.probe_target.push_back(tok.display(id));
+    snapshot.probe_source = snapshot.probe_target;
 }
 
 std::vector<float> TrainingRun::parameters() const { return m_model->download_parameters(); }
@@ -351,6 +403,10 @@ void Trainer::Impl::evaluate_now() {
     local.latest.token_accuracy = ev.token_accuracy;
     local.latest.exact_match = ev.exact_match;
     local.latest.bleu = ev.bleu;
+    local.latest.first_half_loss = ev.first_half_loss;
+    local.latest.second_half_loss = ev.second_half_loss;
+    local.latest.first_half_accuracy = ev.first_half_accuracy;
+    local.latest.second_half_accuracy = ev.second_half_accuracy;
     local.samples = run.samples(ev, 4);
     last_eval_step = run.step();
 }
@@ -382,6 +438,16 @@ void Trainer::Impl::advance() {
             finished = true;
             local.message = "reached " + std::to_string(static_cast<int>(std::lround(local.latest.exact_match * 100))) +
                             "% exact match at step " + std::to_string(step);
+        }
+        // Induction: the loss that can fall (the first half stays at chance, about ln symbols).
+        const bool halves = tc.task == TaskKind::Induction;
+        const double watched = halves ? local.latest.second_half_loss : local.latest.eval_loss;
+        if (tc.target_loss > 0.0 && watched < tc.target_loss && local.message.empty()) {
+            finished = true;
+            char text[160];
+            std::snprintf(text, sizeof text, "reached %s loss %.4f < %g at step %lld",
+                          halves ? "second-half" : "held-out", watched, tc.target_loss, static_cast<long long>(step));
+            local.message = text;
         }
     }
     if (finished) {

@@ -29,6 +29,10 @@ struct TrainingPoint {          // one row of the history, also one row of --log
     double exact_match = 0.0;      // held-out greedy decodes equal to the whole target
     double bleu = 0.0;             // held-out corpus BLEU of the greedy decodes, in [0, 1]
     double tokens_per_s = 0.0;     // target tokens per second of training
+    // Induction (evaluation.h): held-out loss and accuracy on the random first half and on the
+    // repeated, predictable second half; 0 for other tasks.
+    double first_half_loss = 0.0, second_half_loss = 0.0;
+    double first_half_accuracy = 0.0, second_half_accuracy = 0.0;
 };
 
 struct SampleDecode {
@@ -51,6 +55,10 @@ struct TrainingSnapshot {
     std::vector<std::string> probe_target;   // T labels (decoder input: BOS + output)
     int probe_heads = 0;
     std::vector<float> probe_cross_attention;
+    // Next-token tasks (decoder-only: no cross-attention): the fields above hold the last layer's
+    // masked self-attention of the probe sequence instead, [H, T, T], source labels = target labels.
+    bool probe_self_attention = false;
+    int probe_repeat_from = 0;           // induction: the probe's second half starts at this target index
     std::string probe_input, probe_output;   // the probe's text and its greedy decode
     double elapsed_s = 0.0;              // seconds spent in training steps (evaluation excluded)
     int64_t tokens = 0;                  // target tokens trained on so far
@@ -99,7 +107,9 @@ public:
     std::vector<SampleDecode> samples(const EvalResult& result, int count) const;
     const Backend& backend() const { return *m_backend; }
     // Greedy-decodes the probe input (TrainingConfig::probe, else held-out example 0) in eval mode
-    // and fills the snapshot's probe fields with the last decoder layer's cross-attention of that decode.
+    // and fills the snapshot's probe fields with the last decoder layer's cross-attention of that
+    // decode. Next-token tasks: one teacher-forced pass over BOS + the probe sequence, its last
+    // layer's self-attention, and probe_output = the argmax predictions (induction: of the second half).
     void probe(TrainingSnapshot& snapshot);
     void reset();   // fresh (or the checkpoint's) weights, fresh moments, training stream from its start, step 0
 
@@ -119,6 +129,8 @@ private:
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<Transformer> m_model;
     std::unique_ptr<Optimizer> m_optimizer;
+    void probe_next_token(TrainingSnapshot& snapshot);
+
     std::vector<float> m_start;   // fine-tuning: the checkpoint's parameters; empty: fresh ones from the seed
     int64_t m_step = 0;
 };

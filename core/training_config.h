@@ -9,7 +9,12 @@
 namespace tx {
 
 // Translate: sentence pairs from a tab-separated file (English -> Spanish by default).
-enum class TaskKind { Copy, CopyText, Reverse, Sort, Translate };
+// Induction and Lm are next-token prediction for decoder-only models (no source side):
+// induction = `length` random symbols repeated once (the second half is predictable only by
+// copying from the first); lm = the English side of the translation corpus, subword tokens.
+enum class TaskKind { Copy, CopyText, Reverse, Sort, Translate, Induction, Lm };
+// Induction and Lm: the batch is the target side only, and only a decoder-only model trains on them.
+bool next_token_task(TaskKind kind);
 const char* to_string(TaskKind kind);
 std::optional<TaskKind> task_from_string(const std::string& name);
 
@@ -17,8 +22,12 @@ struct TrainingConfig {
     TaskKind task = TaskKind::Copy;
     // Synthetic tasks (copy, reverse, sort): `symbols` content tokens (ids 4 .. 4+symbols-1,
     // after PAD/BOS/EOS/UNK) in sequences of `length` tokens; the vocabulary is symbols + 4.
+    // Induction: n symbols, then the same n again (2n tokens), n drawn uniformly from
+    // min_length..length (0: always length). Varying n keeps the repeat at no fixed distance, so
+    // only matching content (an induction head) finds it, not a head that looks a fixed offset back.
     int symbols = 10;
     int length = 9;
+    int min_length = 0;
     int batch = 80;                // sequences per step
     int batches_per_epoch = 20;
     int epochs = 20;
@@ -35,6 +44,9 @@ struct TrainingConfig {
     int64_t max_steps = 0;         // 0: epochs · batches_per_epoch
     int eval_every = 0;            // steps between held-out evaluations; 0: at every snapshot
     double target_exact = 0.0;     // finish once held-out exact match >= this (0: off; txcli --until-exact)
+    // Finish once the held-out loss is below this (0: off; txcli --until-loss); induction: the
+    // loss on the second (predictable) half.
+    double target_loss = 0.0;
     std::string variant;           // sort: "ascending" (default), "descending", "unique" (sorted, duplicates dropped)
     // copy-text: the word list (one token a line, specials first) and the sentences (one a line);
     // relative paths are tried against the working directory, then TX_SOURCE_DIR-style roots.
@@ -72,5 +84,8 @@ std::optional<Preset> preset_from_string(const std::string& name);
 // translate = the shipped English -> Spanish model (training_config.cpp says how it was chosen).
 ModelConfig preset_model(Preset preset);
 TrainingConfig preset_training(Preset preset, TaskKind task);
+// A preset's model made fit for a task: next-token tasks get the decoder-only stack (as many
+// layers as the preset's decoder) and lm subword tokens; other tasks keep it as it is.
+ModelConfig model_for_task(ModelConfig model, TaskKind task);
 
 }  // namespace tx

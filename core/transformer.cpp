@@ -131,7 +131,12 @@ void Transformer::set_batch(const std::vector<std::vector<int>>& src, const std:
         throw std::invalid_argument("the source batch has " + std::to_string(src.size()) +
                                     " rows but the target batch has " + std::to_string(tgt.size()));
     int S = 0;
-    m_src_host = pad_rows(src, m_config, m_config.src_vocab, "source", &S);
+    // A decoder-only model never reads the source, so next-token batches leave its rows empty;
+    // one PAD per row keeps the source-side shapes non-empty.
+    const bool no_source = m_config.arch == Arch::DecoderOnly && !src.empty() &&
+                           std::all_of(src.begin(), src.end(), [](const std::vector<int>& row) { return row.empty(); });
+    if (no_source) m_src_host.assign(src.size(), m_config.special.pad), S = 1;
+    else m_src_host = pad_rows(src, m_config, m_config.src_vocab, "source", &S);
     m_B = static_cast<int>(src.size());
     m_S = S;
     upload_vector(m_backend, m_src_ids, m_src_host);

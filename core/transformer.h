@@ -94,7 +94,7 @@ public:
     // The batch: B rows of ids, padded with PAD to the longest row of each side. src rows are
     // the encoder input (tokens + EOS), tgt rows the decoder input (BOS + tokens). Throws
     // std::invalid_argument for an empty batch, an empty row, an id outside the vocabulary, or
-    // a row longer than max_len.
+    // a row longer than max_len. A decoder-only model accepts src rows that are all empty.
     void set_batch(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt);
     // Replaces the decoder input only (greedy decoding grows it one token at a time); the
     // encoder's outputs stay valid.

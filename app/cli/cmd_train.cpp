@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -14,10 +15,12 @@
 #include "args.h"
 #include "commands.h"
 #include "cpu_isa.h"
+#include "evaluation.h"
 #include "model_source.h"
 #include "tasks.h"
 #include "threads.h"
 #include "trainer.h"
+#include "transformer.h"
 
 namespace tx::cli {
 
@@ -27,21 +30,27 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void on_sigint(int) { g_interrupted = 1; }
 
 constexpr const char* TRAIN_HELP =
-    "usage: txcli train --task copy|copy-text|reverse|sort|translate [--preset tiny|annotated|translate]\n"
-    "                   [--steps N | --until-exact R] [--seed N] [--save FILE] [--log FILE.csv]\n"
+    "usage: txcli train --task copy|copy-text|reverse|sort|translate|induction|lm [--preset tiny|annotated|translate]\n"
+    "                   [--steps N | --until-exact R | --until-loss L] [--seed N] [--save FILE] [--log FILE.csv]\n"
     "                   [--backend cpu|cuda] [--threads N] [overrides]\n"
     "\n"
     "Trains on a task and evaluates on a fixed held-out set (greedy exact match, and BLEU).\n"
     "Ctrl-C stops after the current step and saves (--save) the last good weights.\n"
     "\n"
     "  --task NAME          copy, copy-text (sentences + random word sequences, 5% UNK), reverse, sort,\n"
-    "                       translate (sentence pairs; English -> Spanish unless --data is given)\n"
+    "                       translate (sentence pairs; English -> Spanish unless --data is given),\n"
+    "                       induction (--length random symbols repeated once, next-token prediction) or\n"
+    "                       lm (next subword piece of the corpus's English side); these two train a\n"
+    "                       decoder-only model (the default for them), the others an encoder-decoder one\n"
     "  --preset NAME        tiny (64/4/256, 2+2 layers; default), annotated (512/8/2048, 2+2,\n"
     "                       dropout 0.1, batch 80, 20 x 20 batches, lr 0.5, warmup 400) or translate\n"
     "                       (128/4/512, 3+3, dropout 0.1, subword tokens, label smoothing 0.1,\n"
     "                       batch 64 grouped by length, lr 1, warmup 1500)\n"
     "  --steps N            train N steps (default: epochs x batches of the preset)\n"
     "  --until-exact R      stop once held-out exact match >= R (0..1), at most --steps steps\n"
+    "  --until-loss L       stop once the held-out loss < L (induction: the second half's), at most --steps\n"
+    "  --test-length N      after training, also evaluate on held-out sequences of length N (length\n"
+    "                       generalisation; induction: N symbols repeated once)\n"
     "  --seed N             model initialisation and data stream (default 1)\n"
     "  --save FILE          write the checkpoint (.safetensors) at the end or on Ctrl-C\n"
     "  --save-every N       also write it every N steps while training (long runs)\n"
@@ -55,6 +64,7 @@ constexpr const char* TRAIN_HELP =
     "training: --batch N --epochs N --batches N (per epoch) --lr BASE --warmup N --smoothing E\n"
     "          --clip NORM --eval-every N --log-every N --eval-sequences N\n"
     "task:     --symbols N --length N --variant ascending|descending|unique (sort)\n"
+    "          --min-length N    induction: first halves of N..length symbols (0: always length)\n"
     "          --vocab FILE --sentences FILE --random-fraction F (copy-text)\n"
     "          --data FILE.tsv   your own sentence pairs, source<TAB>target per line (translate); every\n"
     "                            20th pair is held out for evaluation. Default: the shipped English ->\n"
@@ -89,32 +99,36 @@ int cmd_train(const Argv& argv) {
                      "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
-                     "arch", "positional", "ffn", "norm-kind", "window"},
+                     "arch", "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length"},
                     {"json", "quiet"});
     const auto task = task_from_string(args.get("task"));
     if (!task)
-        throw CliError("--task must be copy, copy-text, reverse, sort or translate (got '" + args.get("task") + "')");
+        throw CliError("--task must be copy, copy-text, reverse, sort, translate, induction or lm (got '" + args.get("task") +
+                       "')");
     const auto preset = preset_from_string(args.get_or("preset", *task == TaskKind::Translate ? "translate" : "tiny"));
     if (!preset) throw CliError("--preset must be tiny, annotated or translate (got '" + args.get("preset") + "')");
     const BackendFactory make_backend = backend_factory(args.get_or("backend", "cpu"));
 
-    ModelConfig m = preset_model(*preset);
+    ModelConfig m = model_for_task(preset_model(*preset), *task);
     TrainingConfig t = preset_training(*preset, *task);
     m.d_model = static_cast<int>(args.integer("d-model", m.d_model, 1, 4096));
     m.heads = static_cast<int>(args.integer("heads", m.heads, 1, 64));
     m.d_ff = static_cast<int>(args.integer("d-ff", m.d_ff, 1, 16384));
-    m.encoder_layers = m.decoder_layers = static_cast<int>(args.integer("layers", m.encoder_layers, 1, 24));
+    m.encoder_layers = m.decoder_layers = static_cast<int>(args.integer("layers", m.decoder_layers, 1, 24));
     m.dropout = static_cast<float>(args.real("dropout", m.dropout, 0.0, 0.99));
     m.max_len = static_cast<int>(args.integer("max-len", m.max_len, 2, 4096));
     const std::string norm = args.get_or("norm", "post");
     if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre");
     m.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
     apply_variant_options(args, m);
-    // Every task here maps a source sequence to a target one, and a decoder-only model never
-    // sees the source: it could only learn the targets' statistics.
-    if (m.arch == Arch::DecoderOnly)
-        throw CliError("--arch decoder-only: the tasks here (copy, copy-text, reverse, sort, translate) need the "
-                       "source, which a decoder-only model does not read; use encoder-decoder");
+    // A decoder-only model never sees a source, so it trains on the next-token tasks only, and
+    // they need it: the same rule TrainingRun enforces, said in the options' words.
+    if (m.arch == Arch::DecoderOnly && !next_token_task(*task))
+        throw CliError("--arch decoder-only: the " + std::string(to_string(*task)) + " task needs the source, which a "
+                       "decoder-only model does not read; use encoder-decoder, or --task induction or lm");
+    if (m.arch != Arch::DecoderOnly && next_token_task(*task))
+        throw CliError("--task " + std::string(to_string(*task)) + " is next-token prediction on one sequence: it needs "
+                       "--arch decoder-only (its default)");
     const std::string tokenizer = args.get_or("tokenizer", to_string(m.tokenizer));
     if (tokenizer != "word" && tokenizer != "char" && tokenizer != "sentencepiece")
         throw CliError("--tokenizer must be word, char or sentencepiece");
@@ -127,6 +141,11 @@ int cmd_train(const Argv& argv) {
     t.batches_per_epoch = static_cast<int>(args.integer("batches", t.batches_per_epoch, 1, 1000000));
     t.max_steps = args.integer("steps", 0, 1, 1LL << 40);
     t.target_exact = args.real("until-exact", 0.0, 0.0, 1.0);
+    t.target_loss = args.real("until-loss", 0.0, 0.0, 1e9);
+    const int test_length = static_cast<int>(args.integer("test-length", 0, 1, 1000));
+    if (test_length > 0 && (*task == TaskKind::Translate || *task == TaskKind::Lm || *task == TaskKind::CopyText))
+        throw CliError("--test-length needs a symbol task (copy, reverse, sort, induction): the " +
+                       std::string(to_string(*task)) + " task's lengths come from its data");
     t.base_lr = static_cast<float>(args.real("lr", t.base_lr, 1e-9, 1e3));
     t.warmup = static_cast<int>(args.integer("warmup", t.warmup, 1, 100000000));
     t.label_smoothing = static_cast<float>(args.real("smoothing", t.label_smoothing, 0.0, 0.99));
@@ -136,6 +155,9 @@ int cmd_train(const Argv& argv) {
     t.eval_sequences = static_cast<int>(args.integer("eval-sequences", t.eval_sequences, 1, 100000));
     t.symbols = static_cast<int>(args.integer("symbols", t.symbols, 1, 100000));
     t.length = static_cast<int>(args.integer("length", t.length, 1, 1000));
+    if (args.has("min-length") && *task != TaskKind::Induction)
+        throw CliError("--min-length is for the induction task (its first halves vary in length)");
+    t.min_length = static_cast<int>(args.integer("min-length", std::min(t.min_length, t.length), 0, t.length));
     t.variant = args.get_or("variant", t.variant);
     t.vocab_path = asset_or(args.get_or("vocab", t.vocab_path));
     t.sentences_path = asset_or(args.get_or("sentences", t.sentences_path));
@@ -198,10 +220,18 @@ int cmd_train(const Argv& argv) {
             last_line = wall;
             const TrainingPoint& p = snap.latest;
             const double eta = snap.step > 0 ? wall / snap.step * (snap.total_steps - snap.step) : -1;
-            std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  eval %.4f  acc %5.1f%%  exact %5.1f%%  BLEU %5.1f  lr %.2e  "
-                         "%.0f tok/s  %s elapsed, ETA %s%s",
+            char task_part[96];
+            if (*task == TaskKind::Induction)
+                std::snprintf(task_part, sizeof task_part, "halves %.3f / %.3f  2nd-half acc %5.1f%%", p.first_half_loss,
+                              p.second_half_loss, 100 * p.second_half_accuracy);
+            else if (*task == TaskKind::Lm)
+                std::snprintf(task_part, sizeof task_part, "ppl %.2f  acc %5.1f%%", std::exp(p.eval_loss), 100 * p.token_accuracy);
+            else
+                std::snprintf(task_part, sizeof task_part, "acc %5.1f%%  exact %5.1f%%  BLEU %5.1f", 100 * p.token_accuracy,
+                              100 * p.exact_match, 100 * p.bleu);
+            std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  eval %.4f  %s  lr %.2e  %.0f tok/s  %s elapsed, ETA %s%s",
                          tty ? "\r" : "", static_cast<long long>(snap.step), static_cast<long long>(snap.total_steps),
-                         p.loss, p.eval_loss, 100 * p.token_accuracy, 100 * p.exact_match, 100 * p.bleu, p.lr, p.tokens_per_s,
+                         p.loss, p.eval_loss, task_part, p.lr, p.tokens_per_s,
                          fmt_duration(wall).c_str(), fmt_duration(eta).c_str(), tty ? "\x1b[K" : "\n");
         }
         if (done) break;
@@ -220,6 +250,21 @@ int cmd_train(const Argv& argv) {
     }
     const double tokens_per_s = snap.elapsed_s > 0 ? static_cast<double>(snap.tokens) / snap.elapsed_s : 0.0;
     const TrainingPoint& p = snap.latest;
+    // Length generalisation: the trained weights on held-out sequences of another length.
+    EvalResult test;
+    if (test_length > 0) {
+        const Checkpoint c = trainer.checkpoint();
+        std::unique_ptr<Backend> backend = make_backend();
+        Transformer model(c.config, *backend);
+        model.set_parameters(c.parameters);
+        TrainingConfig tt = t;
+        tt.length = test_length;
+        tt.min_length = 0;   // every test sequence of exactly that length
+        const Task test_task(tt, c.config.max_len, c.config.tokenizer, c.config.special);
+        test = next_token_task(*task) ? evaluate_next_token(model, test_task.held_out(), test_task.repeats())
+                                      : evaluate(model, test_task.held_out(), true);
+    }
+    const bool halves = *task == TaskKind::Induction, lm = *task == TaskKind::Lm;
     if (json) {
         const cpu::MachineInfo machine = cpu::machine_info();   // where it ran: the machines differ (shared/PERF.md)
         std::printf("{\"cpu\": %s, \"isa\": \"%s\", \"flops_per_cycle\": %d, \"max_ghz\": %.3f, ",
@@ -227,14 +272,45 @@ int cmd_train(const Argv& argv) {
                     machine.flops_per_cycle, machine.max_ghz);
         std::printf("\"task\": \"%s\", \"steps\": %lld, \"loss\": %.6g, \"eval_loss\": %.6g, \"token_accuracy\": %.6g, "
                     "\"exact_match\": %.6g, \"bleu\": %.6g, \"tokens_per_s\": %.1f, \"train_s\": %.3f, \"wall_s\": %.3f, "
-                    "\"state\": \"%s\", \"message\": \"%s\"}\n",
+                    "\"state\": \"%s\", \"message\": \"%s\"",
                     to_string(t.task), static_cast<long long>(snap.step), p.loss, p.eval_loss, p.token_accuracy,
                     p.exact_match, p.bleu, tokens_per_s, snap.elapsed_s, wall, to_string(snap.state), snap.message.c_str());
+        if (halves)
+            std::printf(", \"first_half_loss\": %.6g, \"first_half_accuracy\": %.6g, \"second_half_loss\": %.6g, "
+                        "\"second_half_accuracy\": %.6g",
+                        p.first_half_loss, p.first_half_accuracy, p.second_half_loss, p.second_half_accuracy);
+        if (lm) std::printf(", \"perplexity\": %.6g", std::exp(p.eval_loss));
+        if (test_length > 0) {
+            std::printf(", \"test_length\": %d, \"test_loss\": %.6g, \"test_token_accuracy\": %.6g, \"test_exact_match\": %.6g",
+                        test_length, test.loss, test.token_accuracy, test.exact_match);
+            if (halves)
+                std::printf(", \"test_second_half_loss\": %.6g, \"test_second_half_accuracy\": %.6g", test.second_half_loss,
+                            test.second_half_accuracy);
+        }
+        std::printf("}\n");
+    } else if (halves) {
+        std::printf("%s. loss %.4f, held-out loss %.4f: first half (random) %.4f, accuracy %.1f%%; second half (repeated) "
+                    "%.4f, accuracy %.1f%%; whole second half right %.1f%%. %.0f target tokens/s, %.1f s training, %.1f s wall\n",
+                    snap.message.c_str(), p.loss, p.eval_loss, p.first_half_loss, 100 * p.first_half_accuracy,
+                    p.second_half_loss, 100 * p.second_half_accuracy, 100 * p.exact_match, tokens_per_s, snap.elapsed_s, wall);
+    } else if (lm) {
+        std::printf("%s. loss %.4f, held-out loss %.4f, perplexity %.2f, next-token accuracy %.1f%%. %.0f target tokens/s, "
+                    "%.1f s training, %.1f s wall\n",
+                    snap.message.c_str(), p.loss, p.eval_loss, std::exp(p.eval_loss), 100 * p.token_accuracy, tokens_per_s,
+                    snap.elapsed_s, wall);
     } else {
         std::printf("%s. loss %.4f, held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%, BLEU %.1f, "
                     "%.0f target tokens/s, %.1f s training, %.1f s wall\n",
                     snap.message.c_str(), p.loss, p.eval_loss,
                     100 * p.token_accuracy, 100 * p.exact_match, 100 * p.bleu, tokens_per_s, snap.elapsed_s, wall);
+    }
+    if (test_length > 0 && !json) {
+        if (halves)
+            std::printf("at length %d: second half loss %.4f, accuracy %.1f%%; whole second half right %.1f%%\n", test_length,
+                        test.second_half_loss, 100 * test.second_half_accuracy, 100 * test.exact_match);
+        else
+            std::printf("at length %d: held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%\n", test_length, test.loss,
+                        100 * test.token_accuracy, 100 * test.exact_match);
     }
     if (snap.state == TrainerState::Diverged) return 1;
     return 0;   // Ctrl-C included: stopped and saved cleanly

@@ -2,6 +2,7 @@
 #include "panels/training_panel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -16,7 +17,8 @@ namespace tx::app {
 
 namespace {
 
-const TaskKind TASKS[] = {TaskKind::Copy, TaskKind::CopyText, TaskKind::Reverse, TaskKind::Sort, TaskKind::Translate};
+const TaskKind TASKS[] = {TaskKind::Copy,      TaskKind::CopyText,  TaskKind::Reverse, TaskKind::Sort,
+                          TaskKind::Translate, TaskKind::Induction, TaskKind::Lm};
 const Preset PRESETS[] = {Preset::Tiny, Preset::Annotated, Preset::Translate};
 constexpr const char* PROBE_SENTENCE = "The red car is big.";
 
@@ -52,7 +54,8 @@ TrainingPanel::TrainingPanel()
             "on a small task (copy, reverse, sort symbol sequences, or copy text), or English \xE2\x86\x92 Spanish "
             "translation from fresh weights or fine-tuning a trained model. Watch the loss fall and the cross-attention "
             "of a probe input form a pattern as the model learns to align output with input: a diagonal for copy, "
-            "crossings where Spanish puts the adjective after the noun.") {}
+            "crossings where Spanish puts the adjective after the noun. A decoder-only model learns next-token "
+            "prediction: on induction, watch a head of its last layer form the induction stripe.") {}
 
 void TrainingPanel::draw_content(PanelContext& ctx) {
     // The first trainer seen (one made at launch by --train, or by this panel) sets the fields.
@@ -119,10 +122,13 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
     ImGui::EndDisabled();
 
     const bool translate = ctx.trainer.training.task == TaskKind::Translate;
+    const bool induction = ctx.trainer.training.task == TaskKind::Induction;
+    const bool lm = ctx.trainer.training.task == TaskKind::Lm;
     if (preparing) {
         ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1.0f), "Preparing the trainer%s: %s",
                            ctx.trainer.start_from.empty() ? "" : (" from " + ctx.trainer.start_from).c_str(),
-                           translate ? (ctx.trainer.start_from.empty()
+                           lm ? "reading the corpus's English side, learning its subword pieces and tokenizing it (a few seconds)"
+                           : translate ? (ctx.trainer.start_from.empty()
                                             ? "reading the corpus, learning its subword pieces and tokenizing it (a few seconds)"
                                             : "reading and tokenizing the corpus with the model's own subword pieces")
                                      : "making the task's examples");
@@ -150,6 +156,20 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
                                 tc.eval_every > 0 ? tc.eval_every : tc.snapshot_every,
                                 ctx.trainer.start_from.empty() ? " \xC2\xB7 started from fresh weights"
                                                                : (" \xC2\xB7 fine-tuning " + ctx.trainer.start_from).c_str());
+        } else if (induction) {
+            ImGui::Text("loss %.3g \xC2\xB7 held-out: first half (random) loss %.3g, accuracy %.1f%% \xC2\xB7 second half "
+                        "(repeated) loss %.3g, accuracy %.1f%% \xC2\xB7 lr %.2e \xC2\xB7 %.0f tokens/s",
+                        t.latest.loss, t.latest.first_half_loss, 100 * t.latest.first_half_accuracy, t.latest.second_half_loss,
+                        100 * t.latest.second_half_accuracy, t.latest.lr, t.latest.tokens_per_s);
+            ImGui::TextDisabled("Chance on a random symbol is 1/%d (loss ln %d = %.2f): the first half cannot beat it; the "
+                                "second half can, by copying.",
+                                ctx.trainer.training.symbols, ctx.trainer.training.symbols,
+                                std::log(static_cast<double>(ctx.trainer.training.symbols)));
+        } else if (lm) {
+            ImGui::Text("loss %.3g \xC2\xB7 validation loss %.3g \xC2\xB7 perplexity %.1f \xC2\xB7 next-piece accuracy %.1f%% \xC2\xB7 "
+                        "lr %.2e \xC2\xB7 %.0f tokens/s",
+                        t.latest.loss, t.latest.eval_loss, std::exp(t.latest.eval_loss), 100 * t.latest.token_accuracy,
+                        t.latest.lr, t.latest.tokens_per_s);
         } else {
             ImGui::Text("loss %.3g \xC2\xB7 eval loss %.3g \xC2\xB7 lr %.2e \xC2\xB7 token accuracy %.1f%% \xC2\xB7 exact match %.1f%% \xC2\xB7 %.0f tokens/s",
                         t.latest.loss, t.latest.eval_loss, t.latest.lr, 100 * t.latest.token_accuracy, 100 * t.latest.exact_match,
@@ -184,13 +204,15 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
     help_marker("Applying creates a new trainer (fresh weights, or the checkpoint's when fine-tuning). The running one "
                 "is stopped.");
     ImGui::PushItemWidth(150);
-    if (ImGui::Combo("task", &m_task, "copy\0copy-text\0reverse\0sort\0translate\0")) {
+    if (ImGui::Combo("task", &m_task, "copy\0copy-text\0reverse\0sort\0translate\0induction\0lm\0")) {
         // Translation has its own preset (the shipped model's sizes); the small tasks start on tiny.
         m_preset = TASKS[m_task] == TaskKind::Translate ? 2 : std::min(m_preset, 1);
         m_training = live_training(PRESETS[m_preset], TASKS[m_task]);
     }
     help_marker("copy: output = input symbols. reverse: backwards. sort: ascending. copy-text: copy English words. "
-                "translate: English \xE2\x86\x92 Spanish sentence pairs (assets/corpus/en-es), subword tokens.");
+                "translate: English \xE2\x86\x92 Spanish sentence pairs (assets/corpus/en-es), subword tokens. "
+                "induction: random symbols repeated once, next-token prediction by a decoder-only model. lm: the next "
+                "subword piece of the corpus's English sentences, decoder-only.");
     const bool translate = TASKS[m_task] == TaskKind::Translate;
     // As wide as the column allows beside its label (the preset names are long).
     const float label_w = ImGui::CalcTextSize("start from").x + ImGui::GetStyle().ItemInnerSpacing.x;
@@ -206,7 +228,9 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
     if (!translate || m_start == 0) {
         ImGui::SetNextItemWidth(wide);
         const char* presets = translate ? "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0translate (128/4/512, 3+3)\0"
-                                        : "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0";
+                              : next_token_task(TASKS[m_task])
+                                  ? "tiny (64/4/256, 0+2)\0Annotated (512/8/2048, 0+2)\0"
+                                  : "tiny (64/4/256, 2+2)\0Annotated (512/8/2048, 2+2)\0";
         if (ImGui::Combo("model", &m_preset, presets)) m_training = live_training(PRESETS[m_preset], TASKS[m_task]);
     } else {
         ImGui::TextDisabled("model: the checkpoint's sizes and tokenizer");
@@ -226,9 +250,23 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
         ImGui::SetNextItemWidth(wide);
         ImGui::InputText("probe", &m_training.probe);
         help_marker("The sentence whose cross-attention is drawn on the right at every snapshot.");
+    } else if (TASKS[m_task] == TaskKind::Lm) {
+        ImGui::SetNextItemWidth(wide);
+        ImGui::InputText("corpus", &m_training.data_path);
+        help_marker("Its English (left) column is the text; paths under assets/ are found in the app's assets folder.");
+        ImGui::SetNextItemWidth(wide);
+        ImGui::InputText("validation", &m_training.valid_path);
+        help_marker("Held-out sentences (left column) for the validation loss and perplexity; empty: every 20th "
+                    "corpus line is held out.");
     } else if (TASKS[m_task] != TaskKind::CopyText) {
         ImGui::InputInt("symbols", &m_training.symbols);
         ImGui::InputInt("length", &m_training.length);
+        if (TASKS[m_task] == TaskKind::Induction) {
+            help_marker("Each sequence is n random symbols, then the same n symbols again (2n tokens).");
+            ImGui::InputInt("min length", &m_training.min_length);
+            help_marker("n is drawn from min length..length (0: always length). With n varying, the repeat is at no fixed "
+                        "distance: only a head that matches content (an induction head) can find it.");
+        }
     }
     ImGui::InputInt("batch", &m_training.batch);
     ImGui::InputInt("batches / epoch", &m_training.batches_per_epoch);
@@ -269,7 +307,13 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
     const bool translate = ctx.trainer.training.task == TaskKind::Translate;
     const bool smoothed = ctx.trainer.training.label_smoothing > 0.0f;
     PlotSeries loss{smoothed ? "train (label-smoothed)" : "train loss", {}, {}, IM_COL32(90, 170, 255, 255)};
-    PlotSeries eval{translate ? "validation (cross-entropy)" : "eval loss", {}, {}, IM_COL32(255, 150, 60, 255)};
+    const bool induction = ctx.trainer.training.task == TaskKind::Induction;
+    const bool lm = ctx.trainer.training.task == TaskKind::Lm;
+    PlotSeries eval{translate || lm ? "validation (cross-entropy)" : "eval loss", {}, {}, IM_COL32(255, 150, 60, 255)};
+    PlotSeries first{"first half (random)", {}, {}, IM_COL32(255, 150, 60, 255)};
+    PlotSeries second{"second half (repeated)", {}, {}, IM_COL32(110, 210, 110, 255)};
+    PlotSeries first_acc{"first half accuracy", {}, {}, IM_COL32(255, 150, 60, 255)};
+    PlotSeries second_acc{"second half accuracy", {}, {}, IM_COL32(110, 210, 110, 255)};
     PlotSeries lr{"learning rate", {}, {}, IM_COL32(200, 200, 90, 255)};
     PlotSeries acc{"token accuracy", {}, {}, IM_COL32(110, 210, 110, 255)};
     PlotSeries exact{"exact match", {}, {}, IM_COL32(230, 90, 200, 255)};
@@ -287,6 +331,10 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         acc.x.push_back(x), acc.y.push_back(p.token_accuracy);
         exact.x.push_back(x), exact.y.push_back(p.exact_match);
         bleu.x.push_back(x), bleu.y.push_back(p.bleu);
+        first.x.push_back(x), first.y.push_back(p.first_half_loss);
+        second.x.push_back(x), second.y.push_back(p.second_half_loss);
+        first_acc.x.push_back(x), first_acc.y.push_back(p.first_half_accuracy);
+        second_acc.x.push_back(x), second_acc.y.push_back(p.second_half_accuracy);
     }
     const float w = ImGui::GetContentRegionAvail().x * 0.5f - 6;
     // Four plots over training steps, two per row.
@@ -294,7 +342,8 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         PlotSpec spec;
         spec.integer_x = true;
         spec.x_label = "step";
-        spec.size = ImVec2(w, 155);   // four plots, the samples and the probe fit 1000 px
+        // Four plots, the samples and the probe fit 1000 px; the self-attention probe is taller.
+        spec.size = ImVec2(w, t.probe_self_attention ? 115.0f : 155.0f);
         spec.id = id;
         spec.title = title;
         spec.y_label = y_label;
@@ -306,9 +355,11 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
         ImGui::EndGroup();
     };
     PlotSpec loss_plot = step_plot("loss", "loss (per target token)", "loss");
-    // Copy losses fall by orders of magnitude; a translation loss from ~ln V to ~1.5 reads better on a linear axis.
-    loss_plot.log_y = !translate;
-    show(loss_plot, {loss, eval});
+    // Copy losses fall by orders of magnitude; a translation loss from ~ln V to ~1.5 reads better on a linear axis,
+    // and so does induction's step from ~ln 20 and language-model losses.
+    loss_plot.log_y = !translate && !lm && !induction;
+    if (induction) show(loss_plot, {loss, first, second});
+    else show(loss_plot, {loss, eval});
     ImGui::SameLine();
     show(step_plot("lr", "learning rate (warm-up, then 1/\xE2\x88\x9Astep)", "lr"), {lr});
     PlotSpec accuracy_plot = step_plot("acc", translate ? "validation: BLEU, exact match, token accuracy" : "held-out accuracy",
@@ -316,6 +367,8 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
     accuracy_plot.y_min = 0.0;
     accuracy_plot.y_max = 1.0;
     if (translate) show(accuracy_plot, {bleu, exact, acc});
+    else if (induction) show(accuracy_plot, {second_acc, first_acc});
+    else if (lm) show(accuracy_plot, {acc});
     else show(accuracy_plot, {acc, exact});
     ImGui::SameLine();
     PlotSpec speed_plot = step_plot("speed", "throughput", "tokens/s");
@@ -323,14 +376,23 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
     show(speed_plot, {speed});
 
     ImGui::TextUnformatted(translate ? "Sample translations (validation sentences, at the last evaluation)"
-                                     : "Sample decodes (held out)");
+                           : induction ? "Held-out sequences: the second half predicted one symbol at a time, each given "
+                                         "the true symbols before it"
+                           : lm        ? "Validation sentences: the next piece guessed at each position, given the true "
+                                         "pieces before it"
+                                       : "Sample decodes (held out)");
     if (ImGui::BeginTable("##samples", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn(translate ? "source" : "input", 0, 3.0f);
-        ImGui::TableSetupColumn("\xE2\x86\x92 model output", 0, 3.0f);
+        ImGui::TableSetupColumn(translate ? "source" : induction ? "first half" : lm ? "sentence" : "input", 0, 3.0f);
+        ImGui::TableSetupColumn(induction ? "\xE2\x86\x92 predicted second half" : lm ? "\xE2\x86\x92 next-piece guesses"
+                                                                                    : "\xE2\x86\x92 model output",
+                                0, 3.0f);
         ImGui::TableSetupColumn(translate ? "reference" : "expected", 0, 3.0f);
         ImGui::TableSetupColumn("", 0, 0.4f);
         ImGui::TableHeadersRow();
-        for (const SampleDecode& s : t.samples) {
+        // Two rows beside the taller self-attention probe.
+        const size_t shown = t.probe_self_attention ? std::min<size_t>(2, t.samples.size()) : t.samples.size();
+        for (size_t i = 0; i < shown; ++i) {
+            const SampleDecode& s = t.samples[i];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextWrapped("%s", s.input.c_str());
@@ -355,10 +417,29 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
 void TrainingPanel::draw_probe(PanelContext& ctx) {
     const TrainingSnapshot& t = ctx.training;
     const bool translate = ctx.trainer.training.task == TaskKind::Translate;
-    if (t.probe_input.empty()) ImGui::TextUnformatted("Cross-attention of a probe input");
-    else if (t.probe_output.empty()) ImGui::Text("Cross-attention of the probe \"%s\" \xE2\x86\x92 (nothing yet: EOS comes first)", t.probe_input.c_str());
-    else ImGui::Text("Cross-attention of the probe \"%s\" \xE2\x86\x92 \"%s\"", t.probe_input.c_str(), t.probe_output.c_str());
-    help_marker(translate
+    const bool self_attention = t.probe_self_attention;
+    if (self_attention) {
+        const int n = t.probe_repeat_from;
+        if (n > 0)
+            ImGui::Text("Self-attention of the last layer on a held-out sequence: \"%s\" twice \xE2\x86\x92 predicted second "
+                        "half \"%s\"",
+                        t.probe_input.c_str(), t.probe_output.c_str());
+        else
+            ImGui::Text("Self-attention of the last layer on the probe \"%s\"", t.probe_input.c_str());
+        help_marker("The last decoder layer's masked self-attention for a fixed sequence, per head, recomputed at every "
+                    "snapshot (eval mode, teacher forced). Rows: query positions (BOS + the sequence), each predicting the "
+                    "next token; columns: key positions, the same tokens; above the diagonal is masked (the future).");
+        if (n > 0)
+            ImGui::TextWrapped("Induction stripe: in the second half, query i holds a symbol seen %d positions earlier; a head "
+                               "that puts its weight on key i \xE2\x88\x92 %d, the symbol that followed it then, can copy "
+                               "the next symbol. It shows as a diagonal line %d cells left of the main diagonal, from row "
+                               "%d down.",
+                               n, n - 1, n - 1, n + 1);
+    } else {
+        if (t.probe_input.empty()) ImGui::TextUnformatted("Cross-attention of a probe input");
+        else if (t.probe_output.empty()) ImGui::Text("Cross-attention of the probe \"%s\" \xE2\x86\x92 (nothing yet: EOS comes first)", t.probe_input.c_str());
+        else ImGui::Text("Cross-attention of the probe \"%s\" \xE2\x86\x92 \"%s\"", t.probe_input.c_str(), t.probe_output.c_str());
+        help_marker(translate
                     ? "The last decoder layer's cross-attention while the model translates the probe sentence greedily, per "
                       "head, recomputed at every snapshot (eval mode). Rows: decoder inputs (BOS + the output so far), each "
                       "row choosing the next piece; columns: source pieces + EOS. Untrained, every row is near uniform; "
@@ -367,6 +448,7 @@ void TrainingPanel::draw_probe(PanelContext& ctx) {
                     : "The last decoder layer's cross-attention for a fixed input, per head, recomputed at every snapshot "
                       "(eval mode). Rows: decoder positions (BOS + output); columns: source tokens. For copy, a diagonal "
                       "means output position t reads source token t.");
+    }
     const int H = t.probe_heads;
     const int T = static_cast<int>(t.probe_target.size()), S = static_cast<int>(t.probe_source.size());
     if (H <= 0 || T <= 0 || S <= 0 || static_cast<int>(t.probe_cross_attention.size()) < H * T * S) {
@@ -393,11 +475,12 @@ void TrainingPanel::draw_probe(PanelContext& ctx) {
         spec.cols = S;
         spec.row_labels = &t.probe_target;
         spec.col_labels = &t.probe_source;
-        spec.row_axis = "query (decoder)";
-        spec.col_axis = "key (source)";
+        spec.row_axis = self_attention ? "query (position)" : "query (decoder)";
+        spec.col_axis = self_attention ? "key (position)" : "key (source)";
         spec.vmin = 0.0f;
         spec.vmax = 1.0f;
-        spec.size = ImVec2(w, 0);
+        // Self-attention maps are square and longer (2n + 1 rows): fit them in the height left.
+        spec.size = ImVec2(w, self_attention ? std::max(200.0f, ImGui::GetContentRegionAvail().y - 4) : 0.0f);
         spec.max_cell = 22.0f;
         spec.values_in_cells = false;
         draw_heatmap(spec, &ctx.commands);

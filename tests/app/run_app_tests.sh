@@ -125,6 +125,14 @@ shot training-translate 0.34,0.15,1,0.6:40 -- --train 100 --train-task translate
 shot input-help 0,0.2,0.33,0.45:20 -- --sentence "The red zorblax is big." --layout attention
 # Mid-lesson (cross-attention, first step done): the lesson below Input, the Attention tab framed.
 shot lesson 0,0.55,0.33,0.95:20 0.34,0.1,1,0.9:40 -- --lesson 7,1
+# Induction from launch (decoder-only, 2 layers), paused after 300 steps: the plots, the halves'
+# losses and the last layer's self-attention of the probe sequence are drawn.
+shot training-induction 0.34,0.15,1,0.6:40 -- --train 300 --train-task induction --layout training
+# The shipped decoder-only models open and step to their last layer's self-attention.
+for m in induction lm; do
+    shot "model-$m" 0.34,0.1,1,0.9:40 -- --checkpoint "$models/$m.safetensors" --step decoder.layers.1.self_attn.probs \
+        --layout attention
+done
 # A malformed lesson file: the app still opens and says which file is wrong and how.
 mkdir -p "$out/bad-lessons"
 printf '%s\n' '{"title": "T", "paragraphs": ["P."], "steps": [{"text": "x", "actions": [{"do": "jump"}]}],' \
