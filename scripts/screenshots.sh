@@ -47,7 +47,7 @@ if [ ! -f "$lm" ]; then
     "${1:-$root/build}/app/txcli" init --arch decoder-only --positional rope --ffn swiglu --norm-kind rmsnorm --norm pre \
         --out "$lm" > /dev/null
 fi
-shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "The cat sat on the" --sentence "I see"
+shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My brother reads a long" --sentence "Will the dogs"
 # One thread, as the README's decoding benchmark: a second one shared with other programs mostly adds noise.
 OMP_NUM_THREADS=1 shot backend-cache.png --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
