@@ -9,6 +9,7 @@
 #include "tasks.h"
 
 #include <algorithm>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -247,49 +248,28 @@ Task::Task(const TrainingConfig& config, int max_len, TokenizerKind tokenizer, S
 }
 
 void Task::load_pairs(int fit) {
-    const auto encode = [&](const SentencePair& p, Example& e) {
+    load_corpus(fit, "pairs", [&](const SentencePair& p, Example& e) {
         e.input = m_tokenizer.encode(p.source);
         e.output = m_tokenizer.encode(p.target);
         return !e.input.empty() && !e.output.empty() && static_cast<int>(e.input.size()) <= fit &&
                static_cast<int>(e.output.size()) <= fit;
-    };
-    std::vector<SentencePair> train = read_pairs(m_config.data_path, m_config.task);
-    std::vector<SentencePair> held;
-    if (!m_config.valid_path.empty()) {
-        held = read_pairs(m_config.valid_path, m_config.task);
-    } else {
-        // One file: every 20th pair is held out (at most eval_sequences of them are used).
-        std::vector<SentencePair> rest;
-        for (size_t i = 0; i < train.size(); ++i) (i % 20 == 19 ? held : rest).push_back(std::move(train[i]));
-        train = std::move(rest);
-        if (held.empty()) throw ConfigError("translate: '" + m_config.data_path + "' has fewer than 20 pairs; " +
-                                            "it needs some for training and every 20th for evaluation");
-    }
-    for (const SentencePair& p : held) {
-        if (static_cast<int>(m_held_out.size()) >= m_config.eval_sequences) break;
-        Example e;
-        if (encode(p, e) && m_held_out_inputs.insert(e.input).second) m_held_out.push_back(std::move(e));
-    }
-    for (const SentencePair& p : train) {
-        Example e;
-        if (!encode(p, e)) ++m_skipped;
-        else if (!in_held_out(e.input)) m_pairs.push_back(std::move(e));
-    }
-    if (m_pairs.empty() || m_held_out.empty())
-        throw ConfigError("translate: no sentence pair fits the model's max_len (" + std::to_string(fit + 1) +
-                          " tokens with EOS/BOS) for " + (m_pairs.empty() ? "training" : "evaluation"));
-    for (const auto* set : {&m_pairs, &m_held_out})
-        for (const Example& e : *set)
-            m_max_tokens = std::max({m_max_tokens, static_cast<int>(e.input.size()), static_cast<int>(e.output.size())});
+    });
 }
 
 void Task::load_sentences(int fit) {
-    // The English column only; sentences of the validation file (or every 20th) are held out.
-    const auto encode = [&](const SentencePair& p, Example& e) {
+    // The English column only.
+    load_corpus(fit, "lines", [&](const SentencePair& p, Example& e) {
         e.input = m_tokenizer.encode(p.source);
         e.output = e.input;
         return !e.input.empty() && static_cast<int>(e.input.size()) <= fit;
-    };
+    });
+}
+
+void Task::load_corpus(int fit, const char* unit,
+                       const std::function<bool(const SentencePair&, Example&)>& encode) {
+    // The validation file's pairs are held out; without one, every 20th pair of the training file
+    // (at most eval_sequences of them are used). A held-out input never appears in training.
+    const std::string task = to_string(m_config.task);
     std::vector<SentencePair> train = read_pairs(m_config.data_path, m_config.task);
     std::vector<SentencePair> held;
     if (!m_config.valid_path.empty()) {
@@ -298,8 +278,8 @@ void Task::load_sentences(int fit) {
         std::vector<SentencePair> rest;
         for (size_t i = 0; i < train.size(); ++i) (i % 20 == 19 ? held : rest).push_back(std::move(train[i]));
         train = std::move(rest);
-        if (held.empty()) throw ConfigError("lm: '" + m_config.data_path + "' has fewer than 20 lines; " +
-                                            "it needs some for training and every 20th for evaluation");
+        if (held.empty()) throw ConfigError(task + ": '" + m_config.data_path + "' has fewer than 20 " + unit +
+                                            "; it needs some for training and every 20th for evaluation");
     }
     for (const SentencePair& p : held) {
         if (static_cast<int>(m_held_out.size()) >= m_config.eval_sequences) break;
@@ -312,10 +292,11 @@ void Task::load_sentences(int fit) {
         else if (!in_held_out(e.input)) m_pairs.push_back(std::move(e));
     }
     if (m_pairs.empty() || m_held_out.empty())
-        throw ConfigError("lm: no sentence fits the model's max_len (" + std::to_string(fit + 1) +
+        throw ConfigError(task + ": nothing fits the model's max_len (" + std::to_string(fit + 1) +
                           " tokens with BOS/EOS) for " + (m_pairs.empty() ? "training" : "evaluation"));
     for (const auto* set : {&m_pairs, &m_held_out})
-        for (const Example& e : *set) m_max_tokens = std::max(m_max_tokens, static_cast<int>(e.output.size()));
+        for (const Example& e : *set)
+            m_max_tokens = std::max({m_max_tokens, static_cast<int>(e.input.size()), static_cast<int>(e.output.size())});
 }
 
 void Task::restart() {

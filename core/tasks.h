@@ -6,11 +6,13 @@
 // the targets sequence + EOS (each position predicts the next token).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "config.h"
+#include "parallel_corpus.h"
 #include "tokenizer.h"
 #include "training_config.h"
 
@@ -84,6 +86,9 @@ private:
     Example from_input(std::vector<int> input) const;
     void load_pairs(int fit);
     void load_sentences(int fit);
+    // Reads data_path (and valid_path) into m_pairs and m_held_out; encode makes an Example of a
+    // pair and says whether it fits. unit names what the file holds, for messages.
+    void load_corpus(int fit, const char* unit, const std::function<bool(const SentencePair&, Example&)>& encode);
     void refill_length_batches(int rows);
 
     TrainingConfig m_config;
