@@ -291,11 +291,13 @@ void TrainingPanel::draw_comparison_progress(PanelContext& ctx) {
     std::string result = !ended ? "" : t.message.rfind("reached", 0) == 0
                                            ? " \xC2\xB7 reached at step " + std::to_string(t.step)
                                            : " \xC2\xB7 not reached within " + std::to_string(tc.total_steps()) + " steps";
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(ImVec4(0.6f, 0.85f, 1.0f, 1.0f), "Comparison row %s: target %s \xC2\xB7 step %lld / %lld \xC2\xB7 %s%s",
                        row_label(*row).c_str(), comparison_target(row->task).c_str(), static_cast<long long>(t.step),
                        static_cast<long long>(tc.total_steps()), now, result.c_str());
     if (const ComparisonResult* r = reported(m_reported, row->id))
         ImGui::TextDisabled("The README's table for this row: %s.", reported_text(*r, row->task).c_str());
+    ImGui::PopTextWrapPos();
 }
 
 void TrainingPanel::draw_settings(PanelContext& ctx) {
