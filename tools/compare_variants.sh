@@ -15,10 +15,13 @@ filter="${3:-.}"
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 runs="$(mktemp)"
-trap 'rm -f "$runs"' EXIT
+trap 'rm -f "$runs" "$runs.err"' EXIT
 "$txcli" compare-variants --list | while IFS=$'\t' read -r id task pos ffn seed budget test_length target; do
     grep -qE "$filter" <<< "$id" || continue
-    result=$("$txcli" train --compare-row "$id" --quiet --json 2>/dev/null | tail -n 1)
+    if ! result=$("$txcli" train --compare-row "$id" --quiet --json 2>"$runs.err" | tail -n 1); then
+        echo "row $id failed: $(tail -n 1 "$runs.err")" >&2
+        exit 1
+    fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$task" "$pos" "$ffn" "$seed" "$budget" "$result" >> "$runs"
     echo "done: $id: $("$python" -c 'import json,sys; print(json.loads(sys.argv[1])["message"])' "$result")" >&2
 done
