@@ -46,6 +46,9 @@ int cmd_compare_variants(const Argv& argv) {
             j["test_length"] = comparison_test_length(row.task);
             j["target"] = comparison_target(row.task);
             j["model"] = nlohmann::json::parse(to_json(m));
+            // The vocabulary comes from the task when the trainer is made (symbols + specials).
+            j["model"].erase("src_vocab");
+            j["model"].erase("tgt_vocab");
             j["training"] = nlohmann::json::parse(to_json(t));
             std::printf("%s\n", j.dump().c_str());
         } else {
