@@ -14,6 +14,7 @@
 #include "panels/training_panel.h"
 #include "session.h"
 #include "trainer.h"
+#include "variant_comparison.h"
 
 namespace fs = std::filesystem;
 
@@ -105,6 +106,23 @@ void ExplorerApp::trainer_configure(Preset preset, const TrainingConfig& trainin
         m_trainer_info = TrainerInfo{};
         m_trainer_info.preset = preset;
         create_trainer(model_for_task(preset_model(preset), training.task), training, nullptr);
+    });
+}
+
+void ExplorerApp::trainer_compare_variant(const std::string& row_id) {
+    queue([this, row_id] {
+        const ComparisonRow* row = find_comparison_row(row_id);
+        if (!row) {
+            report_error("no variant comparison row '" + row_id + "'");
+            return;
+        }
+        const TrainingConfig training = comparison_training(*row);
+        if (!trainer_settings_usable(training)) return;
+        m_trainer_info = TrainerInfo{};
+        m_trainer_info.preset = Preset::Tiny;
+        m_trainer_info.comparison_row = row->id;
+        create_trainer(comparison_model(*row), training, nullptr);
+        m_when_ready = WhenReady::Start;
     });
 }
 

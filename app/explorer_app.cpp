@@ -217,7 +217,9 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             }
     if (m_options.train_steps > 0) {
         const TaskKind task = task_from_string(m_options.train_task).value_or(TaskKind::Copy);
-        if (task == TaskKind::Translate && m_options.train_from == "default")
+        if (!m_options.train_row.empty())
+            trainer_compare_variant(m_options.train_row);
+        else if (task == TaskKind::Translate && m_options.train_from == "default")
             trainer_fine_tune(TrainingPanel::live_training(Preset::Translate, task), false);
         else if (task == TaskKind::Translate)
             trainer_configure(Preset::Translate, TrainingPanel::live_training(Preset::Translate, task));
@@ -278,6 +280,8 @@ void ExplorerApp::make_panels() {
             const std::string path = m_options.lessons.empty() ? resolve_asset("lessons") : m_options.lessons;
             for (const std::string& e : lessons->load(path, panel_keys())) report_error("lesson: " + e);
             for (const auto& q : m_panels) lessons->name_panel(q->key(), q->title());
+        } else if (auto* training = dynamic_cast<TrainingPanel*>(p.get())) {
+            training->load_comparison_results(resolve_asset("compare/results.json"));
         }
 }
 

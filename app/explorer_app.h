@@ -81,6 +81,7 @@ public:
     void update_generation() override;
     void set_generation_cursor(int token, int step) override;
     void measure_generation() override;
+    void trainer_compare_variant(const std::string& row_id) override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }

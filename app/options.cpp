@@ -7,6 +7,7 @@
 
 #include "panel_registry.h"
 #include "training_config.h"
+#include "variant_comparison.h"
 
 namespace tx::app {
 
@@ -43,6 +44,8 @@ const char* USAGE =
     "                        translate (the translate preset on assets/corpus/en-es), induction or lm\n"
     "                        (decoder-only)\n"
     "  --train-from default  --train fine-tunes the shipped translation model instead of fresh weights\n"
+    "  --train-row ID        --train trains this row of the variant comparison (txcli compare-variants\n"
+    "                        --list), as the Training panel's \"Compare variants\" does\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
     "  --lesson N[,STEPS]    open lesson N (1-9) in the Lessons panel and do its first STEPS steps\n"
@@ -160,6 +163,11 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--train-from needs a model");
             if (v != "default") return bad("--train-from must be default (the shipped translation model), got '" + v + "'");
             options.train_from = v;
+        } else if (arg == "--train-row") {
+            if (!value(v)) return bad("--train-row needs a row id");
+            if (!find_comparison_row(v))
+                return bad("--train-row: no variant comparison row '" + v + "' (txcli compare-variants --list shows them)");
+            options.train_row = v;
         } else if (arg == "--size") {
             if (!value(v)) return bad("--size needs WxH");
             int w = 0, h = 0;
@@ -223,6 +231,9 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
     if (options.frame_times && options.screenshot.empty()) return bad("--frame-times needs --screenshot");
     if ((options.train_task != "copy" || !options.train_from.empty()) && options.train_steps == 0)
         return bad("--train-task and --train-from need --train N");
+    if (!options.train_row.empty() && options.train_steps == 0) return bad("--train-row needs --train N");
+    if (!options.train_row.empty() && (options.train_task != "copy" || !options.train_from.empty()))
+        return bad("--train-row sets the task and the weights itself: leave out --train-task and --train-from");
     if (!options.train_from.empty() && options.train_task != "translate")
         return bad("--train-from default fine-tunes the translation model: it needs --train-task translate");
     return std::nullopt;

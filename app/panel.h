@@ -77,6 +77,9 @@ public:
     virtual void set_generation_cursor(int token, int step) = 0;
     // Backend panel: times generating 8 … 64 tokens with and without the KV cache (SessionView::generation_timing).
     virtual void measure_generation() = 0;
+    // The Training panel's "Compare variants": a new trainer with one row of the variant comparison
+    // (core/variant_comparison.h: its model, schedule, budget and target), started at once.
+    virtual void trainer_compare_variant(const std::string& row_id) = 0;
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).
@@ -100,6 +103,7 @@ struct TrainerInfo {
     std::string error;           // why it could not be created
     std::string start_from;      // fine-tuning: the checkpoint it started from; empty: fresh weights
     bool preparing = false;      // being created on a thread of its own (reading a corpus, tokenizing)
+    std::string comparison_row;  // the variant comparison row it trains (ComparisonRow::id); empty: none
 };
 
 struct PanelContext {

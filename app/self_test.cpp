@@ -24,6 +24,7 @@
 #include "sampling.h"
 #include "decoding.h"
 #include "session.h"
+#include "variant_comparison.h"
 
 namespace fs = std::filesystem;
 
@@ -1326,6 +1327,58 @@ void SelfTest::build_decoder_only() {
         return true;
     });
     add("draw", wait_frames(2));
+    // "Compare variants" (Training panel): a row reruns with exactly the row's model and schedule.
+    for (const std::string id : {"copy-rope-relu-s2", "induction-sinusoidal-swiglu-s1"}) {
+        add("compare variants " + id, [this, id](ExplorerApp& app) {
+            app.show_panel("training");
+            app.trainer_compare_variant(id);
+            m_started = seconds();
+            return true;
+        });
+        add("train row " + id, [this, id](ExplorerApp& app) {
+            const TrainerInfo& info = app.trainer_info();
+            const auto& t = app.training();
+            if (info.comparison_row == id && info.exists && !info.preparing && t.step >= 5) {
+                app.trainer_pause();
+                return true;
+            }
+            if (t.state == TrainerState::Diverged || seconds() - m_started > 300.0) {
+                check(false, id + ": 5 training steps within 300 s (state " + std::string(to_string(t.state)) + ", step " +
+                                 std::to_string(t.step) + ", " + info.error + ")");
+                return true;
+            }
+            return false;
+        });
+        add("draw", wait_frames(3));
+        add("check row " + id, [this, id](ExplorerApp& app) {
+            const ComparisonRow* row = find_comparison_row(id);
+            check(row != nullptr, id + " is a comparison row");
+            if (!row) return true;
+            const TrainerInfo& info = app.trainer_info();
+            const ModelConfig want_m = comparison_model(*row);
+            const TrainingConfig want_t = comparison_training(*row);
+            const ModelConfig& m = info.model;
+            const TrainingConfig& t = info.training;
+            check(info.comparison_row == id, id + ": the trainer says it trains that row");
+            check(m.positional == row->positional && m.ffn == row->ffn && m.arch == want_m.arch && m.d_model == want_m.d_model &&
+                      m.heads == want_m.heads && m.d_ff == want_m.d_ff && m.encoder_layers == want_m.encoder_layers &&
+                      m.decoder_layers == want_m.decoder_layers && m.seed == row->seed,
+                  id + ": the model is the row's (" + to_string(m.positional) + " positions, " + to_string(m.ffn) + " FFN, " +
+                      to_string(m.arch) + ")");
+            check(t.task == row->task && t.seed == row->seed && t.max_steps == COMPARISON_STEPS &&
+                      t.target_exact == want_t.target_exact && t.target_loss == want_t.target_loss && t.length == want_t.length &&
+                      t.min_length == want_t.min_length && t.eval_every == want_t.eval_every && t.batch == want_t.batch &&
+                      t.base_lr == want_t.base_lr && t.warmup == want_t.warmup,
+                  id + ": the task, budget, target and schedule are the row's (task " + to_string(t.task) + ")");
+            check(app.training().step >= 5 && !app.training().history.empty(), id + ": it trained and published its history");
+            const TrainingPanel* panel = nullptr;
+            for (const auto& p : app.panels())
+                if (auto* tp = dynamic_cast<const TrainingPanel*>(p.get())) panel = tp;
+            check(panel && comparison_rows().at(static_cast<size_t>(panel->comparison_choice())).id == id,
+                  id + ": the Training panel's chooser shows the row being trained");
+            return true;
+        });
+    }
 }
 
 }  // namespace tx::app

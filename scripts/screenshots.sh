@@ -51,3 +51,4 @@ shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My broth
 # One thread, as the README's decoding benchmark: a second one shared with other programs mostly adds noise.
 OMP_NUM_THREADS=1 shot backend-cache.png --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
+shot training-compare.png --train 2000 --train-row copy-rope-relu-s1 --panel training

@@ -21,6 +21,7 @@
 #include "threads.h"
 #include "trainer.h"
 #include "transformer.h"
+#include "variant_comparison.h"
 
 namespace tx::cli {
 
@@ -57,6 +58,9 @@ constexpr const char* TRAIN_HELP =
     "  --log FILE.csv       step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
     "  --json               print the final summary as one JSON object\n"
+    "  --compare-row ID     train one row of the variant comparison (txcli compare-variants --list): its\n"
+    "                       task, model, schedule, budget, target and test length; only --save, --log,\n"
+    "                       --save-every, --backend and --threads may be added\n"
     "model:    --d-model N --heads N --d-ff N --layers N --dropout P --max-len N --norm post|pre\n"
     "          --tokenizer word|char|sentencepiece (copy-text; translate is always sentencepiece)\n"
     "          --positional sinusoidal|learned|rope|alibi|none --ffn relu|gelu|swiglu\n"
@@ -99,9 +103,24 @@ int cmd_train(const Argv& argv) {
                      "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
-                     "arch", "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length"},
+                     "arch", "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length",
+                     "compare-row"},
                     {"json", "quiet"});
-    const auto task = task_from_string(args.get("task"));
+    // A comparison row is its own settings: options that would change it are refused, so a row
+    // run here is the row the README reports.
+    const ComparisonRow* row = nullptr;
+    if (args.has("compare-row")) {
+        row = find_comparison_row(args.get("compare-row"));
+        if (!row)
+            throw CliError("--compare-row: no row '" + args.get("compare-row") + "' (txcli compare-variants --list shows them)");
+        for (const char* name : {"task", "preset", "steps", "until-exact", "seed", "d-model", "heads", "d-ff", "layers",
+                                 "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup",
+                                 "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols", "length",
+                                 "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "arch",
+                                 "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length"})
+            if (args.has(name)) throw CliError(std::string("--") + name + " cannot be combined with --compare-row (the row sets it)");
+    }
+    const auto task = row ? std::optional<TaskKind>(row->task) : task_from_string(args.get("task"));
     if (!task)
         throw CliError("--task must be copy, copy-text, reverse, sort, translate, induction or lm (got '" + args.get("task") +
                        "')");
@@ -109,15 +128,15 @@ int cmd_train(const Argv& argv) {
     if (!preset) throw CliError("--preset must be tiny, annotated or translate (got '" + args.get("preset") + "')");
     const BackendFactory make_backend = backend_factory(args.get_or("backend", "cpu"));
 
-    ModelConfig m = model_for_task(preset_model(*preset), *task);
-    TrainingConfig t = preset_training(*preset, *task);
+    ModelConfig m = row ? comparison_model(*row) : model_for_task(preset_model(*preset), *task);
+    TrainingConfig t = row ? comparison_training(*row) : preset_training(*preset, *task);
     m.d_model = static_cast<int>(args.integer("d-model", m.d_model, 1, 4096));
     m.heads = static_cast<int>(args.integer("heads", m.heads, 1, 64));
     m.d_ff = static_cast<int>(args.integer("d-ff", m.d_ff, 1, 16384));
     m.encoder_layers = m.decoder_layers = static_cast<int>(args.integer("layers", m.decoder_layers, 1, 24));
     m.dropout = static_cast<float>(args.real("dropout", m.dropout, 0.0, 0.99));
     m.max_len = static_cast<int>(args.integer("max-len", m.max_len, 2, 4096));
-    const std::string norm = args.get_or("norm", "post");
+    const std::string norm = args.get_or("norm", to_string(m.norm));
     if (norm != "post" && norm != "pre") throw CliError("--norm must be post or pre");
     m.norm = norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
     apply_variant_options(args, m);
@@ -134,15 +153,16 @@ int cmd_train(const Argv& argv) {
         throw CliError("--tokenizer must be word, char or sentencepiece");
     m.tokenizer = tokenizer == "char" ? TokenizerKind::Char
                   : tokenizer == "sentencepiece" ? TokenizerKind::SentencePiece : TokenizerKind::Word;
-    t.seed = static_cast<uint64_t>(args.integer("seed", 1, 0, (1LL << 62)));
+    t.seed = static_cast<uint64_t>(args.integer("seed", row ? static_cast<long long>(t.seed) : 1, 0, (1LL << 62)));
     m.seed = t.seed;
     t.batch = static_cast<int>(args.integer("batch", t.batch, 1, 4096));
     t.epochs = static_cast<int>(args.integer("epochs", t.epochs, 1, 1000000));
     t.batches_per_epoch = static_cast<int>(args.integer("batches", t.batches_per_epoch, 1, 1000000));
-    t.max_steps = args.integer("steps", 0, 1, 1LL << 40);
-    t.target_exact = args.real("until-exact", 0.0, 0.0, 1.0);
-    t.target_loss = args.real("until-loss", 0.0, 0.0, 1e9);
-    const int test_length = static_cast<int>(args.integer("test-length", 0, 1, 1000));
+    t.max_steps = args.integer("steps", t.max_steps, 1, 1LL << 40);
+    t.target_exact = args.real("until-exact", t.target_exact, 0.0, 1.0);
+    t.target_loss = args.real("until-loss", t.target_loss, 0.0, 1e9);
+    const int test_length =
+        static_cast<int>(args.integer("test-length", row ? comparison_test_length(row->task) : 0, 1, 1000));
     if (test_length > 0 && (*task == TaskKind::Translate || *task == TaskKind::Lm || *task == TaskKind::CopyText))
         throw CliError("--test-length needs a symbol task (copy, reverse, sort, induction): the " +
                        std::string(to_string(*task)) + " task's lengths come from its data");

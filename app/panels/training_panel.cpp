@@ -176,6 +176,7 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
                         t.latest.tokens_per_s);
         }
         if (!t.message.empty()) ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.4f, 1.0f), "%s", t.message.c_str());
+        if (!ctx.trainer.comparison_row.empty()) draw_comparison_progress(ctx);
     } else if (!ctx.trainer.error.empty()) {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", ctx.trainer.error.c_str());
     } else {
@@ -184,6 +185,7 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
 
     const float left_w = std::min(400.0f, ImGui::GetContentRegionAvail().x * 0.33f);
     ImGui::BeginChild("##trainleft", ImVec2(left_w, 0), true);
+    draw_comparison_chooser(ctx);
     draw_settings(ctx);
     ImGui::EndChild();
     ImGui::SameLine();
@@ -197,6 +199,105 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
 void TrainingPanel::configure(PanelContext& ctx) {
     if (TASKS[m_task] == TaskKind::Translate && m_start > 0) ctx.commands.trainer_fine_tune(m_training, m_start == 2);
     else ctx.commands.trainer_configure(PRESETS[m_preset], m_training);
+}
+
+void TrainingPanel::load_comparison_results(const std::string& path) {
+    m_reported.clear();
+    m_reported_error.clear();
+    try {
+        m_reported = tx::load_comparison_results(path);
+    } catch (const std::exception& e) {
+        m_reported_error = e.what();
+    }
+}
+
+namespace {
+
+std::string row_label(const ComparisonRow& r) {
+    return std::string(to_string(r.task)) + " \xC2\xB7 " + to_string(r.positional) + " positions \xC2\xB7 " + to_string(r.ffn) +
+           " \xC2\xB7 seed " + std::to_string(r.seed);
+}
+
+const ComparisonResult* reported(const std::vector<std::pair<std::string, ComparisonResult>>& all, const std::string& id) {
+    for (const auto& [key, result] : all)
+        if (key == id) return &result;
+    return nullptr;
+}
+
+std::string reported_text(const ComparisonResult& r, TaskKind task) {
+    return (r.steps ? "reached at step " + std::to_string(*r.steps) : "not reached (> " + std::to_string(r.budget) + " steps)") +
+           "; at the end " + r.at_train_length + "; at length 32 " +
+           (task == TaskKind::Induction ? "(16 symbols twice) " : "") + r.at_test_length;
+}
+
+}  // namespace
+
+void TrainingPanel::draw_comparison_chooser(PanelContext& ctx) {
+    if (!ImGui::CollapsingHeader("Compare variants", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    const std::vector<ComparisonRow>& rows = comparison_rows();
+    // A row started elsewhere (--train-row, the self-test) shows as the chosen one.
+    if (ctx.trainer.comparison_row != m_shown_comparison) {
+        m_shown_comparison = ctx.trainer.comparison_row;
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].id == m_shown_comparison) m_compare_row = static_cast<int>(i);
+    }
+    m_compare_row = std::clamp(m_compare_row, 0, static_cast<int>(rows.size()) - 1);
+    const ComparisonRow& row = rows[static_cast<size_t>(m_compare_row)];
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##comparerow", row_label(row).c_str())) {
+        for (int i = 0; i < static_cast<int>(rows.size()); ++i)
+            if (ImGui::Selectable(row_label(rows[static_cast<size_t>(i)]).c_str(), i == m_compare_row)) m_compare_row = i;
+        ImGui::EndCombo();
+    }
+    const ModelConfig m = comparison_model(row);
+    const TrainingConfig t = comparison_training(row);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("A row of the README's comparison table: the tiny model (%d/%d/%d, %s) with these positions and "
+                        "FFN, the same schedule (batch %d, lr %.1f, warm-up %d) and at most %lld steps for every row. "
+                        "Target: %s, evaluated every %d steps. Trained on %s; the table's last column tests on %s.",
+                        m.d_model, m.heads, m.d_ff,
+                        row.task == TaskKind::Copy ? "2+2 layers, encoder-decoder" : "2 layers, decoder-only", t.batch,
+                        t.base_lr, t.warmup, static_cast<long long>(t.total_steps()), comparison_target(row.task).c_str(),
+                        t.eval_every,
+                        row.task == TaskKind::Copy ? "16 symbols" : "8 symbols repeated once (16 tokens)",
+                        row.task == TaskKind::Copy ? "32 symbols" : "16 symbols repeated once (32 tokens)");
+    if (const ComparisonResult* r = reported(m_reported, row.id))
+        ImGui::TextDisabled("The table: %s.", reported_text(*r, row.task).c_str());
+    else
+        ImGui::TextDisabled("The table has no figure for this row%s.",
+                            m_reported_error.empty() ? "" : (" (" + m_reported_error + ")").c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::BeginDisabled(ctx.trainer.preparing);
+    if (ImGui::Button("Train this row")) ctx.commands.trainer_compare_variant(row.id);
+    ImGui::EndDisabled();
+    item_tooltip("A new trainer with exactly the row's settings starts at once; it stops at the target or the budget.");
+    ImGui::Separator();
+}
+
+void TrainingPanel::draw_comparison_progress(PanelContext& ctx) {
+    const ComparisonRow* row = find_comparison_row(ctx.trainer.comparison_row);
+    if (!row) return;
+    const TrainingSnapshot& t = ctx.training;
+    const TrainingConfig& tc = ctx.trainer.training;
+    const bool evaluated = t.step >= tc.eval_every;
+    char now[160];
+    if (!evaluated)
+        std::snprintf(now, sizeof now, "not evaluated yet");
+    else if (row->task == TaskKind::Copy)
+        std::snprintf(now, sizeof now, "held-out exact match %.1f%%", 100 * t.latest.exact_match);
+    else
+        std::snprintf(now, sizeof now, "second-half loss %.3f", t.latest.second_half_loss);
+    const bool ended = t.state == TrainerState::Finished || t.state == TrainerState::Diverged;
+    std::string result = !ended ? "" : t.message.rfind("reached", 0) == 0
+                                           ? " \xC2\xB7 reached at step " + std::to_string(t.step)
+                                           : " \xC2\xB7 not reached within " + std::to_string(tc.total_steps()) + " steps";
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ImVec4(0.6f, 0.85f, 1.0f, 1.0f), "Comparison row %s: target %s \xC2\xB7 step %lld / %lld \xC2\xB7 %s%s",
+                       row_label(*row).c_str(), comparison_target(row->task).c_str(), static_cast<long long>(t.step),
+                       static_cast<long long>(tc.total_steps()), now, result.c_str());
+    if (const ComparisonResult* r = reported(m_reported, row->id))
+        ImGui::TextDisabled("The README's table for this row: %s.", reported_text(*r, row->task).c_str());
+    ImGui::PopTextWrapPos();
 }
 
 void TrainingPanel::draw_settings(PanelContext& ctx) {

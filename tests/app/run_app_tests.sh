@@ -152,6 +152,17 @@ for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
 done
+# A variant comparison row: an id of txcli compare-variants --list, with --train N and nothing else
+# that sets the task.
+for bad in "--train 5 --train-row nope" "--train-row copy-rope-relu-s1" "--train 5 --train-task sort --train-row copy-rope-relu-s1"; do
+    # shellcheck disable=SC2086
+    msg=$("$app" $bad 2>&1 > /dev/null); rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -q -- "--train-row" <<< "$msg"; then
+        echo "FAIL bad argument $bad: exit $rc, message: $msg"; failures=$((failures + 1))
+    else
+        echo "ok   bad argument $bad exits 2: $msg"
+    fi
+done
 # Values checked against the loaded model (a cell or head outside it): one line, exit 2.
 for bad in "--neuron 99,0" "--head 9" "--generate 999"; do
     # shellcheck disable=SC2086
