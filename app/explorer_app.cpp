@@ -196,6 +196,15 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             if (m_options.panel.empty() && m_options.layout.empty()) show_panel("generate");
         }
     }
+    if (!m_options.generation_bench.empty()) {
+        try {
+            m_view.generation_bench = load_generation_bench(m_options.generation_bench);
+        } catch (const std::exception& e) {
+            m_view.generation_bench_error = e.what();
+            report_error(e.what());   // the rest of the app works as without the option
+        }
+        if (m_options.panel.empty() && m_options.layout.empty()) show_panel("backend");
+    }
     if (m_options.cache_timing && m_session) {
         measure_generation();
         if (m_options.panel.empty() && m_options.layout.empty()) show_panel("backend");
