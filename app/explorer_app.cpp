@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "threads.h"
 #include "trainer.h"
+#include "widgets/font_sampling.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
 
@@ -272,11 +273,13 @@ void ExplorerApp::load_fonts() {
     const std::string mono = resolve_asset("fonts/DejaVuSansMono.ttf");
     ImFont* main_font = nullptr;
     if (fs::exists(sans)) main_font = io.Fonts->AddFontFromFileTTF(sans.c_str(), 16.0f, nullptr, m_ranges.Data);
+    if (main_font) add_scaled_font_twin(sans.c_str(), 16.0f, m_ranges.Data);
     if (!main_font) {
         report_error("font " + sans + " not found: using ImGui's built-in font (some symbols will show as '?')");
         io.Fonts->AddFontDefault();
     }
     if (fs::exists(mono)) mono_font() = io.Fonts->AddFontFromFileTTF(mono.c_str(), 15.0f, nullptr, m_ranges.Data);
+    if (main_font && mono_font()) add_scaled_font_twin(mono.c_str(), 15.0f, m_ranges.Data);
     if (!mono_font()) mono_font() = io.Fonts->Fonts[0];
 }
 
@@ -427,6 +430,7 @@ void ExplorerApp::handle_keys() {
 
 void ExplorerApp::draw() {
     ++m_frame;
+    update_font_sampling();
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     m_frame_ms = 0.9f * m_frame_ms + 0.1f * ImGui::GetIO().DeltaTime * 1000.0f;
