@@ -51,3 +51,5 @@ shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My broth
 # One thread, as the README's decoding benchmark: a second one shared with other programs mostly adds noise.
 OMP_NUM_THREADS=1 shot backend-cache.png --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
+# The generation benchmark's figures (tests/bench/run_generate_bench.sh's JSON) in the Backend panel.
+(cd "$root" && shot generation-bench.png --layout backend --generation-bench docs/bench/generation-bench.json)
