@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "threads.h"
 #include "trainer.h"
+#include "widgets/font_sampling.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
 
@@ -196,6 +197,15 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             if (m_options.panel.empty() && m_options.layout.empty()) show_panel("generate");
         }
     }
+    if (!m_options.generation_bench.empty()) {
+        try {
+            m_view.generation_bench = load_generation_bench(m_options.generation_bench);
+        } catch (const std::exception& e) {
+            m_view.generation_bench_error = e.what();
+            report_error(e.what());   // the rest of the app works as without the option
+        }
+        if (m_options.panel.empty() && m_options.layout.empty()) show_panel("backend");
+    }
     if (m_options.cache_timing && m_session) {
         measure_generation();
         if (m_options.panel.empty() && m_options.layout.empty()) show_panel("backend");
@@ -265,11 +275,13 @@ void ExplorerApp::load_fonts() {
     const std::string mono = resolve_asset("fonts/DejaVuSansMono.ttf");
     ImFont* main_font = nullptr;
     if (fs::exists(sans)) main_font = io.Fonts->AddFontFromFileTTF(sans.c_str(), 16.0f, nullptr, m_ranges.Data);
+    if (main_font) add_scaled_font_twin(sans.c_str(), 16.0f, m_ranges.Data);
     if (!main_font) {
         report_error("font " + sans + " not found: using ImGui's built-in font (some symbols will show as '?')");
         io.Fonts->AddFontDefault();
     }
     if (fs::exists(mono)) mono_font() = io.Fonts->AddFontFromFileTTF(mono.c_str(), 15.0f, nullptr, m_ranges.Data);
+    if (main_font && mono_font()) add_scaled_font_twin(mono.c_str(), 15.0f, m_ranges.Data);
     if (!mono_font()) mono_font() = io.Fonts->Fonts[0];
 }
 
@@ -422,6 +434,7 @@ void ExplorerApp::handle_keys() {
 
 void ExplorerApp::draw() {
     ++m_frame;
+    update_font_sampling();
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     m_frame_ms = 0.9f * m_frame_ms + 0.1f * ImGui::GetIO().DeltaTime * 1000.0f;

@@ -37,6 +37,7 @@ struct AppOptions {
     bool sample = false;                    // --sample or any sampling option: the Generate panel samples
     SamplingOptions sampling;               // --sample-temperature, --top-k, --top-p, --seed
     bool cache_timing = false;              // --cache-timing: time generation with and without the KV cache at launch
+    std::string generation_bench;           // --generation-bench FILE: plot run_generate_bench.sh's figures (Backend panel)
     int window_width = 1600;
     int window_height = 1000;
 

@@ -11,6 +11,7 @@
 #include "backend_comparison.h"
 #include "beam_search.h"
 #include "config.h"
+#include "generation_bench.h"
 #include "generation_timing.h"
 #include "generation_trace.h"
 #include "tokenizer.h"
@@ -84,6 +85,9 @@ struct SessionView {
     std::vector<int> output_limit;           // per sentence: the most tokens decoding may add (Session::output_limit)
     // The Backend panel's measurement: generation with and without the KV cache (Commands::measure_generation).
     std::optional<GenerationTiming> generation_timing;
+    // The Backend panel's plot of a benchmark file (--generation-bench), or why it could not be read.
+    std::optional<GenerationBench> generation_bench;
+    std::string generation_bench_error;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

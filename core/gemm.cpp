@@ -33,6 +33,10 @@ constexpr int MAX_TILE_ROWS = 127;
 // 0.296; N = 4, C = 2048: 0.087 vs 0.294; N = 8, C = 2048: 0.170 vs 0.292; N = 1, C = 128,
 // OC = 512: 0.011 vs 0.015; N = 4, C = 128, OC = 2000: 0.039 vs 0.067; but N = 8, C = 128:
 // 0.017 vs 0.016. So: up to 4 rows at any C, up to 8 rows from 256 floats of C.
+// One row (batch 1) goes to the one-row kernel instead: in a decoding step at batch 1 the ~33 MB
+// of a base model's decoder weights no longer fit the 32 MiB L3 and come from memory each step,
+// where the 4 × 6 tiles read 6 strided rows with one prefetch and reached ~15 GB/s; the row kernel
+// streams 8 rows with prefetches ahead (tests/bench/run_generate_bench.sh, README).
 constexpr int FEW_ROWS = 4;
 constexpr int SOME_ROWS = 8;
 
@@ -41,6 +45,13 @@ constexpr int SOME_ROWS = 8;
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
     if (N <= 0 || OC <= 0) return;
     const Isa isa = active_isa();
+    if (sgemm_nt_uses_row_kernel(N) && C >= 1) {
+        if (isa == Isa::Avx512)
+            kernels::sgemv_nt_avx512(out, inp, weight, bias, C, OC);
+        else
+            kernels::sgemv_nt_avx2(out, inp, weight, bias, C, OC);
+        return;
+    }
     if (isa != Isa::Generic && sgemm_nt_uses_tiles(N, C, OC)) {
         if (isa == Isa::Avx512)
             kernels::sgemm_nt_avx512(out, inp, weight, bias, N, C, OC);
@@ -59,7 +70,10 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
     if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
 }
 
+bool sgemm_nt_uses_row_kernel(int N) { return N == 1 && active_isa() != Isa::Generic; }
+
 bool sgemm_nt_uses_tiles(int N, int C, int OC) {
+    if (sgemm_nt_uses_row_kernel(N)) return false;
     const int min_oc = active_isa() == Isa::Avx512 ? kernels::NT_AVX512_MIN_OC : kernels::NT_AVX2_MIN_OC;
     if (active_isa() == Isa::Generic || OC < min_oc) return false;
     return N <= FEW_ROWS || (N <= SOME_ROWS && C >= MIN_TILE_C) ||

@@ -16,4 +16,8 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
 // packed product, or Eigen's on the generic path), for tests and benchmarks.
 bool sgemm_nt_uses_tiles(int N, int C, int OC);
 
+// True where sgemm_nt runs the one-row kernel (gemv_nt_*.cpp): one inp row on a kernel path,
+// a decoding step at batch 1, bound by streaming the weight from memory.
+bool sgemm_nt_uses_row_kernel(int N);
+
 }  // namespace tx::cpu

@@ -27,4 +27,9 @@ void sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a,
 // once and reused (a fresh page costs ~10 µs here, shared/PERF.md). Slot 0 holds packed B, 1 A.
 float* gemm_scratch(int slot, size_t floats);
 
+// sgemm_nt for one inp row (N = 1, a decoding step at batch 1), C, OC ≥ 1: bound by streaming the
+// weight from memory, which these read in order (gemv_nt_*.cpp).
+void sgemv_nt_avx512(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
+void sgemv_nt_avx2(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
+
 }  // namespace tx::cpu::kernels

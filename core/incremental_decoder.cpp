@@ -206,7 +206,16 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
     // (key j gets −m_h·|t − j|; keys after t are masked). Cross-attention has none.
     if (self && rotates()) m_backend.rope_forward(m_qh.data(), m_qh.data(), B, H, 1, dk, m_t);
     const bool alibi = self && c.positional == PositionalKind::Alibi && options.positional_encoding;
-    if (options.fused_attention && c.positional != PositionalKind::Alibi) {
+    // On the CPU, self-attention reads only the t + 1 written slots of each head's [C,dk] block:
+    // the masked rest adds exactly zero weight, and at C = 512 it was half of the attention's
+    // work. A call per head (the slots of a head are contiguous, the heads C·dk apart); on a
+    // device each call is a launch, so there the ops run once over all C slots. ALiBi's bias is
+    // per head: it keeps the full-width path.
+    const int written = m_t + 1;
+    if (self && written < keys && c.positional != PositionalKind::Alibi && m_backend.name() == "cpu") {
+        written_self_attention(k, v, keep, written, options.fused_attention ? nullptr : kept_probs,
+                               options.fused_attention);
+    } else if (options.fused_attention && c.positional != PositionalKind::Alibi) {
         m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, 1, keys, dk, m_scale);
     } else {
         m_backend.scores_forward(m_scores.data(), m_qh.data(), k, B, H, 1, keys, dk, m_scale);
@@ -229,6 +238,40 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
     m_backend.merge_heads_forward(m_merged.data(), m_ctx.data(), B, 1, H, dk);
     m_backend.linear_forward(m_attn.data(), m_merged.data(), m_model.parameter(prefix + ".out_proj.weight"),
                              m_model.parameter(prefix + ".out_proj.bias"), B, D, D);
+}
+
+void IncrementalDecoder::written_self_attention(const float* k, const float* v, const float* keep, int written,
+                                                Array* kept_probs, bool fused) {
+    const int B = m_B, H = m_config.heads, dk = m_config.d_k(), C = m_C;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const size_t bh = static_cast<size_t>(b) * H + h;
+            const float* kb = k + bh * C * dk;   // [written,dk] of this head's [C,dk]
+            const float* vb = v + bh * C * dk;
+            float* ctx = m_ctx.data() + bh * dk;
+            if (fused)
+                m_backend.fused_attention_forward(ctx, m_qh.data() + bh * dk, kb, vb, keep + static_cast<size_t>(b) * C,
+                                                  1, 1, 1, written, dk, m_scale);
+            else
+                m_backend.scores_forward(m_scores.data() + bh * written, m_qh.data() + bh * dk, kb, 1, 1, 1, written,
+                                         dk, m_scale);
+        }
+    if (fused) return;
+    // [B,H,1,written] rows: the key mask of row b is shared by its H heads
+    for (int b = 0; b < B; ++b) {
+        const size_t row = static_cast<size_t>(b) * H * written;
+        m_backend.attention_mask_forward(m_masked.data() + row, m_scores.data() + row,
+                                         keep + static_cast<size_t>(b) * C, 1, H, 1, written);
+    }
+    m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, written);
+    for (size_t bh = 0; bh < static_cast<size_t>(B) * H; ++bh)
+        m_backend.context_forward(m_ctx.data() + bh * dk, m_probs.data() + bh * written, v + bh * C * dk, 1, 1, 1,
+                                  written, dk);
+    if (!kept_probs) return;
+    // the viewer's [B,H,C] layout: slots not yet written have weight 0
+    m_backend.fill_zero(kept_probs->data(), kept_probs->size() * sizeof(float));
+    for (size_t bh = 0; bh < static_cast<size_t>(B) * H; ++bh)
+        m_backend.copy(kept_probs->data() + bh * C, m_probs.data() + bh * written, written * sizeof(float));
 }
 
 void IncrementalDecoder::feed_forward(int layer, const float* input) {

@@ -66,6 +66,10 @@ private:
     // self: decoder self-attention, where RoPE and ALiBi act (cross-attention has no position term)
     void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
                    int keys, bool self, Array* kept_probs);
+    // Self-attention of the newest query over the first `written` cache slots of each head,
+    // k, v [B,H,C,dk], keep [B,1,C]; into m_ctx [B,H,1,dk] (kept_probs [B,H,C] when not null).
+    void written_self_attention(const float* k, const float* v, const float* keep, int written, Array* kept_probs,
+                                bool fused);
     bool rotates() const;   // RoPE on, with positions switched on
     void self_attention(int layer, const float* input);
     void cross_attention(int layer, const float* input);

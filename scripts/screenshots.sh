@@ -52,3 +52,5 @@ shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My broth
 OMP_NUM_THREADS=1 shot backend-cache.png --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
 shot training-compare.png --train 2000 --train-row copy-rope-relu-s1 --panel training
+# The generation benchmark's figures (tests/bench/run_generate_bench.sh's JSON) in the Backend panel.
+(cd "$root" && shot generation-bench.png --layout backend --generation-bench docs/bench/generation-bench.json)

@@ -214,3 +214,43 @@ TEST(GemmIsa, PackedProductOnEveryPathMatchesLoop) {
         }
     }
 }
+
+// The one-row kernel (a decoding step at batch 1) against a double loop on every path: C that
+// ends inside a vector or a cache line, OC that ends inside a block of 8 rows, weights not
+// aligned to 64 bytes, with and without bias, on 1 and 2 threads.
+TEST(GemmIsa, OneRowProductOnEveryPathMatchesLoop) {
+    struct Shape { int C, OC; };
+    const Shape shapes[] = {{1, 1},   {7, 3},    {15, 8},   {16, 9},    {17, 16},  {31, 17},  {32, 23},
+                            {33, 24}, {128, 7},  {512, 25}, {513, 64},  {2048, 40}, {100, 2008}, {2051, 5}};
+    PathGuard guard;
+    for (Isa isa : tx::cpu::supported_isas()) {
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        EXPECT_EQ(tx::cpu::sgemm_nt_uses_row_kernel(1), isa != Isa::Generic);
+        EXPECT_FALSE(tx::cpu::sgemm_nt_uses_row_kernel(2));
+        for (int threads : {1, 2}) {
+            tx::set_cpu_threads(threads);
+            for (const Shape& sh : shapes)
+                for (bool with_bias : {true, false}) {
+                    const int offset = 3;
+                    SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " C " << sh.C << " OC " << sh.OC
+                                                      << " bias " << with_bias << " threads " << threads);
+                    const vector<float> x = random_floats(static_cast<size_t>(sh.C) + offset, 51);
+                    const vector<float> w = random_floats(static_cast<size_t>(sh.OC) * sh.C + offset, 52);
+                    const vector<float> b = random_floats(sh.OC + offset, 53);
+                    vector<float> out(static_cast<size_t>(sh.OC) + 2 * offset, 123.0f);
+                    tx::cpu::linear_forward(out.data() + offset, x.data() + offset, w.data() + offset,
+                                            with_bias ? b.data() + offset : nullptr, 1, sh.C, sh.OC);
+                    double worst = 0.0;
+                    for (int o = 0; o < sh.OC; ++o) {
+                        double want = with_bias ? b[offset + o] : 0.0;
+                        for (int c = 0; c < sh.C; ++c)
+                            want += static_cast<double>(x[offset + c]) * w[offset + static_cast<size_t>(o) * sh.C + c];
+                        worst = std::max(worst, std::abs(out[offset + o] - want) / (1e-5 * (1 + sh.C)));
+                    }
+                    EXPECT_LE(worst, 1.0) << "largest error in units of 1e-5 · (1 + C)";
+                    EXPECT_EQ(out.front(), 123.0f) << "wrote before the output";
+                    EXPECT_EQ(out.back(), 123.0f) << "wrote past the output";
+                }
+        }
+    }
+}

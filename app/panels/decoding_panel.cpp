@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "decoding.h"
+#include "widgets/font_sampling.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -119,7 +120,7 @@ void candidate_chip(const SessionView& v, const BeamStep& step, const BeamCandid
         dl->AddRectFilled(ImVec2(p.x + 2, q.y - 3.5f), ImVec2(q.x - 2, q.y - 0.5f), ImGui::GetColorU32(GREEDY_COLOUR), 1.0f);
     dl->AddRect(p, q, best ? IM_COL32(255, 255, 255, 255) : style.border, 4.0f, 0, best ? 2.5f : 1.0f);
     dl->AddText(ImVec2(p.x + pad, p.y + 3.0f), style.fg, piece.c_str());
-    dl->AddText(ImGui::GetFont(), small, ImVec2(p.x + pad + ts.x + gap, p.y + 3.0f + (ts.y - ns.y) * 0.6f),
+    add_scaled_text(dl, small, ImVec2(p.x + pad + ts.x + gap, p.y + 3.0f + (ts.y - ns.y) * 0.6f),
                 c.fate == BeamFate::Pruned ? IM_COL32(130, 130, 135, 255) : IM_COL32(215, 222, 215, 255), numbers.c_str());
     ImGui::Dummy(size);
     if (ImGui::IsItemHovered()) {

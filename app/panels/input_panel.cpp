@@ -347,9 +347,11 @@ void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
         ImGui::BeginGroup();
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const ImU32 colour = flagged ? ImGui::GetColorU32(UNSEEN_COLOUR) : ImGui::GetColorU32(ImGuiCol_Text);
-        dl->AddText(ImVec2(p.x + (w - label_w) * 0.5f, p.y), colour, label.c_str());
+        // Scrolled out of view (a long input): only the layout, as token_chip does.
+        const bool visible = ImGui::IsRectVisible(p, ImVec2(p.x + w, p.y + label_h));
+        if (visible) dl->AddText(ImVec2(p.x + (w - label_w) * 0.5f, p.y), colour, label.c_str());
         const float chips_x = p.x + (w - chips_w) * 0.5f;
-        if (!label.empty() && (count > 1 || flagged)) {
+        if (visible && !label.empty() && (count > 1 || flagged)) {
             const float y = p.y + label_h - 2.0f;
             const ImU32 line = flagged ? colour : ImGui::GetColorU32(ImGuiCol_TextDisabled);
             dl->AddLine(ImVec2(chips_x + 2, y - 3), ImVec2(chips_x + 2, y), line);

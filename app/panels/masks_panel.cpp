@@ -15,6 +15,33 @@ MasksPanel::MasksPanel()
             "softmax gives it weight exactly 0. Only keys are masked: a PAD position's own query row is still "
             "computed, and its result is never used (the loss and the decode skip PAD positions).") {}
 
+void MasksPanel::update_matrices(const SessionView& v, int row) {
+    Matrices& m = m_matrices;
+    if (m.stamp != 0 && m.version == v.version && m.row == row) return;
+    m.version = v.version;
+    m.row = row;
+    ++m.stamp;
+    const int S = v.S, T = v.T, W = v.config.window;
+    const auto square = [](std::vector<float>& a, size_t n) { a.assign(n, 0.0f); };
+    square(m.enc, static_cast<size_t>(S) * S);
+    for (std::vector<float>* a : {&m.causal, &m.tgt_pad, &m.combined, &m.window}) square(*a, static_cast<size_t>(T) * T);
+    square(m.cross, static_cast<size_t>(T) * S);
+    // Encoder self-attention's S×S keep matrix: the source padding (the same row for every
+    // query), narrowed to |i − j| ≤ ⌊W/2⌋ when the model has a sliding window.
+    for (int i = 0; i < S; ++i)
+        for (int j = 0; j < S; ++j) m.enc[static_cast<size_t>(i * S + j)] = v.src_self_mask[static_cast<size_t>((row * S + i) * S + j)];
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) {
+            m.causal[static_cast<size_t>(i * T + j)] = j <= i ? 1.0f : 0.0f;
+            // The decoder's window alone (Mistral): keys i − W < j; with causal, the last W positions.
+            m.window[static_cast<size_t>(i * T + j)] = W == 0 || j > i - W ? 1.0f : 0.0f;
+            m.tgt_pad[static_cast<size_t>(i * T + j)] = v.tgt_ids[static_cast<size_t>(row * T + j)] != v.config.special.pad ? 1.0f : 0.0f;
+            m.combined[static_cast<size_t>(i * T + j)] = v.tgt_mask[static_cast<size_t>((row * T + i) * T + j)];
+        }
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < S; ++j) m.cross[static_cast<size_t>(i * S + j)] = v.src_mask[static_cast<size_t>(row * S + j)];
+}
+
 void MasksPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const int row = std::clamp(ctx.selection.batch_row, 0, std::max(v.B - 1, 0));
@@ -46,23 +73,11 @@ void MasksPanel::draw_content(PanelContext& ctx) {
 
     const auto src = v.src_labels(row), tgt = v.tgt_labels(row);
     const int S = v.S, T = v.T;
-    // Encoder self-attention's S×S keep matrix: the source padding (the same row for every
-    // query), narrowed to |i − j| ≤ ⌊W/2⌋ when the model has a sliding window.
-    std::vector<float> enc(static_cast<size_t>(S) * S), causal_m(static_cast<size_t>(T) * T), tgt_pad(static_cast<size_t>(T) * T),
-        combined(static_cast<size_t>(T) * T), cross(static_cast<size_t>(T) * S), window(static_cast<size_t>(T) * T);
     const int W = v.config.window;
-    for (int i = 0; i < S; ++i)
-        for (int j = 0; j < S; ++j) enc[static_cast<size_t>(i * S + j)] = v.src_self_mask[static_cast<size_t>((row * S + i) * S + j)];
-    for (int i = 0; i < T; ++i)
-        for (int j = 0; j < T; ++j) {
-            causal_m[static_cast<size_t>(i * T + j)] = j <= i ? 1.0f : 0.0f;
-            // The decoder's window alone (Mistral): keys i − W < j; with causal, the last W positions.
-            window[static_cast<size_t>(i * T + j)] = W == 0 || j > i - W ? 1.0f : 0.0f;
-            tgt_pad[static_cast<size_t>(i * T + j)] = v.tgt_ids[static_cast<size_t>(row * T + j)] != v.config.special.pad ? 1.0f : 0.0f;
-            combined[static_cast<size_t>(i * T + j)] = v.tgt_mask[static_cast<size_t>((row * T + i) * T + j)];
-        }
-    for (int i = 0; i < T; ++i)
-        for (int j = 0; j < S; ++j) cross[static_cast<size_t>(i * S + j)] = v.src_mask[static_cast<size_t>(row * S + j)];
+    update_matrices(v, row);
+    const Matrices& mats = m_matrices;
+    const std::vector<float>&enc = mats.enc, &causal_m = mats.causal, &tgt_pad = mats.tgt_pad, &combined = mats.combined,
+                             &cross = mats.cross, &window = mats.window;
 
     auto show = [&](const char* id, const char* title, const std::vector<float>& m, int R, int C, const std::vector<std::string>& rl,
                     const std::vector<std::string>& cl, const char* ra, const char* ca, float width) {
@@ -72,6 +87,7 @@ void MasksPanel::draw_content(PanelContext& ctx) {
         spec.title = title;
         spec.show_title = true;
         spec.values = m.data();
+        spec.version = m_matrices.stamp;
         spec.rows = R;
         spec.cols = C;
         spec.row_labels = &rl;

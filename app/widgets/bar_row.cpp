@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "widgets/colormap.h"
+#include "widgets/font_sampling.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -61,7 +62,7 @@ BarRowResult draw_bar_row(const BarRowSpec& spec) {
         dl->AddText(ImVec2(origin.x, y), text_col, fit_text(spec.caption, spec.caption_width - 8.0f).c_str());
         if (!spec.caption_note.empty()) {
             y += font + 2.0f;
-            dl->AddText(ImGui::GetFont(), small, ImVec2(origin.x, y), dim_col, spec.caption_note.c_str());
+            add_scaled_text(dl, small, ImVec2(origin.x, y), dim_col, spec.caption_note.c_str());
         }
     }
 
@@ -75,7 +76,7 @@ BarRowResult draw_bar_row(const BarRowSpec& spec) {
             const char* inf = "\xE2\x88\x92\xE2\x88\x9E";
             const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, FLT_MAX, 0.0f, inf);
             if (ts.x <= bar_w)
-                dl->AddText(ImGui::GetFont(), small, ImVec2((x0 + x1 - ts.x) * 0.5f, (zero_y + bottom - ts.y) * 0.5f),
+                add_scaled_text(dl, small, ImVec2((x0 + x1 - ts.x) * 0.5f, (zero_y + bottom - ts.y) * 0.5f),
                             IM_COL32(200, 200, 200, 255), inf);
             continue;
         }
@@ -103,7 +104,7 @@ BarRowResult draw_bar_row(const BarRowSpec& spec) {
                         fg = IM_COL32(10, 10, 10, 255);
                     }
                 }
-                dl->AddText(ImGui::GetFont(), small, ImVec2((x0 + x1 - ts.x) * 0.5f, ty), fg, s.c_str());
+                add_scaled_text(dl, small, ImVec2((x0 + x1 - ts.x) * 0.5f, ty), fg, s.c_str());
             }
         }
     }
@@ -136,7 +137,7 @@ BarRowResult draw_bar_row(const BarRowSpec& spec) {
         for (int i = 0; i < spec.count; i += step) {
             const std::string s = std::to_string(i);
             const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, FLT_MAX, 0.0f, s.c_str());
-            dl->AddText(ImGui::GetFont(), small, ImVec2(strip_x + bar_w * (static_cast<float>(i) + 0.5f) - ts.x * 0.5f, ly),
+            add_scaled_text(dl, small, ImVec2(strip_x + bar_w * (static_cast<float>(i) + 0.5f) - ts.x * 0.5f, ly),
                         dim_col, s.c_str());
         }
     }

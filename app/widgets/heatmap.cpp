@@ -13,6 +13,7 @@
 
 #include "panel.h"
 #include "widgets/export.h"
+#include "widgets/font_sampling.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -253,7 +254,7 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
                 const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, FLT_MAX, 0.0f, buf);
                 if (ts.x > cell_w - 2) continue;
                 const ImU32 fg = luminance(cell_colour(v)) > 0.5f ? IM_COL32(0, 0, 0, 230) : IM_COL32(255, 255, 255, 230);
-                dl->AddText(ImGui::GetFont(), small,
+                add_scaled_text(dl, small,
                             ImVec2(grid_min.x + cell_w * c + (cell_w - ts.x) * 0.5f, grid_min.y + cell_h * r + (cell_h - ts.y) * 0.5f),
                             fg, buf);
             }

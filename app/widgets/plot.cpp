@@ -9,6 +9,7 @@
 
 #include "panel.h"
 #include "widgets/export.h"
+#include "widgets/font_sampling.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -248,7 +249,7 @@ void draw_bars(const BarSpec& spec, const std::vector<std::string>& labels, cons
             dl->AddRectFilled(ImVec2(x0, by + 1), ImVec2(std::max(bx, x0 + 1), by + bar_h - 1), series[k].colour);
             char buf[32];
             std::snprintf(buf, sizeof buf, "%.3f", v);
-            dl->AddText(ImGui::GetFont(), font * 0.85f, ImVec2(std::max(bx, x0 + 1) + 4, by + 1), text_col, buf);
+            add_scaled_text(dl, font * 0.85f, ImVec2(std::max(bx, x0 + 1) + 4, by + 1), text_col, buf);
         }
     }
     // Axis with ticks.

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "widgets/font_sampling.h"
+
 namespace tx::app {
 
 void draw_text_rotated(ImDrawList* dl, ImVec2 pos, ImU32 colour, const char* text, float angle) {
@@ -61,11 +63,15 @@ void token_chip(const std::string& text, int id, ChipKind kind, const char* tool
         case ChipKind::Highlight: bg = IM_COL32(150, 110, 30, 255); border = IM_COL32(250, 200, 80, 255); break;
         case ChipKind::Normal: break;
     }
-    dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), bg, 4.0f);
-    dl->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), border, 4.0f, 0, kind == ChipKind::Unknown ? 2.0f : 1.0f);
-    dl->AddText(ImVec2(p.x + (size.x - ts.x) * 0.5f, p.y + pad * 0.6f), fg, shown.c_str());
-    dl->AddText(ImGui::GetFont(), small, ImVec2(p.x + (size.x - is.x) * 0.5f, p.y + pad * 0.6f + ts.y + 1),
-                IM_COL32(190, 190, 190, 220), id_text.c_str());
+    // A long input has hundreds of chips, most scrolled out of view: the draw list gets only the
+    // visible ones (a software rasteriser pays for every triangle it is handed, clipped or not).
+    if (ImGui::IsRectVisible(p, ImVec2(p.x + size.x, p.y + size.y))) {
+        dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), bg, 4.0f);
+        dl->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), border, 4.0f, 0, kind == ChipKind::Unknown ? 2.0f : 1.0f);
+        dl->AddText(ImVec2(p.x + (size.x - ts.x) * 0.5f, p.y + pad * 0.6f), fg, shown.c_str());
+        add_scaled_text(dl, small, ImVec2(p.x + (size.x - is.x) * 0.5f, p.y + pad * 0.6f + ts.y + 1),
+                        IM_COL32(190, 190, 190, 220), id_text.c_str());
+    }
     ImGui::Dummy(size);
     if (tooltip) item_tooltip(tooltip);
     ImGui::SameLine(0.0f, 4.0f);

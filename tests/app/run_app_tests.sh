@@ -186,6 +186,25 @@ if [ "$rc" -ne 1 ] || ! grep -q "cannot open a window" <<< "$msg"; then
 else
     echo "ok   no display exits 1 with a message"
 fi
+# A generation benchmark file (--generation-bench): the Backend panel plots it; a missing or
+# malformed file is reported by name and the app carries on (exit 0, screenshot written).
+bench_json="$(cd "$(dirname "$0")/../.." && pwd)/docs/bench/generation-bench.json"
+shot generation-bench 0.34,0.2,1,0.6:40 -- --layout backend --generation-bench "$bench_json"
+if grep -q "error" "$out/generation-bench.log"; then
+    echo "FAIL generation-bench: $(cat "$out/generation-bench.log")"; failures=$((failures + 1))
+fi
+printf '{"format": "transformer-explorer/generation-bench/1", "machine": "m", "model": "m", "settings": "s",
+ "date": "d", "lengths": [32, 128], "series": [{"key": "cached", "name": "n", "median": [1], "min": [1], "max": [1]}]}' \
+    > "$out/bad-bench.json"
+for bad in "$out/no-such-bench.json:cannot open" "$out/bad-bench.json:has 1 values for 2 lengths"; do
+    file=${bad%%:*}; want=${bad#*:}
+    if run "generation-bench-bad-$(basename "$file" .json)" --screenshot "$out/bench-bad.png" --frames 3 \
+        --generation-bench "$file"; then
+        if ! grep -q "generation benchmark $file[:,] .*$want" "$out/generation-bench-bad-$(basename "$file" .json).log"; then
+            echo "FAIL bad benchmark file $file: no message naming it ($want)"; failures=$((failures + 1))
+        fi
+    fi
+done
 # The self-test drives every panel, step and toggle and trains 20 steps.
 if run self-test --self-test --screenshot "$out/self-test.png"; then
     "$check" "$out/self-test.png" > "$out/self-test.check" 2>&1 || { echo "FAIL self-test screenshot"; failures=$((failures + 1)); }

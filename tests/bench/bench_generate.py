@@ -7,7 +7,9 @@
 # thread, float32. Rounds alternate ours and the peer's two settings (shared/PERF.md): "as
 # installed" and "tuned" (OPENBLAS_CORETYPE unset, the OpenMP OpenBLAS, glibc malloc kept).
 # Usage: bench_generate.py --txcli PATH --checkpoint BASE.safetensors [--lengths 32,128,512]
-#        [--rounds 3] [--repeats 3]
+#        [--rounds 3] [--repeats 3] [--json FILE]
+# --json also writes the figures (tokens/s per length: median, min, max of the rounds, per series)
+# for the explorer's Backend panel (transformer-explorer --generation-bench FILE).
 import argparse
 import json
 import os
@@ -177,6 +179,7 @@ def main():
     ap.add_argument("--lengths", default="32,128,512")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     if args.worker:
         return worker()
@@ -216,6 +219,42 @@ def main():
         print(f"{n:>6}  {med(v['cached']):>11.0f}  {med(v['full']):>9.0f}  {med(v['cached']) / med(v['full']):>10.1f}x  "
               f"{med(v['installed']):>15.0f}  {med(v['tuned']):>11.0f}  "
               f"{med(ratios):>8.2f}x ({min(ratios):.2f}-{max(ratios):.2f})")
+    if args.json:
+        write_json(args, rows, lengths, cpu, "AVX-512" if "avx512f" in flags else "AVX2")
+
+
+def write_json(args, rows, lengths, cpu, isa):
+    """The figures as transformer-explorer --generation-bench reads them: tokens/s per length."""
+    import datetime
+    import torch
+
+    config, _ = read_checkpoint(args.checkpoint)
+    med = statistics.median
+    names = {"cached": "ours, KV cache", "full": "ours, full recompute",
+             "tuned": f"PyTorch {torch.__version__.split('+')[0]} cached loop, tuned",
+             "installed": f"PyTorch {torch.__version__.split('+')[0]} cached loop, as installed"}
+    out = {
+        "format": "transformer-explorer/generation-bench/1",
+        "machine": f"{cpu} ({isa}), 1 thread",
+        "model": f"d_model {config['d_model']}, {config['heads']} heads, d_ff {config['d_ff']}, "
+                 f"{config['encoder_layers']}+{config['decoder_layers']} layers, vocabulary {config['tgt_vocab']}",
+        "settings": f"batch 1, source {SRC_LEN} ids, greedy, exactly n tokens, encoder included; "
+                    f"median of {args.rounds} rounds, each the median of {args.repeats} runs",
+        "date": datetime.date.today().isoformat(),
+        "unit": "tokens/s",
+        "lengths": lengths,
+        "series": [{"key": key, "name": names[key],
+                    "median": [round(med(rows[n][key]), 1) for n in lengths],
+                    "min": [round(min(rows[n][key]), 1) for n in lengths],
+                    "max": [round(max(rows[n][key]), 1) for n in lengths]}
+                   for key in ("cached", "full", "tuned", "installed")],
+    }
+    tmp = args.json + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, args.json)
+    print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
     const double worst = std::max(max_diff(ours, blas), max_diff(packed, blas));
     const double flop = 2.0 * N * C * OC;
     auto gflops = [flop](double ms) { return flop / (ms * 1e6); };
-    const char* ours_kind = tx::cpu::sgemm_nt_uses_tiles(N, C, OC) ? "dot-product tiles"
+    const char* ours_kind = tx::cpu::sgemm_nt_uses_row_kernel(N)       ? "one-row kernel"
+                            : tx::cpu::sgemm_nt_uses_tiles(N, C, OC) ? "dot-product tiles"
                             : tx::cpu::sgemm_packed_has_kernel()    ? "packed product"
                                                                     : "Eigen product";
     const tx::cpu::MachineInfo machine = tx::cpu::machine_info();
