@@ -69,6 +69,16 @@ public:
     // the (T,S) matrices; forward only (the model uses it in evaluation mode).
     virtual void fused_attention_forward(float* out, const float* q, const float* k, const float* v,
                                          const float* mask, int B, int H, int T, int S, int dk, float scale) = 0;
+    // Mask and softmax in one pass each way (core/ops_softmax_fused.h), for training: a backend
+    // that has them says so, and the model then leaves the mask step unmaterialised; the others
+    // (CUDA) keep the two steps, and these are never called on them.
+    virtual bool fuses_masked_softmax() const { return false; }
+    virtual void masked_softmax_forward(float*, const float*, const float*, int, int, int, int, float) {
+        throw DeviceError(name() + " backend has no masked_softmax_forward");
+    }
+    virtual void masked_softmax_backward(float*, const float*, const float*, const float*, int, int, int, int, float) {
+        throw DeviceError(name() + " backend has no masked_softmax_backward");
+    }
     virtual void residual_forward(float* out, const float* a, const float* b, int N) = 0;
     virtual void residual_backward(float* da, float* db, const float* dout, int N) = 0;
     virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,

@@ -4,6 +4,7 @@
 // The CUDA twin is gpu/cuda_backend.cu.
 #include "backend.h"
 #include "ops.h"
+#include "ops_softmax_fused.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -111,6 +112,15 @@ public:
     void fused_attention_forward(float* out, const float* q, const float* k, const float* v, const float* mask,
                                  int B, int H, int T, int S, int dk, float scale) override {
         cpu::fused_attention_forward<float>(out, q, k, v, mask, B, H, T, S, dk, scale);
+    }
+    bool fuses_masked_softmax() const override { return true; }
+    void masked_softmax_forward(float* probs, const float* scores, const float* mask, int B, int H, int T, int S,
+                                float scale) override {
+        cpu::masked_softmax_forward<float>(probs, scores, mask, B, H, T, S, scale);
+    }
+    void masked_softmax_backward(float* dscores, const float* dprobs, const float* probs, const float* mask, int B,
+                                 int H, int T, int S, float scale) override {
+        cpu::masked_softmax_backward<float>(dscores, dprobs, probs, mask, B, H, T, S, scale);
     }
     void residual_forward(float* out, const float* a, const float* b, int N) override {
         cpu::residual_forward<float>(out, a, b, N);

@@ -241,7 +241,8 @@ void Transformer::run_step(size_t index) {
     }
     const StepKind kind = m_info[index].kind;
     m_info[index].materialised =
-        !(fused_attention_active() && (kind == StepKind::Scores || kind == StepKind::Mask || kind == StepKind::Softmax));
+        !(fused_attention_active() && (kind == StepKind::Scores || kind == StepKind::Mask || kind == StepKind::Softmax)) &&
+        !(fused_softmax_active() && kind == StepKind::Mask);
 }
 
 void Transformer::run_range(size_t begin, size_t end) {
@@ -616,10 +617,11 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
         {prefix + ".masked_scores", StepKind::Mask, stack, layer, mask_info.formula, mask_info.explanation, {}, true},
         bhts,
         [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
-            if (fused_attention_active()) return;
+            if (fused_attention_active() || fused_softmax_active()) return;
             m_backend.attention_mask_forward(out(n), out(s), keep(), m_B, H, rows(), keys());
         },
         [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
+            if (fused_softmax_active()) return;   // the softmax step's backward wrote dscores
             m_backend.attention_mask_backward(dout(s), dout(n), keep(), m_B, H, rows(), keys());
         });
     // In training, dropout acts on a copy of the probabilities (`dropped`); the step output stays
@@ -629,18 +631,26 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
     block.probs = add_step(
         {prefix + ".probs", StepKind::Softmax, stack, layer, probs_info.formula, probs_info.explanation, {}, true},
         bhts,
-        [this, rows, keys, H, m = block.masked_scores, cache = probs_cache, n = m_steps.size()] {
+        [this, keep, rows, keys, H, s = block.scores, m = block.masked_scores, cache = probs_cache,
+         n = m_steps.size()] {
             if (fused_attention_active()) return;
             const int R = m_B * H * rows(), C = keys();
-            m_backend.softmax_forward(out(n), out(m), R, C);
+            if (fused_softmax_active())   // the scores are scaled already: scale 1
+                m_backend.masked_softmax_forward(out(n), out(s), keep(), m_B, H, rows(), keys(), 1.0f);
+            else
+                m_backend.softmax_forward(out(n), out(m), R, C);
             if (dropping())
                 m_backend.dropout_forward(cache.dropped->data(), cache.dropout_mask->data(), out(n), R * C,
                                           m_config.dropout, dropout_seed(n, DROPOUT_STREAM));
         },
-        [this, rows, keys, H, m = block.masked_scores, cache = probs_cache, n = m_steps.size()] {
+        [this, keep, rows, keys, H, s = block.scores, m = block.masked_scores, cache = probs_cache,
+         n = m_steps.size()] {
             const int R = m_B * H * rows(), C = keys();
             if (dropping()) m_backend.dropout_backward(dout(n), cache.ddropped->data(), cache.dropout_mask->data(), R * C);
-            m_backend.softmax_backward(dout(m), dout(n), out(n), R, C);
+            if (fused_softmax_active())
+                m_backend.masked_softmax_backward(dout(s), dout(n), out(n), keep(), m_B, H, rows(), keys(), 1.0f);
+            else
+                m_backend.softmax_backward(dout(m), dout(n), out(n), R, C);
         });
     const size_t probs = block.probs;
     const StepText context_info = context_text();

@@ -130,6 +130,9 @@ public:
     bool fused_attention_active() const {
         return m_options.fused_attention && !m_options.training && m_config.positional != PositionalKind::Alibi;
     }
+    // Training on a backend with the fused mask+softmax: one pass from the scores to the
+    // probabilities (and back), the mask step's own output left unmaterialised.
+    bool fused_softmax_active() const { return m_options.training && m_backend.fuses_masked_softmax(); }
     // Per-step times (on by default) wait for each step to finish; a benchmark of whole passes
     // turns them off so that a GPU can queue the steps back to back.
     void set_step_timing(bool on) { m_step_timing = on; }
