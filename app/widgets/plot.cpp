@@ -10,6 +10,7 @@
 #include "panel.h"
 #include "widgets/export.h"
 #include "widgets/font_sampling.h"
+#include "widgets/polyline_envelope.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -62,6 +63,45 @@ void export_menu(const std::string& title, const char* id, ImVec2 min, ImVec2 ma
         }
     }
     ImGui::EndPopup();
+}
+
+// A line with more points than half the plot's pixel columns, drawn as one vertical span per
+// column (its min..max there, see polyline_envelope.h), which is what the pixels can show, in
+// short quads one column wide: software rasterisers fill those far faster than the thousands of
+// long thin triangles of an anti-aliased polyline. ImGui's 1.8 px look: where the line is nearly
+// flat in a column, a 0.8 px core and 1 px anti-aliased fringes above and below; where it is steep,
+// one opaque quad 2 px wide (overlapping the neighbours by half a pixel), as wide as the polyline.
+void draw_dense_line(ImDrawList* dl, const std::vector<ImVec2>& pts, float x_min, float x_max, ImU32 colour) {
+    std::vector<float> xs(pts.size()), ys(pts.size());
+    for (size_t i = 0; i < pts.size(); ++i) { xs[i] = pts[i].x; ys[i] = pts[i].y; }
+    const float x_begin = std::floor(x_min);
+    const int columns = static_cast<int>(std::ceil(x_max) - x_begin);
+    const std::vector<ColumnSpan> env = polyline_column_envelope(xs, ys, x_begin, columns);
+    const ImVec2 uv = ImGui::GetFontTexUvWhitePixel();
+    const ImU32 clear = colour & ~IM_COL32_A_MASK;
+    for (int c = 0; c < columns; ++c) {
+        const ColumnSpan& s = env[static_cast<size_t>(c)];
+        if (!s.any) continue;
+        const float l = x_begin + static_cast<float>(c), r = l + 1.0f;
+        if (s.hi - s.lo >= 2.0f) {
+            dl->PrimReserve(6, 4);
+            dl->PrimRect(ImVec2(l - 0.5f, s.lo - 0.4f), ImVec2(r + 0.5f, s.hi + 0.4f), colour);
+            continue;
+        }
+        const float y[4] = {s.lo - 1.4f, s.lo - 0.4f, s.hi + 0.4f, s.hi + 1.4f};
+        const ImU32 col[4] = {clear, colour, colour, clear};
+        // Vertices: left edge top to bottom, then right edge; quads fringe, core, fringe.
+        dl->PrimReserve(18, 8);
+        const ImDrawIdx base = static_cast<ImDrawIdx>(dl->_VtxCurrentIdx);
+        for (int k = 0; k < 4; ++k) dl->PrimWriteVtx(ImVec2(l, y[k]), uv, col[k]);
+        for (int k = 0; k < 4; ++k) dl->PrimWriteVtx(ImVec2(r, y[k]), uv, col[k]);
+        for (int k = 0; k < 3; ++k) {
+            const ImDrawIdx a = static_cast<ImDrawIdx>(base + k), b = static_cast<ImDrawIdx>(base + k + 1);
+            const ImDrawIdx ra = static_cast<ImDrawIdx>(base + 4 + k), rb = static_cast<ImDrawIdx>(base + 5 + k);
+            dl->PrimWriteIdx(a); dl->PrimWriteIdx(b); dl->PrimWriteIdx(rb);
+            dl->PrimWriteIdx(a); dl->PrimWriteIdx(rb); dl->PrimWriteIdx(ra);
+        }
+    }
 }
 
 }  // namespace
@@ -152,7 +192,10 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
             if (!std::isfinite(s.y[i]) || (spec.log_y && s.y[i] <= 0)) continue;
             pts.emplace_back(sx(s.x[i]), sy(ty(s.y[i])));
         }
-        if (pts.size() >= 2) dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, 1.8f);
+        if (pts.size() >= 2 && !spec.markers && static_cast<float>(pts.size()) > (pmax.x - pmin.x) * 0.5f)
+            draw_dense_line(dl, pts, pmin.x, pmax.x, s.colour);
+        else if (pts.size() >= 2)
+            dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, 1.8f);
         if (spec.markers || pts.size() == 1)
             for (const ImVec2& p : pts) dl->AddCircleFilled(p, 2.5f, s.colour);
     }
