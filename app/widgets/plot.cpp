@@ -1,11 +1,15 @@
 // Line plots and bar charts (see plot.h).
 #include "widgets/plot.h"
 
+#include <GL/gl.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <unordered_map>
 
 #include "panel.h"
 #include "widgets/export.h"
@@ -65,46 +69,134 @@ void export_menu(const std::string& title, const char* id, ImVec2 min, ImVec2 ma
     ImGui::EndPopup();
 }
 
-// A line with more points than half the plot's pixel columns, drawn as one vertical span per
-// column (its min..max there, see polyline_envelope.h), which is what the pixels can show, in
-// short quads one column wide: software rasterisers fill those far faster than the thousands of
-// long thin triangles of an anti-aliased polyline. ImGui's 1.8 px look: where the line is nearly
-// flat in a column, a 0.8 px core and 1 px anti-aliased fringes above and below; where it is steep,
-// one opaque quad 2 px wide (overlapping the neighbours by half a pixel), as wide as the polyline.
-void draw_dense_line(ImDrawList* dl, const std::vector<ImVec2>& pts, float x_min, float x_max, ImU32 colour) {
-    std::vector<float> xs(pts.size()), ys(pts.size());
-    for (size_t i = 0; i < pts.size(); ++i) { xs[i] = pts[i].x; ys[i] = pts[i].y; }
-    const float x_begin = std::floor(x_min);
-    const int columns = static_cast<int>(std::ceil(x_max) - x_begin);
-    const std::vector<ColumnSpan> env = polyline_column_envelope(xs, ys, x_begin, columns);
-    const ImVec2 uv = ImGui::GetFontTexUvWhitePixel();
-    const ImU32 clear = colour & ~IM_COL32_A_MASK;
-    for (int c = 0; c < columns; ++c) {
-        const ColumnSpan& s = env[static_cast<size_t>(c)];
-        if (!s.any) continue;
-        const float l = x_begin + static_cast<float>(c), r = l + 1.0f;
-        if (s.hi - s.lo >= 2.0f) {
-            dl->PrimReserve(6, 4);
-            dl->PrimRect(ImVec2(l - 0.5f, s.lo - 0.4f), ImVec2(r + 0.5f, s.hi + 0.4f), colour);
-            continue;
-        }
-        const float y[4] = {s.lo - 1.4f, s.lo - 0.4f, s.hi + 0.4f, s.hi + 1.4f};
-        const ImU32 col[4] = {clear, colour, colour, clear};
-        // Vertices: left edge top to bottom, then right edge; quads fringe, core, fringe.
-        dl->PrimReserve(18, 8);
-        const ImDrawIdx base = static_cast<ImDrawIdx>(dl->_VtxCurrentIdx);
-        for (int k = 0; k < 4; ++k) dl->PrimWriteVtx(ImVec2(l, y[k]), uv, col[k]);
-        for (int k = 0; k < 4; ++k) dl->PrimWriteVtx(ImVec2(r, y[k]), uv, col[k]);
-        for (int k = 0; k < 3; ++k) {
-            const ImDrawIdx a = static_cast<ImDrawIdx>(base + k), b = static_cast<ImDrawIdx>(base + k + 1);
-            const ImDrawIdx ra = static_cast<ImDrawIdx>(base + 4 + k), rb = static_cast<ImDrawIdx>(base + 5 + k);
-            dl->PrimWriteIdx(a); dl->PrimWriteIdx(b); dl->PrimWriteIdx(rb);
-            dl->PrimWriteIdx(a); dl->PrimWriteIdx(rb); dl->PrimWriteIdx(ra);
+// Lines with more points than half the plot's pixel columns are drawn as one vertical span per
+// column (their min..max there, see polyline_envelope.h), which is what the pixels can show, into
+// one texture per plot, remade only when the points, colours or plot rectangle change: a still
+// frame then costs one quad, where the anti-aliased polylines cost thousands of long thin
+// triangles that software rasterisers fill slowly. ImGui's 1.8 px look: where a line is nearly
+// flat in a column, a 0.8 px core and 1 px fringes fading above and below; where it is steep, an
+// opaque span 2 px wide (the column and the one to its left), as wide as the polyline.
+struct DenseLines {
+    std::vector<std::vector<ImVec2>> pts;
+    std::vector<ImU32> colours;
+};
+
+struct LineTexture {
+    GLuint id = 0;
+    int w = 0, h = 0;
+    uint64_t hash = 0;
+    int last_frame = 0;
+};
+
+std::unordered_map<ImGuiID, LineTexture>& line_textures() {
+    static std::unordered_map<ImGuiID, LineTexture> map;
+    return map;
+}
+
+// Straight-alpha RGBA, w x h, origin (x0, y0) in screen pixels; lines composited in order ("over").
+std::vector<unsigned char> rasterise_dense_lines(const DenseLines& lines, int x0, int y0, int w, int h) {
+    std::vector<float> acc(static_cast<size_t>(w) * h * 4, 0.0f);   // premultiplied
+    auto paint = [&](int px, int py, float r, float g, float b, float a) {
+        if (px < 0 || px >= w || py < 0 || py >= h || a <= 0.0f) return;
+        float* d = &acc[(static_cast<size_t>(py) * w + px) * 4];
+        d[0] = r * a + d[0] * (1 - a);
+        d[1] = g * a + d[1] * (1 - a);
+        d[2] = b * a + d[2] * (1 - a);
+        d[3] = a + d[3] * (1 - a);
+    };
+    for (size_t k = 0; k < lines.pts.size(); ++k) {
+        const auto& pts = lines.pts[k];
+        std::vector<float> xs(pts.size()), ys(pts.size());
+        for (size_t i = 0; i < pts.size(); ++i) { xs[i] = pts[i].x; ys[i] = pts[i].y - static_cast<float>(y0); }
+        const std::vector<ColumnSpan> env = polyline_column_envelope(xs, ys, static_cast<float>(x0), w);
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lines.colours[k]);
+        // One column's pixels at most once per line, so a line never blends over itself.
+        std::vector<float> cover(static_cast<size_t>(h));
+        for (int col = 0; col < w; ++col) {
+            std::fill(cover.begin(), cover.end(), 0.0f);
+            bool any = false;
+            for (int from : {col, col + 1}) {    // a steep span of the next column covers this one too
+                if (from >= w || !env[static_cast<size_t>(from)].any) continue;
+                const ColumnSpan& s = env[static_cast<size_t>(from)];
+                const bool steep = s.hi - s.lo >= 2.0f;
+                if (from != col && !steep) continue;
+                const float top = steep ? s.lo - 0.4f : s.lo - 1.4f, bottom = steep ? s.hi + 0.4f : s.hi + 1.4f;
+                for (int py = std::max(static_cast<int>(std::floor(top)), 0);
+                     py <= std::min(static_cast<int>(std::ceil(bottom)), h - 1); ++py) {
+                    const float y = static_cast<float>(py) + 0.5f;   // pixel centre
+                    float a;
+                    if (steep) a = (y >= top && y < bottom) ? 1.0f : 0.0f;
+                    else a = std::clamp(std::min(y - top, bottom - y), 0.0f, 1.0f);
+                    cover[static_cast<size_t>(py)] = std::max(cover[static_cast<size_t>(py)], a);
+                    any = any || a > 0.0f;
+                }
+            }
+            if (!any) continue;
+            for (int py = 0; py < h; ++py) paint(col, py, c.x, c.y, c.z, c.w * cover[static_cast<size_t>(py)]);
         }
     }
+    std::vector<unsigned char> out(acc.size());
+    for (size_t i = 0; i < acc.size(); i += 4) {
+        const float a = acc[i + 3];
+        for (int ch = 0; ch < 3; ++ch)
+            out[i + ch] = static_cast<unsigned char>(std::lround(std::clamp(a > 0 ? acc[i + ch] / a : 0.0f, 0.0f, 1.0f) * 255));
+        out[i + 3] = static_cast<unsigned char>(std::lround(std::clamp(a, 0.0f, 1.0f) * 255));
+    }
+    return out;
+}
+
+void draw_dense_lines(ImDrawList* dl, ImGuiID key, const DenseLines& lines, ImVec2 pmin, ImVec2 pmax) {
+    const int x0 = static_cast<int>(std::floor(pmin.x)), y0 = static_cast<int>(std::floor(pmin.y));
+    const int w = static_cast<int>(std::ceil(pmax.x)) - x0, h = static_cast<int>(std::ceil(pmax.y)) - y0;
+    if (w <= 0 || h <= 0) return;
+    uint64_t hash = 1469598103934665603ull;
+    auto mix = [&](const void* p, size_t n) {
+        const auto* b = static_cast<const unsigned char*>(p);
+        for (size_t i = 0; i < n; ++i) hash = (hash ^ b[i]) * 1099511628211ull;
+    };
+    const int rect[4] = {x0, y0, w, h};
+    mix(rect, sizeof rect);
+    for (size_t k = 0; k < lines.pts.size(); ++k) {
+        mix(&lines.colours[k], sizeof(ImU32));
+        mix(lines.pts[k].data(), lines.pts[k].size() * sizeof(ImVec2));
+    }
+    const int frame = ImGui::GetFrameCount();
+    auto& map = line_textures();
+    for (auto it = map.begin(); it != map.end();) {   // textures of plots no longer drawn
+        if (frame - it->second.last_frame > 120) {
+            glDeleteTextures(1, &it->second.id);
+            it = map.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    LineTexture& tex = map[key];
+    tex.last_frame = frame;
+    if (tex.id == 0 || tex.hash != hash) {
+        const std::vector<unsigned char> pixels = rasterise_dense_lines(lines, x0, y0, w, h);
+        if (tex.id == 0) glGenTextures(1, &tex.id);
+        glBindTexture(GL_TEXTURE_2D, tex.id);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+        tex.w = w;
+        tex.h = h;
+        tex.hash = hash;
+    }
+    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex.id)), ImVec2(static_cast<float>(x0), static_cast<float>(y0)),
+                 ImVec2(static_cast<float>(x0 + w), static_cast<float>(y0 + h)));
 }
 
 }  // namespace
+
+void plot_shutdown() {
+    for (auto& [key, tex] : line_textures()) glDeleteTextures(1, &tex.id);
+    line_textures().clear();
+}
 
 void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Commands* commands) {
     ImGui::PushID(spec.id);
@@ -185,6 +277,7 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
 
     // Lines.
     dl->PushClipRect(pmin, pmax, true);
+    DenseLines dense;
     for (const auto& s : series) {
         std::vector<ImVec2> pts;
         pts.reserve(s.x.size());
@@ -192,13 +285,17 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
             if (!std::isfinite(s.y[i]) || (spec.log_y && s.y[i] <= 0)) continue;
             pts.emplace_back(sx(s.x[i]), sy(ty(s.y[i])));
         }
-        if (pts.size() >= 2 && !spec.markers && static_cast<float>(pts.size()) > (pmax.x - pmin.x) * 0.5f)
-            draw_dense_line(dl, pts, pmin.x, pmax.x, s.colour);
-        else if (pts.size() >= 2)
+        if (pts.size() >= 2 && !spec.markers && static_cast<float>(pts.size()) > (pmax.x - pmin.x) * 0.5f) {
+            dense.pts.push_back(std::move(pts));
+            dense.colours.push_back(s.colour);
+            continue;
+        }
+        if (pts.size() >= 2)
             dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, 1.8f);
         if (spec.markers || pts.size() == 1)
             for (const ImVec2& p : pts) dl->AddCircleFilled(p, 2.5f, s.colour);
     }
+    if (!dense.pts.empty()) draw_dense_lines(dl, ImGui::GetID("##dense"), dense, pmin, pmax);
     dl->PopClipRect();
     if (empty) {
         const char* msg = "no data yet";
