@@ -89,3 +89,50 @@ TEST(PolylineEnvelope, VerticalSegmentAndEmptyInput) {
     const auto none = polyline_column_envelope({}, {}, 0.0f, 4);
     for (const auto& s : none) EXPECT_FALSE(s.any);
 }
+
+namespace {
+
+// Pixel (x, y) channel ch of a w-wide RGBA image.
+int px(const std::vector<unsigned char>& img, int w, int x, int y, int ch) {
+    return img[(static_cast<size_t>(y) * w + x) * 4 + ch];
+}
+
+}  // namespace
+
+TEST(PolylineEnvelope, RasterisedFlatLineHasAnAntiAliasedCoreAndFringes) {
+    // y = 10 exactly: ImGui's 1.8 px line is opaque over 9.6..10.4 and fades to 0 at 8.6 and 11.4,
+    // so the pixel centres 9.5 and 10.5 get 0.9 and the rows beyond nothing.
+    const auto img = tx::app::rasterise_dense_lines({{0.0f, 20.0f}}, {{10.0f, 10.0f}}, {0xFF0000FFu}, 0, 0, 20, 20);
+    ASSERT_EQ(img.size(), 20u * 20u * 4u);
+    for (int x = 1; x < 19; ++x) {
+        EXPECT_NEAR(px(img, 20, x, 9, 3), 0.9 * 255, 1.0) << x;
+        EXPECT_NEAR(px(img, 20, x, 10, 3), 0.9 * 255, 1.0) << x;
+        EXPECT_EQ(px(img, 20, x, 8, 3), 0) << x;
+        EXPECT_EQ(px(img, 20, x, 11, 3), 0) << x;
+        EXPECT_EQ(px(img, 20, x, 9, 0), 255) << x;   // straight alpha: the colour itself
+        EXPECT_EQ(px(img, 20, x, 9, 2), 0) << x;
+    }
+}
+
+TEST(PolylineEnvelope, RasterisedSteepLineIsTwoPixelsWideAndLinesCompositeInOrder) {
+    // Near-vertical in column 5 from y 2 to 18: opaque where the pixel centre lies in 1.6..18.4,
+    // in columns 4 and 5. A half-transparent blue line over it mixes the colours half and half.
+    const std::vector<float> xs = {5.5f, 5.6f}, ys = {2.0f, 18.0f};
+    const auto red = tx::app::rasterise_dense_lines({xs}, {ys}, {0xFF0000FFu}, 0, 0, 10, 20);
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 10; ++x) {
+            const bool inside = (x == 4 || x == 5) && y >= 2 && y <= 17;
+            EXPECT_EQ(px(red, 10, x, y, 3), inside ? 255 : 0) << x << "," << y;
+        }
+    const auto both = tx::app::rasterise_dense_lines({xs, xs}, {ys, ys}, {0xFF0000FFu, 0x80FF0000u}, 0, 0, 10, 20);
+    EXPECT_EQ(px(both, 10, 5, 10, 3), 255);
+    EXPECT_NEAR(px(both, 10, 5, 10, 0), 127, 1);
+    EXPECT_NEAR(px(both, 10, 5, 10, 2), 128, 1);
+    // The image's origin shifts the line: the same line seen from (2, 5) lands 2 left and 5 up.
+    const auto shifted = tx::app::rasterise_dense_lines({xs}, {ys}, {0xFF0000FFu}, 2, 5, 10, 20);
+    EXPECT_EQ(px(shifted, 10, 3, 0, 3), 255);
+    EXPECT_EQ(px(shifted, 10, 3, 12, 3), 255);
+    EXPECT_EQ(px(shifted, 10, 3, 13, 3), 0);
+    EXPECT_EQ(px(shifted, 10, 4, 5, 3), 0);
+    EXPECT_TRUE(tx::app::rasterise_dense_lines({xs}, {ys}, {0xFF0000FFu}, 0, 0, 0, 5).empty());
+}

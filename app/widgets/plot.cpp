@@ -93,58 +93,6 @@ std::unordered_map<ImGuiID, LineTexture>& line_textures() {
     return map;
 }
 
-// Straight-alpha RGBA, w x h, origin (x0, y0) in screen pixels; lines composited in order ("over").
-std::vector<unsigned char> rasterise_dense_lines(const DenseLines& lines, int x0, int y0, int w, int h) {
-    std::vector<float> acc(static_cast<size_t>(w) * h * 4, 0.0f);   // premultiplied
-    auto paint = [&](int px, int py, float r, float g, float b, float a) {
-        if (px < 0 || px >= w || py < 0 || py >= h || a <= 0.0f) return;
-        float* d = &acc[(static_cast<size_t>(py) * w + px) * 4];
-        d[0] = r * a + d[0] * (1 - a);
-        d[1] = g * a + d[1] * (1 - a);
-        d[2] = b * a + d[2] * (1 - a);
-        d[3] = a + d[3] * (1 - a);
-    };
-    for (size_t k = 0; k < lines.pts.size(); ++k) {
-        const auto& pts = lines.pts[k];
-        std::vector<float> xs(pts.size()), ys(pts.size());
-        for (size_t i = 0; i < pts.size(); ++i) { xs[i] = pts[i].x; ys[i] = pts[i].y - static_cast<float>(y0); }
-        const std::vector<ColumnSpan> env = polyline_column_envelope(xs, ys, static_cast<float>(x0), w);
-        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lines.colours[k]);
-        // One column's pixels at most once per line, so a line never blends over itself.
-        std::vector<float> cover(static_cast<size_t>(h));
-        for (int col = 0; col < w; ++col) {
-            std::fill(cover.begin(), cover.end(), 0.0f);
-            bool any = false;
-            for (int from : {col, col + 1}) {    // a steep span of the next column covers this one too
-                if (from >= w || !env[static_cast<size_t>(from)].any) continue;
-                const ColumnSpan& s = env[static_cast<size_t>(from)];
-                const bool steep = s.hi - s.lo >= 2.0f;
-                if (from != col && !steep) continue;
-                const float top = steep ? s.lo - 0.4f : s.lo - 1.4f, bottom = steep ? s.hi + 0.4f : s.hi + 1.4f;
-                for (int py = std::max(static_cast<int>(std::floor(top)), 0);
-                     py <= std::min(static_cast<int>(std::ceil(bottom)), h - 1); ++py) {
-                    const float y = static_cast<float>(py) + 0.5f;   // pixel centre
-                    float a;
-                    if (steep) a = (y >= top && y < bottom) ? 1.0f : 0.0f;
-                    else a = std::clamp(std::min(y - top, bottom - y), 0.0f, 1.0f);
-                    cover[static_cast<size_t>(py)] = std::max(cover[static_cast<size_t>(py)], a);
-                    any = any || a > 0.0f;
-                }
-            }
-            if (!any) continue;
-            for (int py = 0; py < h; ++py) paint(col, py, c.x, c.y, c.z, c.w * cover[static_cast<size_t>(py)]);
-        }
-    }
-    std::vector<unsigned char> out(acc.size());
-    for (size_t i = 0; i < acc.size(); i += 4) {
-        const float a = acc[i + 3];
-        for (int ch = 0; ch < 3; ++ch)
-            out[i + ch] = static_cast<unsigned char>(std::lround(std::clamp(a > 0 ? acc[i + ch] / a : 0.0f, 0.0f, 1.0f) * 255));
-        out[i + 3] = static_cast<unsigned char>(std::lround(std::clamp(a, 0.0f, 1.0f) * 255));
-    }
-    return out;
-}
-
 void draw_dense_lines(ImDrawList* dl, ImGuiID key, const DenseLines& lines, ImVec2 pmin, ImVec2 pmax) {
     const int x0 = static_cast<int>(std::floor(pmin.x)), y0 = static_cast<int>(std::floor(pmin.y));
     const int w = static_cast<int>(std::ceil(pmax.x)) - x0, h = static_cast<int>(std::ceil(pmax.y)) - y0;
@@ -173,7 +121,14 @@ void draw_dense_lines(ImDrawList* dl, ImGuiID key, const DenseLines& lines, ImVe
     LineTexture& tex = map[key];
     tex.last_frame = frame;
     if (tex.id == 0 || tex.hash != hash) {
-        const std::vector<unsigned char> pixels = rasterise_dense_lines(lines, x0, y0, w, h);
+        std::vector<std::vector<float>> xs(lines.pts.size()), ys(lines.pts.size());
+        for (size_t k = 0; k < lines.pts.size(); ++k)
+            for (const ImVec2& p : lines.pts[k]) {
+                xs[k].push_back(p.x);
+                ys[k].push_back(p.y);
+            }
+        const std::vector<unsigned> colours(lines.colours.begin(), lines.colours.end());
+        const std::vector<unsigned char> pixels = rasterise_dense_lines(xs, ys, colours, x0, y0, w, h);
         if (tex.id == 0) glGenTextures(1, &tex.id);
         glBindTexture(GL_TEXTURE_2D, tex.id);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
