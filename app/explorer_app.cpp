@@ -29,6 +29,7 @@
 #include "trainer.h"
 #include "widgets/font_sampling.h"
 #include "widgets/heatmap.h"
+#include "widgets/plot.h"
 #include "widgets/ui.h"
 
 namespace fs = std::filesystem;
@@ -245,6 +246,7 @@ ExplorerApp::~ExplorerApp() {
 
 void ExplorerApp::shutdown() {
     heatmap_shutdown();
+    plot_shutdown();
     if (m_trainer) m_trainer->pause();
 }
 

@@ -1,15 +1,20 @@
 // Line plots and bar charts (see plot.h).
 #include "widgets/plot.h"
 
+#include <GL/gl.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <unordered_map>
 
 #include "panel.h"
 #include "widgets/export.h"
 #include "widgets/font_sampling.h"
+#include "widgets/polyline_envelope.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -64,7 +69,89 @@ void export_menu(const std::string& title, const char* id, ImVec2 min, ImVec2 ma
     ImGui::EndPopup();
 }
 
+// Lines with more points than half the plot's pixel columns are drawn as one vertical span per
+// column (their min..max there, see polyline_envelope.h), which is what the pixels can show, into
+// one texture per plot, remade only when the points, colours or plot rectangle change: a still
+// frame then costs one quad, where the anti-aliased polylines cost thousands of long thin
+// triangles that software rasterisers fill slowly. ImGui's 1.8 px look: where a line is nearly
+// flat in a column, a 0.8 px core and 1 px fringes fading above and below; where it is steep, an
+// opaque span 2 px wide (the column and the one to its left), as wide as the polyline.
+struct DenseLines {
+    std::vector<std::vector<ImVec2>> pts;
+    std::vector<ImU32> colours;
+};
+
+struct LineTexture {
+    GLuint id = 0;
+    int w = 0, h = 0;
+    uint64_t hash = 0;
+    int last_frame = 0;
+};
+
+std::unordered_map<ImGuiID, LineTexture>& line_textures() {
+    static std::unordered_map<ImGuiID, LineTexture> map;
+    return map;
+}
+
+void draw_dense_lines(ImDrawList* dl, ImGuiID key, const DenseLines& lines, ImVec2 pmin, ImVec2 pmax) {
+    const int x0 = static_cast<int>(std::floor(pmin.x)), y0 = static_cast<int>(std::floor(pmin.y));
+    const int w = static_cast<int>(std::ceil(pmax.x)) - x0, h = static_cast<int>(std::ceil(pmax.y)) - y0;
+    if (w <= 0 || h <= 0) return;
+    uint64_t hash = 1469598103934665603ull;
+    auto mix = [&](const void* p, size_t n) {
+        const auto* b = static_cast<const unsigned char*>(p);
+        for (size_t i = 0; i < n; ++i) hash = (hash ^ b[i]) * 1099511628211ull;
+    };
+    const int rect[4] = {x0, y0, w, h};
+    mix(rect, sizeof rect);
+    for (size_t k = 0; k < lines.pts.size(); ++k) {
+        mix(&lines.colours[k], sizeof(ImU32));
+        mix(lines.pts[k].data(), lines.pts[k].size() * sizeof(ImVec2));
+    }
+    const int frame = ImGui::GetFrameCount();
+    auto& map = line_textures();
+    for (auto it = map.begin(); it != map.end();) {   // textures of plots no longer drawn
+        if (frame - it->second.last_frame > 120) {
+            glDeleteTextures(1, &it->second.id);
+            it = map.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    LineTexture& tex = map[key];
+    tex.last_frame = frame;
+    if (tex.id == 0 || tex.hash != hash) {
+        std::vector<std::vector<float>> xs(lines.pts.size()), ys(lines.pts.size());
+        for (size_t k = 0; k < lines.pts.size(); ++k)
+            for (const ImVec2& p : lines.pts[k]) {
+                xs[k].push_back(p.x);
+                ys[k].push_back(p.y);
+            }
+        const std::vector<unsigned> colours(lines.colours.begin(), lines.colours.end());
+        const std::vector<unsigned char> pixels = rasterise_dense_lines(xs, ys, colours, x0, y0, w, h);
+        if (tex.id == 0) glGenTextures(1, &tex.id);
+        glBindTexture(GL_TEXTURE_2D, tex.id);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+        tex.w = w;
+        tex.h = h;
+        tex.hash = hash;
+    }
+    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex.id)), ImVec2(static_cast<float>(x0), static_cast<float>(y0)),
+                 ImVec2(static_cast<float>(x0 + w), static_cast<float>(y0 + h)));
+}
+
 }  // namespace
+
+void plot_shutdown() {
+    for (auto& [key, tex] : line_textures()) glDeleteTextures(1, &tex.id);
+    line_textures().clear();
+}
 
 void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Commands* commands) {
     ImGui::PushID(spec.id);
@@ -145,6 +232,7 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
 
     // Lines.
     dl->PushClipRect(pmin, pmax, true);
+    DenseLines dense;
     for (const auto& s : series) {
         std::vector<ImVec2> pts;
         pts.reserve(s.x.size());
@@ -152,10 +240,17 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
             if (!std::isfinite(s.y[i]) || (spec.log_y && s.y[i] <= 0)) continue;
             pts.emplace_back(sx(s.x[i]), sy(ty(s.y[i])));
         }
-        if (pts.size() >= 2) dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, 1.8f);
+        if (pts.size() >= 2 && !spec.markers && static_cast<float>(pts.size()) > (pmax.x - pmin.x) * 0.5f) {
+            dense.pts.push_back(std::move(pts));
+            dense.colours.push_back(s.colour);
+            continue;
+        }
+        if (pts.size() >= 2)
+            dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, 1.8f);
         if (spec.markers || pts.size() == 1)
             for (const ImVec2& p : pts) dl->AddCircleFilled(p, 2.5f, s.colour);
     }
+    if (!dense.pts.empty()) draw_dense_lines(dl, ImGui::GetID("##dense"), dense, pmin, pmax);
     dl->PopClipRect();
     if (empty) {
         const char* msg = "no data yet";

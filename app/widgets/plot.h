@@ -31,6 +31,8 @@ struct PlotSpec {
 };
 
 void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Commands* commands);
+// Frees the textures of dense lines (before the GL context goes away).
+void plot_shutdown();
 
 struct BarSpec {
     const char* id = "bars";
