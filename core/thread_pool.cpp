@@ -48,14 +48,14 @@ public:
         if (m_busy.exchange(true, std::memory_order_acquire)) return false;
         while (static_cast<int>(m_workers.size()) < count - 1) {
             // The generation before this job's: a worker that starts late still sees the job as new.
-            const int index = static_cast<int>(m_workers.size()) + 1;
             const uint64_t seen = m_generation.load(std::memory_order_relaxed);
-            m_workers.emplace_back([this, index, seen] { work(index, seen); });
+            m_workers.emplace_back([this, seen] { work(seen); });
         }
         m_part = part;
         m_ctx = ctx;
-        m_count = count;
-        m_pending.store(static_cast<int>(m_workers.size()), std::memory_order_relaxed);
+        m_done.store(0, std::memory_order_relaxed);
+        m_job = (m_job + 1) & 0xFFFFFFFFu;
+        m_claims.store(m_job << 32 | static_cast<uint64_t>(count) << 16, std::memory_order_release);
         bool wake;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
@@ -63,17 +63,34 @@ public:
             wake = m_sleepers > 0;
         }
         if (wake) m_wake.notify_all();
-        part(ctx, 0, count);
-        for (int polls = 0; m_pending.load(std::memory_order_acquire) != 0; ++polls) {
-            if (polls < 1 << 16) TX_PAUSE();
-            else std::this_thread::yield();   // a worker was descheduled: give it the core
+        claim_parts();
+        for (int polls = 0; m_done.load(std::memory_order_acquire) != count; ++polls) {
+            if (polls < 1 << 12) TX_PAUSE();
+            else std::this_thread::yield();   // a worker was descheduled inside its part
         }
         m_busy.store(false, std::memory_order_release);
         return true;
     }
 
 private:
-    void work(int index, uint64_t seen) {
+    // Parts go to whichever thread claims them first: the caller does all of them when the workers
+    // are asleep or descheduled (a shared machine), and waits only for parts already begun. Which
+    // thread runs a part does not change its range, so the results stay the same bits.
+    // m_claims: job number (32 bits) | part count (16) | next unclaimed part (16).
+    void claim_parts() {
+        uint64_t claims = m_claims.load(std::memory_order_acquire);
+        const uint64_t job = claims >> 32;
+        for (;;) {
+            const int count = static_cast<int>(claims >> 16 & 0xFFFF), next = static_cast<int>(claims & 0xFFFF);
+            if (claims >> 32 != job || next >= count) return;
+            if (!m_claims.compare_exchange_weak(claims, claims + 1, std::memory_order_acq_rel)) continue;
+            m_part(m_ctx, next, count);   // stays set: the job cannot end before this part is done
+            m_done.fetch_add(1, std::memory_order_release);
+            claims = m_claims.load(std::memory_order_acquire);
+        }
+    }
+
+    void work(uint64_t seen) {
         for (;;) {
             uint64_t now = m_generation.load(std::memory_order_acquire);
             if (now == seen && m_spin) {
@@ -92,18 +109,18 @@ private:
             }
             seen = now;
             if (m_stop.load(std::memory_order_relaxed)) return;
-            if (index < m_count) m_part(m_ctx, index, m_count);
-            m_pending.fetch_sub(1, std::memory_order_release);
+            claim_parts();
         }
     }
 
     std::vector<std::thread> m_workers;
     std::atomic<bool> m_busy{false};
     std::atomic<uint64_t> m_generation{0};
-    std::atomic<int> m_pending{0};
-    void (*m_part)(void*, int, int) = nullptr;   // the job: written before m_generation moves on
+    std::atomic<uint64_t> m_claims{0};
+    std::atomic<int> m_done{0};                  // parts of the current job finished
+    void (*m_part)(void*, int, int) = nullptr;   // the job: written before m_claims moves on
     void* m_ctx = nullptr;
-    int m_count = 0;
+    uint64_t m_job = 0;                          // the caller's side only
     bool m_spin = true;
     std::atomic<bool> m_stop{false};
     int m_sleepers = 0;    // under m_mutex
