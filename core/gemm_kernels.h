@@ -23,7 +23,7 @@ void sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a,
                        bool trans_b, int M, int N, int K, bool accumulate);
 
 // Scratch for packed panels, per calling thread (the GUI and the trainer may multiply at once,
-// and OpenMP threads pack their own A blocks): at least `floats` floats, 64-byte aligned, grown
+// and the pool's threads pack their own A blocks): at least `floats` floats, 64-byte aligned, grown
 // once and reused (a fresh page costs ~10 µs here, shared/PERF.md). Slot 0 holds packed B, 1 A.
 float* gemm_scratch(int slot, size_t floats);
 
@@ -31,5 +31,8 @@ float* gemm_scratch(int slot, size_t floats);
 // weight from memory, which these read in order (gemv_nt_*.cpp).
 void sgemv_nt_avx512(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
 void sgemv_nt_avx2(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
+// Runs body(ctx, first, last) over [0, blocks) cut into parallel_for.h's ranges, one per CPU
+// thread (one range when blocks is 1): the kernel units' threads, without its templates here.
+void split_blocks(int blocks, void (*body)(void* ctx, int first, int last), void* ctx);
 
 }  // namespace tx::cpu::kernels

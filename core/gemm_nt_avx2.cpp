@@ -142,41 +142,42 @@ void kernels::sgemm_nt_avx2(float* out, const float* inp, const float* weight, c
     const int chunk_rows = ((N + chunks - 1) / chunks + NT_ROWS - 1) / NT_ROWS * NT_ROWS;
     const int col_blocks = (OC + NT_COLS - 1) / NT_COLS;
     const int vectors = C / LANES;   // whole vectors of C; the kernels do these, nt_finish_tile the rest
-    const int threads = cpu_threads();
     for (int chunk = 0; chunk < N; chunk += chunk_rows) {
         const int chunk_end = min_int(N, chunk + chunk_rows);
         const int tiles = (chunk_end - chunk + NT_ROWS - 1) / NT_ROWS;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && col_blocks > 1)
-        for (int cb = 0; cb < col_blocks; ++cb) {
-            const int oc0 = cb * NT_COLS;
-            const int first_col = min_int(oc0, OC - NT_COLS);   // the 4 weight rows computed
-            const float* w0 = weight + static_cast<int64_t>(first_col) * C;
-            const int next_block = oc0 + NT_COLS < OC ? oc0 + NT_COLS : first_col;
-            alignas(32) float acc[MAX_CHUNK_TILES][NT_ROWS * NT_COLS * LANES];   // row r, column c at vector 4r + c
-            auto tile_rows = [&](int t, const float* x[NT_ROWS]) {   // the rows the tile stores
-                const int n0 = chunk + t * NT_ROWS, rows = min_int(NT_ROWS, chunk_end - n0);
-                for (int r = 0; r < NT_ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + min_int(r, rows - 1)) * C;
-                return rows;
-            };
-            for (int k0 = 0; k0 == 0 || k0 < vectors * LANES; k0 += K_BLOCK) {   // at least once: zeroes acc
-                const int64_t block_vectors = min_int(K_BLOCK, vectors * LANES - k0) / LANES;
+        auto column_blocks = [&](int first, int last) {
+            for (int cb = first; cb < last; ++cb) {
+                const int oc0 = cb * NT_COLS;
+                const int first_col = min_int(oc0, OC - NT_COLS);   // the 4 weight rows computed
+                const float* w0 = weight + static_cast<int64_t>(first_col) * C;
+                const int next_block = oc0 + NT_COLS < OC ? oc0 + NT_COLS : first_col;
+                alignas(32) float acc[MAX_CHUNK_TILES][NT_ROWS * NT_COLS * LANES];   // row r, column c at vector 4r + c
+                auto tile_rows = [&](int t, const float* x[NT_ROWS]) {   // the rows the tile stores
+                    const int n0 = chunk + t * NT_ROWS, rows = min_int(NT_ROWS, chunk_end - n0);
+                    for (int r = 0; r < NT_ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + min_int(r, rows - 1)) * C;
+                    return rows;
+                };
+                for (int k0 = 0; k0 == 0 || k0 < vectors * LANES; k0 += K_BLOCK) {   // at least once: zeroes acc
+                    const int64_t block_vectors = min_int(K_BLOCK, vectors * LANES - k0) / LANES;
+                    for (int t = 0; t < tiles; ++t) {
+                        const float* x[NT_ROWS];
+                        tile_rows(t, x);
+                        for (const float*& row : x) row += k0;
+                        const float* prefetch = weight + static_cast<int64_t>(min_int(next_block + t % NT_COLS, OC - 1)) * C + k0;
+                        if (k0 == 0)
+                            nt_kernel_3x4<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                        else
+                            nt_kernel_3x4<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                    }
+                }
                 for (int t = 0; t < tiles; ++t) {
                     const float* x[NT_ROWS];
-                    tile_rows(t, x);
-                    for (const float*& row : x) row += k0;
-                    const float* prefetch = weight + static_cast<int64_t>(min_int(next_block + t % NT_COLS, OC - 1)) * C + k0;
-                    if (k0 == 0)
-                        nt_kernel_3x4<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                    else
-                        nt_kernel_3x4<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                    const int rows = tile_rows(t, x);
+                    nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * NT_ROWS, rows, first_col, oc0 - first_col, C, OC);
                 }
             }
-            for (int t = 0; t < tiles; ++t) {
-                const float* x[NT_ROWS];
-                const int rows = tile_rows(t, x);
-                nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * NT_ROWS, rows, first_col, oc0 - first_col, C, OC);
-            }
-        }
+        };
+        kernels::split_blocks(col_blocks, [](void* f, int first, int last) { (*static_cast<decltype(column_blocks)*>(f))(first, last); }, &column_blocks);
     }
 }
 

@@ -1,8 +1,8 @@
 // sgemm_packed (gemm_packed.h): C (M,N) [+]= op(A) (M,K) · op(B) (K,N), row-major. The choice of
 // kernel: the packed register tiles of gemm_packed_avx512.cpp (8 × 32) or gemm_packed_avx2.cpp
 // (6 × 16, BLIS's Haswell tile), as cpu_isa.h chooses at run time; Eigen's product on maps of the
-// operands on the generic path. Also the kernels' per-thread scratch (gemm_kernels.h), which lives
-// here, in a unit compiled for the baseline instruction set, with its std::vector code.
+// operands on the generic path. Also the kernels' per-thread scratch and thread split
+// (gemm_kernels.h), which live here, in a unit compiled for the baseline instruction set.
 #include "gemm_packed.h"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "cpu_isa.h"
 #include "eigen_types.h"
 #include "gemm_kernels.h"
+#include "parallel_for.h"
 
 namespace tx::cpu {
 
@@ -22,6 +23,12 @@ float* kernels::gemm_scratch(int slot, size_t floats) {
     if (buffer.size() < floats + ALIGN_FLOATS) buffer.resize(floats + ALIGN_FLOATS);
     const auto address = reinterpret_cast<uintptr_t>(buffer.data());
     return buffer.data() + ((64 - address % 64) % 64) / sizeof(float);
+}
+
+void kernels::split_blocks(int blocks, void (*body)(void* ctx, int first, int last), void* ctx) {
+    parallel_for(blocks, 1, [=](int64_t first, int64_t last) {
+        body(ctx, static_cast<int>(first), static_cast<int>(last));
+    });
 }
 
 void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb, bool trans_b,

@@ -76,17 +76,19 @@ void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, co
             const int kc = blk_min(KC, K - pc);
             const bool add = accumulate || pc > 0;
             Tile::pack_b(bp, B, ldb, trans_b, pc, jc, kc, nc);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
-            for (int blk = 0; blk < blocks; ++blk) {
-                const int ic = blk * block_rows, mc = blk_min(block_rows, M - ic);
-                float* ap = kernels::gemm_scratch(1, static_cast<size_t>(MC) * KC);
-                Tile::pack_a(ap, A, lda, trans_a, ic, pc, mc, kc);
-                for (int j0 = 0; j0 < nc; j0 += NR)
-                    for (int i0 = 0; i0 < mc; i0 += MR)
-                        Tile::kernel(C + static_cast<int64_t>(ic + i0) * ldc + jc + j0, ldc,
-                                     ap + static_cast<int64_t>(i0) * kc, bp + static_cast<int64_t>(j0) * kc, kc,
-                                     blk_min(MR, mc - i0), blk_min(NR, nc - j0), add);
-            }
+            auto row_blocks = [&](int first, int last) {
+                for (int blk = first; blk < last; ++blk) {
+                    const int ic = blk * block_rows, mc = blk_min(block_rows, M - ic);
+                    float* ap = kernels::gemm_scratch(1, static_cast<size_t>(MC) * KC);
+                    Tile::pack_a(ap, A, lda, trans_a, ic, pc, mc, kc);
+                    for (int j0 = 0; j0 < nc; j0 += NR)
+                        for (int i0 = 0; i0 < mc; i0 += MR)
+                            Tile::kernel(C + static_cast<int64_t>(ic + i0) * ldc + jc + j0, ldc,
+                                         ap + static_cast<int64_t>(i0) * kc, bp + static_cast<int64_t>(j0) * kc, kc,
+                                         blk_min(MR, mc - i0), blk_min(NR, nc - j0), add);
+                }
+            };
+            kernels::split_blocks(blocks, [](void* f, int first, int last) { (*static_cast<decltype(row_blocks)*>(f))(first, last); }, &row_blocks);
         }
     }
 }
