@@ -18,7 +18,6 @@
 #include <cstdint>
 
 #include "gemm_kernels.h"
-#include "threads.h"
 
 namespace tx::cpu {
 
@@ -71,15 +70,16 @@ inline void gemv_block(float* out, const float* x, const float* w, const float* 
 
 void kernels::sgemv_nt_avx512(float* out, const float* x, const float* weight, const float* bias, int C, int OC) {
     const int blocks = (OC + ROWS - 1) / ROWS;
-    const int threads = cpu_threads();
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
-    for (int b = 0; b < blocks; ++b) {
-        const int o0 = b * ROWS, rows = OC - o0 < ROWS ? OC - o0 : ROWS;
-        // two blocks ahead (the last blocks prefetch their own rows again: no read past the weight)
-        const int ahead = o0 + 2 * ROWS + ROWS <= OC ? o0 + 2 * ROWS : o0;
-        gemv_block(out + o0, x, weight + static_cast<int64_t>(o0) * C, bias ? bias + o0 : nullptr, rows, C,
-                   weight + static_cast<int64_t>(ahead) * C);
-    }
+    auto block_range = [&](int first, int last) {
+        for (int b = first; b < last; ++b) {
+            const int o0 = b * ROWS, rows = OC - o0 < ROWS ? OC - o0 : ROWS;
+            // two blocks ahead (the last blocks prefetch their own rows again: no read past the weight)
+            const int ahead = o0 + 2 * ROWS + ROWS <= OC ? o0 + 2 * ROWS : o0;
+            gemv_block(out + o0, x, weight + static_cast<int64_t>(o0) * C, bias ? bias + o0 : nullptr, rows, C,
+                       weight + static_cast<int64_t>(ahead) * C);
+        }
+    };
+    kernels::split_blocks(blocks, [](void* f, int first, int last) { (*static_cast<decltype(block_range)*>(f))(first, last); }, &block_range);
 }
 
 }  // namespace tx::cpu
