@@ -23,6 +23,4 @@ void set_cpu_threads(int threads) {
 
 int cpu_threads() { return g_threads.load(std::memory_order_relaxed); }
 
-bool cpu_threads_supported() { return true; }
-
 }  // namespace tx

@@ -6,6 +6,5 @@ namespace tx {
 
 void set_cpu_threads(int threads);   // clamps to [1, hardware]
 int cpu_threads();
-bool cpu_threads_supported();        // always true: the pool needs only std::thread
 
 }  // namespace tx

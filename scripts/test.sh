@@ -32,15 +32,14 @@ cmake --build "$root/build-asan" -j "$jobs" --target tx_tests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   "$root/build-asan/tests/tx_tests" --gtest_brief=1 --gtest_filter='-*Slow*'
 
-section "ThreadSanitizer: trainer thread"
-cmake -S "$root" -B "$root/build-tsan" -G Ninja "${quick[@]}" -DTX_OPENMP=OFF \
+section "ThreadSanitizer: trainer thread, thread pool, two-thread ops"
+cmake -S "$root" -B "$root/build-tsan" -G Ninja "${quick[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread" >/dev/null
 cmake --build "$root/build-tsan" -j "$jobs" --target tx_tests
-TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_tests" --gtest_brief=1 --gtest_filter='Trainer*'
+TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_tests" --gtest_brief=1 --gtest_filter='Trainer*:ThreadPool*:Training.OneAndTwoThreadsTrainTheSameBits'
 
 section "libFuzzer (${fuzz_seconds}s per target)"
-CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja "${quick[@]}" -DTX_FUZZ=ON \
-  -DTX_OPENMP=OFF >/dev/null
+CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja "${quick[@]}" -DTX_FUZZ=ON >/dev/null
 cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_checkpoint fuzz_tokenizer fuzz_corpus
 for target in fuzz_checkpoint fuzz_tokenizer fuzz_corpus; do
   corpus=$(mktemp -d)

@@ -355,7 +355,6 @@ TEST(Training, SameSeedGivesTheSameLossCurveBitForBit) {
 // train the same bits as one. The tiny preset's batch (80 rows of 16 values each side, d_ff 256,
 // 4 heads) is large enough that every shared op really splits.
 TEST(Training, OneAndTwoThreadsTrainTheSameBits) {
-    if (!tx::cpu_threads_supported()) GTEST_SKIP() << "built without OpenMP";
     const int threads_before = tx::cpu_threads();
     tx::set_cpu_threads(2);
     if (tx::cpu_threads() < 2) {

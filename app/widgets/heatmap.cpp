@@ -1,6 +1,7 @@
 // Heatmap widget (see heatmap.h). One RGBA texture per heatmap, re-uploaded only when the
 // values or the range change (a hash), so a still frame costs a few quads.
 #include "widgets/heatmap.h"
+#include "widgets/rgba_texture.h"
 
 #include <GL/gl.h>
 
@@ -199,15 +200,7 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
                         cell_colour(pooled_value(spec, ty * spec.rows / tex_h, (ty + 1) * spec.rows / tex_h,
                                                  tx * spec.cols / tex_w, (tx + 1) * spec.cols / tex_w));
         }
-        if (tex.id == 0) glGenTextures(1, &tex.id);
-        glBindTexture(GL_TEXTURE_2D, tex.id);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, tex_w, tex_h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+        upload_rgba_texture(tex.id, tex_w, tex_h, pixels.data());
         tex.w = tex_w;
         tex.h = tex_h;
         tex.hash = hash;

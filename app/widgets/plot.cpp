@@ -1,5 +1,6 @@
 // Line plots and bar charts (see plot.h).
 #include "widgets/plot.h"
+#include "widgets/rgba_texture.h"
 
 #include <GL/gl.h>
 
@@ -129,15 +130,7 @@ void draw_dense_lines(ImDrawList* dl, ImGuiID key, const DenseLines& lines, ImVe
             }
         const std::vector<unsigned> colours(lines.colours.begin(), lines.colours.end());
         const std::vector<unsigned char> pixels = rasterise_dense_lines(xs, ys, colours, x0, y0, w, h);
-        if (tex.id == 0) glGenTextures(1, &tex.id);
-        glBindTexture(GL_TEXTURE_2D, tex.id);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+        upload_rgba_texture(tex.id, w, h, pixels.data());
         tex.w = w;
         tex.h = h;
         tex.hash = hash;

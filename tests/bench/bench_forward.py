@@ -139,11 +139,12 @@ def peer_envs():
 # ---------------------------------------------------------------------------------------------
 # Ours
 
-def checkpoint_config(path):
+def checkpoint_header(path):
+    """(config dict, whole safetensors header) of one of our checkpoints."""
     with open(path, "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
-    return json.loads(header["__metadata__"]["config"])
+    return json.loads(header["__metadata__"]["config"]), header
 
 
 def run_ours(txcli, ckpt, L, repeats, warmup):
@@ -201,7 +202,7 @@ def main():
     try:
         for round_ in range(args.rounds):
             for name, L in CONFIGS:
-                c = checkpoint_config(ckpts[name])
+                c, _ = checkpoint_header(ckpts[name])
                 req = {"d_model": c["d_model"], "heads": c["heads"], "d_ff": c["d_ff"], "layers": c["encoder_layers"],
                        "vocab": c["tgt_vocab"], "src_len": L, "tgt_len": L, "repeats": args.repeats,
                        "warmup": args.warmup}

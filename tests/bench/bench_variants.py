@@ -10,13 +10,13 @@ import argparse
 import json
 import os
 import statistics
-import struct
 import subprocess
 import sys
 import time
 
-TUNED_MALLOC = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296"
-OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_forward import checkpoint_header, peer_envs  # the tuned peer's settings, one place
+
 EPS = 1e-5
 SMOOTHING = 0.1   # txcli bench's training step uses label smoothing 0.1
 
@@ -147,31 +147,8 @@ class Peer:
         self.proc.wait()
 
 
-def peer_envs():
-    base = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    tuned = dict(base, GLIBC_TUNABLES=TUNED_MALLOC)
-    tuned.pop("OPENBLAS_CORETYPE", None)
-    notes = ["OPENBLAS_CORETYPE unset", "GLIBC_TUNABLES=" + TUNED_MALLOC]
-    if os.environ.get("TX_ISA") == "avx2":   # our AVX2 path against OpenBLAS's AVX2 kernels
-        tuned["OPENBLAS_CORETYPE"] = "Haswell"
-        notes[0] = "OPENBLAS_CORETYPE=Haswell (AVX2, as TX_ISA=avx2)"
-    if os.path.isdir(OPENBLAS_OPENMP):
-        tuned["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + ":" + tuned.get("LD_LIBRARY_PATH", "")
-        notes.append("LD_LIBRARY_PATH=" + OPENBLAS_OPENMP)
-    else:
-        notes.append("(no OpenMP OpenBLAS installed: pthread build)")
-    return base, tuned, notes
-
-
 # ---------------------------------------------------------------------------------------------
 # Ours
-
-def checkpoint_header(path):
-    with open(path, "rb") as f:
-        (n,) = struct.unpack("<Q", f.read(8))
-        header = json.loads(f.read(n))
-    return json.loads(header["__metadata__"]["config"]), header
-
 
 def run_ours(txcli, ckpt, args):
     env = dict(os.environ, OMP_NUM_THREADS="1")
