@@ -101,9 +101,11 @@ def worker():
 
 
 class Peer:
-    def __init__(self, label, env):
+    """A PyTorch worker process (SCRIPT --worker) that answers one JSON request per line."""
+
+    def __init__(self, label, env, script=os.path.abspath(__file__)):
         self.label = label
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], env=env,
+        self.proc = subprocess.Popen([sys.executable, script, "--worker"], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def run(self, req):

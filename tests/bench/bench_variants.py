@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_forward import checkpoint_header, peer_envs  # the tuned peer's settings, one place
+from bench_forward import Peer, checkpoint_header, peer_envs  # the peers' settings and worker, one place
 
 EPS = 1e-5
 SMOOTHING = 0.1   # txcli bench's training step uses label smoothing 0.1
@@ -128,25 +128,6 @@ def worker():
         print(json.dumps({"ms": statistics.median(ms), "torch": torch.__version__}), flush=True)
 
 
-class Peer:
-    def __init__(self, label, env):
-        self.label = label
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def run(self, req):
-        self.proc.stdin.write(json.dumps(req) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the {self.label} PyTorch worker died")
-        return json.loads(line)["ms"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
 # ---------------------------------------------------------------------------------------------
 # Ours
 
@@ -181,7 +162,8 @@ def main():
     args = ap.parse_args()
 
     base_env, tuned_env, notes = peer_envs()
-    peers = {"installed": Peer("as installed", base_env), "tuned": Peer("tuned", tuned_env)}
+    here = os.path.abspath(__file__)
+    peers = {"installed": Peer("as installed", base_env, here), "tuned": Peer("tuned", tuned_env, here)}
     results, where = {}, None
     try:
         for round_ in range(args.rounds):
@@ -214,7 +196,7 @@ def main():
                             where = where or o
                             ms = o["forward_ms"]["median"] if kind == "forward" else o["train_step_ms"]["median"]
                         else:
-                            ms = peers[who].run(req)
+                            ms = peers[who].run(req)["ms"]
                         r[who].append(ms)
                     print(f"round {round_ + 1}/{args.rounds} {name} {kind} L={L}: ours {r['ours'][-1]:.3f} ms, torch "
                           f"installed {r['installed'][-1]:.3f}, tuned {r['tuned'][-1]:.3f}", file=sys.stderr)
