@@ -149,11 +149,10 @@ def checkpoint_header(path):
     return json.loads(header["__metadata__"]["config"]), header
 
 
-def run_ours(txcli, ckpt, L, repeats, warmup):
+def run_txcli_bench(txcli, ckpt, args):
+    """`txcli bench` on one thread with extra ARGS: its JSON line for the CPU backend."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    out = subprocess.run([txcli, "bench", "--checkpoint", ckpt, "--src-len", str(L), "--tgt-len", str(L),
-                          "--threads", "1", "--repeats", str(repeats), "--warmup", str(warmup), "--train-repeats", "0",
-                          "--json"],
+    out = subprocess.run([txcli, "bench", "--checkpoint", ckpt, "--threads", "1", "--json"] + args,
                          env=env, check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         if line.strip().startswith("{"):
@@ -161,6 +160,11 @@ def run_ours(txcli, ckpt, L, repeats, warmup):
             if obj.get("backend") == "cpu":
                 return obj
     raise RuntimeError("txcli bench printed no cpu line:\n" + out)
+
+
+def run_ours(txcli, ckpt, L, repeats, warmup):
+    return run_txcli_bench(txcli, ckpt, ["--src-len", str(L), "--tgt-len", str(L), "--repeats", str(repeats),
+                                         "--warmup", str(warmup), "--train-repeats", "0"])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_forward import Peer, checkpoint_header, peer_envs  # the peers' settings and worker, one place
+from bench_forward import Peer, checkpoint_header, peer_envs, run_txcli_bench  # the peers' settings and worker, one place
 
 EPS = 1e-5
 SMOOTHING = 0.1   # txcli bench's training step uses label smoothing 0.1
@@ -131,18 +131,6 @@ def worker():
 # ---------------------------------------------------------------------------------------------
 # Ours
 
-def run_ours(txcli, ckpt, args):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    out = subprocess.run([txcli, "bench", "--checkpoint", ckpt, "--threads", "1", "--json"] + args,
-                         env=env, check=True, capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if line.strip().startswith("{"):
-            obj = json.loads(line)
-            if obj.get("backend") == "cpu":
-                return obj
-    raise RuntimeError("txcli bench printed no cpu line:\n" + out)
-
-
 def fmt(values, digits=2):
     return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
@@ -192,7 +180,7 @@ def main():
                     order = ["ours", "installed", "tuned"] if round_ % 2 == 0 else ["tuned", "installed", "ours"]
                     for who in order:
                         if who == "ours":
-                            o = run_ours(args.txcli, ckpt, ours_args)
+                            o = run_txcli_bench(args.txcli, ckpt, ours_args)
                             where = where or o
                             ms = o["forward_ms"]["median"] if kind == "forward" else o["train_step_ms"]["median"]
                         else:
