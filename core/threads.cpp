@@ -1,10 +1,9 @@
 // The CPU threads of every op and matrix product (parallel_for.h, thread_pool.h); this is the one
-// place that sets their count, so the GUI, txcli and the trainer agree. Eigen's own OpenMP GEMM
-// stays on one thread: products called inside a pool range (attention's per-head ones) would
-// otherwise start a second, libgomp, team on the same cores.
+// place that sets their count, so the GUI, txcli and the trainer agree. The project builds without
+// OpenMP, so Eigen's own products (attention's per-head ones, inside a pool range) run on the thread
+// that calls them and never start a second team on the same cores.
 #include "threads.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -13,7 +12,6 @@ namespace tx {
 
 namespace {
 std::atomic<int> g_threads{1};
-const bool g_eigen_one_thread = (Eigen::setNbThreads(1), true);   // before any product, set or not
 }  // namespace
 
 void set_cpu_threads(int threads) {
