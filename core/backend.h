@@ -32,6 +32,10 @@ public:
     virtual void fill_zero(void* dst, size_t bytes) = 0;
     // Waits until every queued op has finished (for timing); the CPU runs synchronously.
     virtual void synchronize() {}
+    // Whether a small op costs no more than its arithmetic: true on the CPU, where the cached
+    // decoder then runs self-attention once per head over the written cache slots only; false
+    // on a device, where every call is a kernel launch and one call over all slots is cheaper.
+    virtual bool small_calls_are_cheap() const { return false; }
     // Times queued work (one step): timer_start() marks the start on the backend's queue and
     // timer_stop() waits for the work and returns milliseconds. The CPU reads a host clock; CUDA
     // records events on its stream (a host clock there would time only the launches).

@@ -114,6 +114,7 @@ public:
         cpu::fused_attention_forward<float>(out, q, k, v, mask, B, H, T, S, dk, scale);
     }
     bool fuses_masked_softmax() const override { return true; }
+    bool small_calls_are_cheap() const override { return true; }
     void masked_softmax_forward(float* probs, const float* scores, const float* mask, int B, int H, int T, int S,
                                 float scale) override {
         cpu::masked_softmax_forward<float>(probs, scores, mask, B, H, T, S, scale);

@@ -206,13 +206,13 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
     // (key j gets −m_h·|t − j|; keys after t are masked). Cross-attention has none.
     if (self && rotates()) m_backend.rope_forward(m_qh.data(), m_qh.data(), B, H, 1, dk, m_t);
     const bool alibi = self && c.positional == PositionalKind::Alibi && options.positional_encoding;
-    // On the CPU, self-attention reads only the t + 1 written slots of each head's [C,dk] block:
+    // Where small calls are cheap (the CPU), self-attention reads only the t + 1 written slots of each head's [C,dk] block:
     // the masked rest adds exactly zero weight, and at C = 512 it was half of the attention's
     // work. A call per head (the slots of a head are contiguous, the heads C·dk apart); on a
     // device each call is a launch, so there the ops run once over all C slots. ALiBi's bias is
     // per head: it keeps the full-width path.
     const int written = m_t + 1;
-    if (self && written < keys && c.positional != PositionalKind::Alibi && m_backend.name() == "cpu") {
+    if (self && written < keys && c.positional != PositionalKind::Alibi && m_backend.small_calls_are_cheap()) {
         written_self_attention(k, v, keep, written, options.fused_attention ? nullptr : kept_probs,
                                options.fused_attention);
     } else if (options.fused_attention && c.positional != PositionalKind::Alibi) {
