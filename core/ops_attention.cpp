@@ -9,8 +9,10 @@
 #include "eigen_types.h"
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "parallel_for.h"
+#include "softmax_kernels.h"
 
 namespace tx::cpu {
 
@@ -85,6 +87,15 @@ void softmax_forward(Real* probs, const Real* inp, int R, int C) {
     // probs, inp (R,C). Subtracting the row max keeps exp() <= 1 (no overflow). Masked (-inf)
     // entries are set to exactly 0 after the vectorised exp: Eigen's SSE2 exp returns a
     // denormal (~1e-39) for -inf, and a masked key must get exactly nothing.
+    if constexpr (std::is_same_v<Real, float>) {
+        // The vector kernels of the active path (softmax_kernels.h): a portable build's Eigen is SSE2 only.
+        if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
+            parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+                for (int64_t r = first; r < last; ++r) k->softmax(probs + r * C, inp + r * C, C);
+            });
+            return;
+        }
+    }
     const Real neg_inf = -std::numeric_limits<Real>::infinity();
     parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
@@ -109,6 +120,14 @@ void softmax_forward(Real* probs, const Real* inp, int R, int C) {
 template <typename Real>
 void softmax_backward(Real* dinp, const Real* dout, const Real* probs, int R, int C) {
     // dinp (R,C) += probs * (dout - Σ_c dout*probs); a zero row (fully masked) gets nothing
+    if constexpr (std::is_same_v<Real, float>) {
+        if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
+            parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+                for (int64_t r = first; r < last; ++r) k->softmax_backward(dinp + r * C, dout + r * C, probs + r * C, C);
+            });
+            return;
+        }
+    }
     parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const Real* g = dout + r * C;
