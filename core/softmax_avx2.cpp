@@ -33,12 +33,13 @@ struct Simd {
     // Where either is NaN, vmaxps/vminps return the second operand.
     static V max(V a, V b) { return _mm256_max_ps(a, b); }
     static V min(V a, V b) { return _mm256_min_ps(a, b); }
-    static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-    static V floor(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
-    // 2^n for integral n in [-126, 127], built in the exponent field
-    static V pow2(V n) {
-        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-    }
+    using VI = __m256i;
+    static VI to_int(V a) { return _mm256_cvtps_epi32(a); }
+    static V to_float(VI n) { return _mm256_cvtepi32_ps(n); }
+    static VI half(VI n) { return _mm256_srai_epi32(n, 1); }   // ⌊n/2⌋
+    static VI isub(VI a, VI b) { return _mm256_sub_epi32(a, b); }
+    // 2^n for n in [-126, 127], built in the exponent field
+    static V pow2(VI n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23)); }
     static V zero_where_less(V y, V x, V bound) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_NLT_UQ), y); }
     // m != 0 (NaN counts as non-zero, as in C++) ? a : b
     static V select_nonzero(V m, V a, V b) {

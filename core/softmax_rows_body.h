@@ -13,7 +13,8 @@ Simd::V vexp(Simd::V x) {
     using S = Simd;
     const S::V lo = S::set1(-104.0f);
     const S::V xc = S::min(S::set1(88.8f), S::max(lo, x));
-    const S::V n = S::round(S::mul(xc, S::set1(1.44269504088896341f)));
+    const S::VI ni = S::to_int(S::mul(xc, S::set1(1.44269504088896341f)));   // rounds to nearest
+    const S::V n = S::to_float(ni);
     S::V r = S::fmadd(n, S::set1(-0.693359375f), xc);   // ln2 split in two: n·hi is exact
     r = S::fmadd(n, S::set1(2.12194440e-4f), r);
     S::V y = S::set1(1.9875691500e-4f);
@@ -23,8 +24,8 @@ Simd::V vexp(Simd::V x) {
     y = S::fmadd(y, r, S::set1(1.6666665459e-1f));
     y = S::fmadd(y, r, S::set1(5.0000001201e-1f));
     y = S::fmadd(y, S::mul(r, r), S::add(r, S::set1(1.0f)));
-    const S::V n1 = S::floor(S::mul(n, S::set1(0.5f)));
-    y = S::mul(S::mul(y, S::pow2(n1)), S::pow2(S::sub(n, n1)));
+    const S::VI n1 = S::half(ni);
+    y = S::mul(S::mul(y, S::pow2(n1)), S::pow2(S::isub(ni, n1)));
     return S::zero_where_less(y, x, lo);
 }
 
