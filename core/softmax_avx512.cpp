@@ -1,6 +1,12 @@
 // softmax_kernels.h's row kernels on AVX-512 (this unit is compiled with -mavx512f): 16 floats a
 // register, the row's tail through a lane mask. The kernels themselves are softmax_rows_body.h's,
 // shared with softmax_avx2.cpp; this file gives them the instructions. Rows are contiguous floats.
+// GCC 12 reports the self-initialised placeholder of its own _mm512_undefined_ps as uninitialised
+// once _mm512_reduce_*_ps are inlined (the false alarm gemv_nt_avx512.cpp describes); set before
+// the intrinsic headers are first read, where the warning points.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
 
 #include "softmax_kernels.h"
