@@ -3,7 +3,8 @@
 // compiled it: SSE2 in a portable build, the native set in a -march=native one), timed in
 // alternation so that a busy machine slows all alike. Then attention's per-head products at
 // T = S, scores (T,dk)·(S,dk)ᵀ and context (T,S)·(S,dk): Eigen's product as the ops run it against
-// gemm.h's sgemm_nt and gemm_packed.h's sgemm_packed. Prints median µs and [min, max].
+// gemm.h's sgemm_nt and gemm_packed.h's sgemm_packed, and two of the backward products likewise.
+// Prints median µs and [min, max].
 // Usage: softmax_bench [runs] (default 200)
 #include <algorithm>
 #include <chrono>
@@ -145,6 +146,38 @@ int main(int argc, char** argv) {
                      {"sgemm_packed", [&] {
                           tx::cpu::sgemm_packed(out.data(), dk, probs.data(), S, false, k.data(), dk, false, T, dk, S,
                                                 false);
+                      }}});
+        }
+    std::printf("\n## Per-head backward products, one head, one thread, path %s (median of %d)\n",
+                tx::cpu::isa_name(best), runs);
+    for (int dk : {16, 32, 64})
+        for (int T : {8, 32, 128}) {
+            const int S = T;
+            const vector<float> k = random_floats(static_cast<size_t>(S) * dk, 8, 1.0f);
+            const vector<float> g = random_floats(static_cast<size_t>(T) * S, 9, 1.0f);
+            const vector<float> gc = random_floats(static_cast<size_t>(T) * dk, 10, 1.0f);
+            vector<float> dq(static_cast<size_t>(T) * dk), tmp(dq.size()), dv(static_cast<size_t>(S) * dk);
+            char name[128];
+            std::snprintf(name, sizeof name, "dq += s·g·k  T=S=%d dk=%d", T, dk);
+            compare(name, runs,
+                    {{"eigen",
+                      [&] {
+                          Eigen::Map<const tx::cpu::RowMatrix<float>> gm(g.data(), T, S), km(k.data(), S, dk);
+                          Eigen::Map<tx::cpu::RowMatrix<float>>(dq.data(), T, dk).noalias() += 0.125f * (gm * km);
+                      }},
+                     {"sgemm_packed + axpy", [&] {
+                          tx::cpu::sgemm_packed(tmp.data(), dk, g.data(), S, false, k.data(), dk, false, T, dk, S, false);
+                          for (size_t i = 0; i < dq.size(); ++i) dq[i] += 0.125f * tmp[i];
+                      }}});
+            std::snprintf(name, sizeof name, "dv += pT·g  T=S=%d dk=%d", T, dk);
+            compare(name, runs,
+                    {{"eigen",
+                      [&] {
+                          Eigen::Map<const tx::cpu::RowMatrix<float>> pm(g.data(), T, S), gm(gc.data(), T, dk);
+                          Eigen::Map<tx::cpu::RowMatrix<float>>(dv.data(), S, dk).noalias() += pm.transpose() * gm;
+                      }},
+                     {"sgemm_packed", [&] {
+                          tx::cpu::sgemm_packed(dv.data(), dk, g.data(), S, true, gc.data(), dk, false, S, dk, T, true);
                       }}});
         }
     return 0;
