@@ -8,8 +8,10 @@
 #include "eigen_types.h"
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "parallel_for.h"
+#include "softmax_kernels.h"
 
 namespace tx::cpu {
 
@@ -20,8 +22,21 @@ constexpr int64_t ROWS_PER_THREAD = 64;   // softmax rows of S values, as ops_at
 template <typename Real>
 void masked_softmax_forward(Real* probs, const Real* scores, const Real* mask, int B, int H, int T, int S,
                             Real scale) {
-    const Real neg_inf = -std::numeric_limits<Real>::infinity();
     const int64_t rows = static_cast<int64_t>(B) * H * T;
+    if constexpr (std::is_same_v<Real, float>) {
+        // The vector kernels of the active path (softmax_kernels.h): a portable build's Eigen is SSE2 only.
+        if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
+            parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+                for (int64_t r = first; r < last; ++r) {
+                    const int64_t bh = r / T, t = r % T;
+                    const float* keep = mask ? mask + ((bh / H) * T + t) * S : nullptr;
+                    k->masked_softmax(probs + r * S, scores + r * S, keep, S, scale);
+                }
+            });
+            return;
+        }
+    }
+    const Real neg_inf = -std::numeric_limits<Real>::infinity();
     parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int64_t bh = r / T, t = r % T;
@@ -57,6 +72,18 @@ void masked_softmax_backward(Real* dscores, const Real* dprobs, const Real* prob
     // dscores += keep ? scale·p·(dprobs - Σ dprobs·p) : 0; p is 0 where masked, the test on keep
     // only makes "a masked score gets nothing" exact whatever dprobs holds (even inf).
     const int64_t rows = static_cast<int64_t>(B) * H * T;
+    if constexpr (std::is_same_v<Real, float>) {
+        if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
+            parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+                for (int64_t r = first; r < last; ++r) {
+                    const int64_t bh = r / T, t = r % T;
+                    const float* keep = mask ? mask + ((bh / H) * T + t) * S : nullptr;
+                    k->masked_softmax_backward(dscores + r * S, dprobs + r * S, probs + r * S, keep, S, scale);
+                }
+            });
+            return;
+        }
+    }
     parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int64_t bh = r / T, t = r % T;

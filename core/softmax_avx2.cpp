@@ -1,0 +1,68 @@
+// softmax_kernels.h's row kernels on AVX2 + FMA (this unit is compiled with -mavx2 -mfma
+// -mno-avx512f): 8 floats a register, the row's tail through vmaskmovps. The kernels themselves are
+// softmax_rows_body.h's, shared with softmax_avx512.cpp; this file gives them the instructions.
+#include <immintrin.h>
+
+#include "softmax_kernels.h"
+
+namespace tx::cpu::kernels {
+
+namespace {
+
+struct Simd {
+    using V = __m256;
+    static constexpr int W = 8;
+    static __m256i tail(int n) {
+        return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    }
+    static V load(const float* p) { return _mm256_loadu_ps(p); }
+    // vmaskmovps reads nothing where the mask is off (no fault past the row's end).
+    static V load_tail(const float* p, int n, float fill) {
+        const __m256i m = tail(n);
+        return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
+    }
+    static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+    static void store_tail(float* p, V v, int n) { _mm256_maskstore_ps(p, tail(n), v); }
+    static V set1(float x) { return _mm256_set1_ps(x); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V fmsub(V a, V b, V c) { return _mm256_fmsub_ps(a, b, c); }
+    static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+    // Where either is NaN, vmaxps/vminps return the second operand.
+    static V max(V a, V b) { return _mm256_max_ps(a, b); }
+    static V min(V a, V b) { return _mm256_min_ps(a, b); }
+    using VI = __m256i;
+    static VI to_int(V a) { return _mm256_cvtps_epi32(a); }
+    static V to_float(VI n) { return _mm256_cvtepi32_ps(n); }
+    static VI half(VI n) { return _mm256_srai_epi32(n, 1); }   // ⌊n/2⌋
+    static VI isub(VI a, VI b) { return _mm256_sub_epi32(a, b); }
+    // 2^n for n in [-126, 127], built in the exponent field
+    static V pow2(VI n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23)); }
+    static V zero_where_less(V y, V x, V bound) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_NLT_UQ), y); }
+    // m != 0 (NaN counts as non-zero, as in C++) ? a : b
+    static V select_nonzero(V m, V a, V b) {
+        return _mm256_blendv_ps(b, a, _mm256_cmp_ps(m, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+    }
+    static float hsum(V v) {
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+    static float hmax(V v) {
+        __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_max_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+};
+
+#include "softmax_rows_body.h"
+
+}  // namespace
+
+const SoftmaxRowKernels* softmax_rows_avx2() { return &ROW_KERNELS; }
+
+}  // namespace tx::cpu::kernels

@@ -1,0 +1,205 @@
+// The row kernels of softmax_kernels.h written once for both vector units: softmax_avx512.cpp and
+// softmax_avx2.cpp each define `struct Simd` (register type V, W floats a register, loads and stores
+// with a tail of n < W, arithmetic, reductions) in an anonymous namespace and include this file
+// inside it, so every function here has internal linkage and is compiled for that unit's set alone.
+// Not a header for anyone else: it has no include guard on purpose and no declarations of its own.
+
+// exp(x) as Cephes' expf does it (range reduction x = n·ln2 + r, |r| ≤ ln2/2, then a degree-7 fit of
+// e^r), with FMA. 2^n is applied as 2^n1·2^n2, n1 = ⌊n/2⌋, so that both factors are normal floats
+// for every n in [-150, 128]: results in the subnormal range round once, exp(88.8) overflows to inf.
+// x < -104 (e^x below half the smallest subnormal), -inf included, gives exactly 0: softmax's
+// masked keys must get nothing. NaN stays NaN (min/max take NaN from their second operand).
+Simd::V vexp(Simd::V x) {
+    using S = Simd;
+    const S::V lo = S::set1(-104.0f);
+    const S::V xc = S::min(S::set1(88.8f), S::max(lo, x));
+    const S::VI ni = S::to_int(S::mul(xc, S::set1(1.44269504088896341f)));   // rounds to nearest
+    const S::V n = S::to_float(ni);
+    S::V r = S::fmadd(n, S::set1(-0.693359375f), xc);   // ln2 split in two: n·hi is exact
+    r = S::fmadd(n, S::set1(2.12194440e-4f), r);
+    S::V y = S::set1(1.9875691500e-4f);
+    y = S::fmadd(y, r, S::set1(1.3981999507e-3f));
+    y = S::fmadd(y, r, S::set1(8.3334519073e-3f));
+    y = S::fmadd(y, r, S::set1(4.1665795894e-2f));
+    y = S::fmadd(y, r, S::set1(1.6666665459e-1f));
+    y = S::fmadd(y, r, S::set1(5.0000001201e-1f));
+    y = S::fmadd(y, S::mul(r, r), S::add(r, S::set1(1.0f)));
+    const S::VI n1 = S::half(ni);
+    y = S::mul(S::mul(y, S::pow2(n1)), S::pow2(S::isub(ni, n1)));
+    return S::zero_where_less(y, x, lo);
+}
+
+// The row's largest value; NaN entries are passed over, as the scalar loop it replaces did.
+float row_max(const float* x, int C) {
+    using S = Simd;
+    S::V m = S::set1(-__builtin_inff());
+    int i = 0;
+    for (; i + S::W <= C; i += S::W) m = S::max(S::load(x + i), m);
+    if (i < C) m = S::max(S::load_tail(x + i, C - i, -__builtin_inff()), m);
+    return S::hmax(m);
+}
+
+// p = exp(x − shift) and returns Σ p; the tail's missing lanes are -inf, whose exp adds 0.
+float exp_shifted_store(float* p, const float* x, int C, float shift) {
+    using S = Simd;
+    const S::V s = S::set1(shift);
+    S::V sum = S::set1(0.0f);
+    int i = 0;
+    for (; i + S::W <= C; i += S::W) {
+        const S::V e = vexp(S::sub(S::load(x + i), s));
+        S::store(p + i, e);
+        sum = S::add(sum, e);
+    }
+    if (i < C) {
+        const S::V e = vexp(S::sub(S::load_tail(x + i, C - i, -__builtin_inff()), s));
+        S::store_tail(p + i, e, C - i);
+        sum = S::add(sum, e);
+    }
+    return S::hsum(sum);
+}
+
+void scale_row(float* p, int C, float factor) {
+    using S = Simd;
+    const S::V f = S::set1(factor);
+    int i = 0;
+    for (; i + S::W <= C; i += S::W) S::store(p + i, S::mul(S::load(p + i), f));
+    if (i < C) S::store_tail(p + i, S::mul(S::load_tail(p + i, C - i, 0.0f), f), C - i);
+}
+
+// Subtracting the row max keeps exp() ≤ 1 (no overflow); a row with nothing but -inf (every key
+// masked) would give -inf − (-inf) = NaN, and nothing to attend to gives zeros instead.
+void softmax_row(float* p, const float* x, int C) {
+    const float maxval = row_max(x, C);
+    if (maxval == -__builtin_inff()) {
+        for (int c = 0; c < C; ++c) p[c] = 0.0f;
+        return;
+    }
+    scale_row(p, C, 1.0f / exp_shifted_store(p, x, C, maxval));
+}
+
+void masked_softmax_row(float* p, const float* x, const float* keep, int C, float scale) {
+    using S = Simd;
+    const S::V sc = S::set1(scale);
+    const S::V neg_inf = S::set1(-__builtin_inff());
+    // First touch: the scaled, masked scores go straight into the output row.
+    int i = 0;
+    for (; i + S::W <= C; i += S::W) {
+        S::V v = S::mul(S::load(x + i), sc);
+        if (keep) v = S::select_nonzero(S::load(keep + i), v, neg_inf);
+        S::store(p + i, v);
+    }
+    if (i < C) {
+        S::V v = S::mul(S::load_tail(x + i, C - i, 0.0f), sc);
+        if (keep) v = S::select_nonzero(S::load_tail(keep + i, C - i, 0.0f), v, neg_inf);
+        S::store_tail(p + i, v, C - i);
+    }
+    softmax_row(p, p, C);
+}
+
+void softmax_backward_row(float* dx, const float* g, const float* p, int C) {
+    using S = Simd;
+    S::V acc = S::set1(0.0f);
+    int i = 0;
+    for (; i + S::W <= C; i += S::W) acc = S::fmadd(S::load(g + i), S::load(p + i), acc);
+    if (i < C) acc = S::fmadd(S::load_tail(g + i, C - i, 0.0f), S::load_tail(p + i, C - i, 0.0f), acc);
+    const S::V dot = S::set1(S::hsum(acc));
+    for (i = 0; i + S::W <= C; i += S::W)
+        S::store(dx + i, S::fmadd(S::load(p + i), S::sub(S::load(g + i), dot), S::load(dx + i)));
+    if (i < C) {
+        const int n = C - i;
+        const S::V d = S::fmadd(S::load_tail(p + i, n, 0.0f), S::sub(S::load_tail(g + i, n, 0.0f), dot),
+                                S::load_tail(dx + i, n, 0.0f));
+        S::store_tail(dx + i, d, n);
+    }
+}
+
+// Σ over p ≠ 0 only, and nothing to a masked score: exact "a masked key gets nothing" whatever
+// dprobs holds there (even inf, where 0·inf would be NaN).
+void masked_softmax_backward_row(float* dx, const float* g, const float* p, const float* keep, int C,
+                                 float scale) {
+    using S = Simd;
+    const S::V zero = S::set1(0.0f);
+    S::V acc = zero;
+    int i = 0;
+    for (; i + S::W <= C; i += S::W) {
+        const S::V pv = S::load(p + i);
+        acc = S::add(acc, S::select_nonzero(pv, S::mul(S::load(g + i), pv), zero));
+    }
+    if (i < C) {
+        const S::V pv = S::load_tail(p + i, C - i, 0.0f);
+        acc = S::add(acc, S::select_nonzero(pv, S::mul(S::load_tail(g + i, C - i, 0.0f), pv), zero));
+    }
+    const S::V dot = S::set1(S::hsum(acc));
+    const S::V sc = S::set1(scale);
+    for (i = 0; i < C; i += S::W) {
+        const int n = C - i < S::W ? C - i : S::W;
+        const bool full = n == S::W;
+        const S::V pv = full ? S::load(p + i) : S::load_tail(p + i, n, 0.0f);
+        const S::V gv = full ? S::load(g + i) : S::load_tail(g + i, n, 0.0f);
+        S::V d = S::mul(sc, S::mul(pv, S::sub(gv, dot)));
+        if (keep) d = S::select_nonzero(full ? S::load(keep + i) : S::load_tail(keep + i, n, 0.0f), d, zero);
+        const S::V old = full ? S::load(dx + i) : S::load_tail(dx + i, n, 0.0f);
+        if (full)
+            S::store(dx + i, S::add(old, d));
+        else
+            S::store_tail(dx + i, S::add(old, d), n);
+    }
+}
+
+// A row of only -inf gives NaN (−inf − (−inf)), as the Eigen code it replaces did.
+void log_softmax_row(float* o, const float* x, int V) {
+    using S = Simd;
+    const float maxval = row_max(x, V);
+    const S::V m = S::set1(maxval);
+    S::V sum = S::set1(0.0f);
+    int i = 0;
+    for (; i + S::W <= V; i += S::W) sum = S::add(sum, vexp(S::sub(S::load(x + i), m)));
+    if (i < V) sum = S::add(sum, vexp(S::sub(S::load_tail(x + i, V - i, -__builtin_inff()), m)));
+    if (maxval == -__builtin_inff()) sum = S::set1(__builtin_nanf(""));
+    const S::V lse = S::set1(maxval + __builtin_logf(S::hsum(sum)));
+    for (i = 0; i + S::W <= V; i += S::W) S::store(o + i, S::sub(S::load(x + i), lse));
+    if (i < V) S::store_tail(o + i, S::sub(S::load_tail(x + i, V - i, 0.0f), lse), V - i);
+}
+
+void log_softmax_backward_row(float* dx, const float* g, const float* o, int V) {
+    using S = Simd;
+    S::V acc = S::set1(0.0f);
+    int i = 0;
+    for (; i + S::W <= V; i += S::W) acc = S::add(acc, S::load(g + i));
+    if (i < V) acc = S::add(acc, S::load_tail(g + i, V - i, 0.0f));
+    const S::V gsum = S::set1(S::hsum(acc));
+    for (i = 0; i + S::W <= V; i += S::W) {
+        const S::V d = S::fnmadd(vexp(S::load(o + i)), gsum, S::load(g + i));
+        S::store(dx + i, S::add(S::load(dx + i), d));
+    }
+    if (i < V) {
+        const int n = V - i;
+        const S::V d = S::fnmadd(vexp(S::load_tail(o + i, n, 0.0f)), gsum, S::load_tail(g + i, n, 0.0f));
+        S::store_tail(dx + i, S::add(S::load_tail(dx + i, n, 0.0f), d), n);
+    }
+}
+
+void exp_affine_add_row(float* d, const float* lp, int V, float a, float b, float c) {
+    using S = Simd;
+    const S::V av = S::set1(a), bv = S::set1(b), cv = S::set1(c);
+    int i = 0;
+    for (; i + S::W <= V; i += S::W)
+        S::store(d + i, S::fmadd(S::fmsub(vexp(S::load(lp + i)), av, bv), cv, S::load(d + i)));
+    if (i < V) {
+        const int n = V - i;
+        const S::V e = vexp(S::load_tail(lp + i, n, 0.0f));
+        S::store_tail(d + i, S::fmadd(S::fmsub(e, av, bv), cv, S::load_tail(d + i, n, 0.0f)), n);
+    }
+}
+
+void exp_array(float* y, const float* x, int n) {
+    using S = Simd;
+    int i = 0;
+    for (; i + S::W <= n; i += S::W) S::store(y + i, vexp(S::load(x + i)));
+    if (i < n) S::store_tail(y + i, vexp(S::load_tail(x + i, n - i, 0.0f)), n - i);
+}
+
+constexpr kernels::SoftmaxRowKernels ROW_KERNELS = {
+    softmax_row,    masked_softmax_row, softmax_backward_row, masked_softmax_backward_row,
+    log_softmax_row, log_softmax_backward_row, exp_affine_add_row, exp_array,
+};
