@@ -1,0 +1,140 @@
+// LayerNorm and RMSNorm rows on AVX2 + FMA (norm_kernels.h): 8 floats a vector, the last partial vector
+// of a row through masked loads and stores (vmaskmov), so any C ≥ 1 works. Compiled with -mavx2 -mfma
+// -mno-avx512f (core/CMakeLists.txt); everything but the entry points has internal linkage (gemm_kernels.h).
+#include "norm_kernels.h"
+
+#include <immintrin.h>
+
+namespace tx::cpu::kernels {
+
+namespace {
+
+constexpr int W = 8;   // floats per vector
+
+// All ones in the lanes of the vector at column c that lie inside a row of C values.
+__m256i lanes(int c, int C) {
+    alignas(32) static const int table[2 * W] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    const int left = C - c;
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + W - (left >= W ? W : left)));
+}
+
+__m256 load(__m256i k, const float* p) { return _mm256_maskload_ps(p, k); }   // zeros outside k
+void store(float* p, __m256i k, __m256 v) { _mm256_maskstore_ps(p, k, v); }
+
+float hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+float row_sum(const float* x, int C) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int c = 0;
+    for (; c + 2 * W <= C; c += 2 * W) {
+        acc0 = _mm256_add_ps(acc0, _mm256_loadu_ps(x + c));
+        acc1 = _mm256_add_ps(acc1, _mm256_loadu_ps(x + c + W));
+    }
+    for (; c < C; c += W) acc0 = _mm256_add_ps(acc0, load(lanes(c, C), x + c));
+    return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+// Σ (x - m)² over the row; lanes past its end contribute nothing (not m²).
+float row_squared_deviation(const float* x, float m, int C) {
+    const __m256 vm = _mm256_set1_ps(m);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int c = 0;
+    for (; c + 2 * W <= C; c += 2 * W) {
+        const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + c), vm);
+        const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + c + W), vm);
+        acc0 = _mm256_fmadd_ps(d0, d0, acc0);
+        acc1 = _mm256_fmadd_ps(d1, d1, acc1);
+    }
+    for (; c < C; c += W) {
+        const __m256i k = lanes(c, C);
+        const __m256 d = _mm256_and_ps(_mm256_sub_ps(load(k, x + c), vm), _mm256_castsi256_ps(k));
+        acc0 = _mm256_fmadd_ps(d, d, acc0);
+    }
+    return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+float inverse_sqrt(float v) { return 1.0f / _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(v))); }
+
+}  // namespace
+
+void norm_forward_rows_avx2(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                            const float* bias, int rows, int C, float eps) {
+    const bool rms = mean == nullptr;
+    for (int n = 0; n < rows; ++n) {
+        const float* x = inp + static_cast<long>(n) * C;
+        float* o = out + static_cast<long>(n) * C;
+        const float m = rms ? 0.0f : row_sum(x, C) / static_cast<float>(C);
+        // LayerNorm: two passes (mean, then squared deviations), no cancellation as in E[x²] − E[x]².
+        const float s = inverse_sqrt(row_squared_deviation(x, m, C) / static_cast<float>(C) + eps);
+        const __m256 vm = _mm256_set1_ps(m), vs = _mm256_set1_ps(s);
+        for (int c = 0; c < C; c += W) {
+            const __m256i k = lanes(c, C);
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, x + c), vm), vs);
+            const __m256 w = load(k, weight + c);
+            store(o + c, k, rms ? _mm256_mul_ps(xhat, w) : _mm256_fmadd_ps(xhat, w, load(k, bias + c)));
+        }
+        if (!rms) mean[n] = m;
+        rstd[n] = s;
+    }
+}
+
+void norm_backward_rows_avx2(float* dinp, float* dinp2, const float* mask2, const float* dout, const float* inp,
+                             const float* weight, const float* mean, const float* rstd, int rows, int C) {
+    // With xhat = (x − mean)·rstd and dxhat = dout·weight (llm.c layernorm_backward):
+    // d = rstd·(dxhat − mean_c(dxhat) − xhat·mean_c(dxhat·xhat)); RMSNorm has no mean and no mean_c(dxhat).
+    const bool rms = mean == nullptr;
+    for (int n = 0; n < rows; ++n) {
+        const long row = static_cast<long>(n) * C;
+        const float* x = inp + row;
+        const float* g = dout + row;
+        const __m256 vm = _mm256_set1_ps(rms ? 0.0f : mean[n]), vs = _mm256_set1_ps(rstd[n]);
+        __m256 sum_dxhat = _mm256_setzero_ps(), sum_dxhat_xhat = _mm256_setzero_ps();
+        for (int c = 0; c < C; c += W) {
+            const __m256i k = lanes(c, C);   // g is 0 past the row's end, so dxhat is too
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, x + c), vm), vs);
+            const __m256 dxhat = _mm256_mul_ps(load(k, g + c), load(k, weight + c));
+            sum_dxhat = _mm256_add_ps(sum_dxhat, dxhat);
+            sum_dxhat_xhat = _mm256_fmadd_ps(dxhat, xhat, sum_dxhat_xhat);
+        }
+        const float inv_c = 1.0f / static_cast<float>(C);
+        const __m256 a = _mm256_set1_ps(rms ? 0.0f : hsum(sum_dxhat) * inv_c);
+        const __m256 b = _mm256_set1_ps(hsum(sum_dxhat_xhat) * inv_c);
+        for (int c = 0; c < C; c += W) {
+            const __m256i k = lanes(c, C);
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, x + c), vm), vs);
+            const __m256 dxhat = _mm256_mul_ps(load(k, g + c), load(k, weight + c));
+            const __m256 d = _mm256_mul_ps(vs, _mm256_fnmadd_ps(xhat, b, _mm256_sub_ps(dxhat, a)));
+            store(dinp + row + c, k, _mm256_add_ps(load(k, dinp + row + c), d));
+            if (dinp2) {
+                const __m256 d2 = mask2 ? _mm256_mul_ps(load(k, mask2 + row + c), d) : d;
+                store(dinp2 + row + c, k, _mm256_add_ps(load(k, dinp2 + row + c), d2));
+            }
+        }
+    }
+}
+
+void norm_param_grad_columns_avx2(float* dweight, float* dbias, const float* dout, const float* inp,
+                                  const float* mean, const float* rstd, int N, int C, int c0, int c1) {
+    for (int c = c0; c < c1; c += W) {
+        const __m256i k = lanes(c, c1);
+        __m256 gw = load(k, dweight + c);
+        __m256 gb = dbias ? load(k, dbias + c) : _mm256_setzero_ps();
+        for (int n = 0; n < N; ++n) {
+            const long row = static_cast<long>(n) * C;
+            const __m256 g = load(k, dout + row + c);
+            const __m256 vm = _mm256_set1_ps(mean ? mean[n] : 0.0f);
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, inp + row + c), vm), _mm256_set1_ps(rstd[n]));
+            gw = _mm256_fmadd_ps(xhat, g, gw);
+            gb = _mm256_add_ps(gb, g);
+        }
+        store(dweight + c, k, gw);
+        if (dbias) store(dbias + c, k, gb);
+    }
+}
+
+}  // namespace tx::cpu::kernels
