@@ -11,15 +11,26 @@ namespace {
 
 constexpr int W = 8;   // floats per vector
 
-// All ones in the lanes of the vector at column c that lie inside a row of C values.
-__m256i lanes(int c, int C) {
+// The lanes of the vector at column c that lie inside a row of C values: all of them (full), or the
+// row's last, partial vector with k all ones in its lanes. vmaskmov is slow on some CPUs (its store
+// is microcoded on AMD Zen), so only that partial vector goes through it.
+struct Lanes {
+    __m256i k;
+    bool full;
+};
+
+Lanes lanes(int c, int C) {
     alignas(32) static const int table[2 * W] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     const int left = C - c;
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + W - (left >= W ? W : left)));
+    if (left >= W) return {_mm256_set1_epi32(-1), true};
+    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + W - left)), false};
 }
 
-__m256 load(__m256i k, const float* p) { return _mm256_maskload_ps(p, k); }   // zeros outside k
-void store(float* p, __m256i k, __m256 v) { _mm256_maskstore_ps(p, k, v); }
+__m256 load(Lanes l, const float* p) { return l.full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, l.k); }   // zeros outside
+void store(float* p, Lanes l, __m256 v) {
+    if (l.full) _mm256_storeu_ps(p, v);
+    else _mm256_maskstore_ps(p, l.k, v);
+}
 
 float hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -51,8 +62,8 @@ float row_squared_deviation(const float* x, float m, int C) {
         acc1 = _mm256_fmadd_ps(d1, d1, acc1);
     }
     for (; c < C; c += W) {
-        const __m256i k = lanes(c, C);
-        const __m256 d = _mm256_and_ps(_mm256_sub_ps(load(k, x + c), vm), _mm256_castsi256_ps(k));
+        const Lanes k = lanes(c, C);
+        const __m256 d = _mm256_and_ps(_mm256_sub_ps(load(k, x + c), vm), _mm256_castsi256_ps(k.k));
         acc0 = _mm256_fmadd_ps(d, d, acc0);
     }
     return hsum(_mm256_add_ps(acc0, acc1));
@@ -73,7 +84,7 @@ void norm_forward_rows_avx2(float* out, float* mean, float* rstd, const float* i
         const float s = inverse_sqrt(row_squared_deviation(x, m, C) / static_cast<float>(C) + eps);
         const __m256 vm = _mm256_set1_ps(m), vs = _mm256_set1_ps(s);
         for (int c = 0; c < C; c += W) {
-            const __m256i k = lanes(c, C);
+            const Lanes k = lanes(c, C);
             const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, x + c), vm), vs);
             const __m256 w = load(k, weight + c);
             store(o + c, k, rms ? _mm256_mul_ps(xhat, w) : _mm256_fmadd_ps(xhat, w, load(k, bias + c)));
@@ -95,7 +106,7 @@ void norm_backward_rows_avx2(float* dinp, float* dinp2, const float* mask2, cons
         const __m256 vm = _mm256_set1_ps(rms ? 0.0f : mean[n]), vs = _mm256_set1_ps(rstd[n]);
         __m256 sum_dxhat = _mm256_setzero_ps(), sum_dxhat_xhat = _mm256_setzero_ps();
         for (int c = 0; c < C; c += W) {
-            const __m256i k = lanes(c, C);   // g is 0 past the row's end, so dxhat is too
+            const Lanes k = lanes(c, C);   // g is 0 past the row's end, so dxhat is too
             const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, x + c), vm), vs);
             const __m256 dxhat = _mm256_mul_ps(load(k, g + c), load(k, weight + c));
             sum_dxhat = _mm256_add_ps(sum_dxhat, dxhat);
@@ -105,7 +116,7 @@ void norm_backward_rows_avx2(float* dinp, float* dinp2, const float* mask2, cons
         const __m256 a = _mm256_set1_ps(rms ? 0.0f : hsum(sum_dxhat) * inv_c);
         const __m256 b = _mm256_set1_ps(hsum(sum_dxhat_xhat) * inv_c);
         for (int c = 0; c < C; c += W) {
-            const __m256i k = lanes(c, C);
+            const Lanes k = lanes(c, C);
             const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(load(k, x + c), vm), vs);
             const __m256 dxhat = _mm256_mul_ps(load(k, g + c), load(k, weight + c));
             const __m256 d = _mm256_mul_ps(vs, _mm256_fnmadd_ps(xhat, b, _mm256_sub_ps(dxhat, a)));
@@ -121,7 +132,7 @@ void norm_backward_rows_avx2(float* dinp, float* dinp2, const float* mask2, cons
 void norm_param_grad_columns_avx2(float* dweight, float* dbias, const float* dout, const float* inp,
                                   const float* mean, const float* rstd, int N, int C, int c0, int c1) {
     for (int c = c0; c < c1; c += W) {
-        const __m256i k = lanes(c, c1);
+        const Lanes k = lanes(c, c1);
         __m256 gw = load(k, dweight + c);
         __m256 gb = dbias ? load(k, dbias + c) : _mm256_setzero_ps();
         for (int n = 0; n < N; ++n) {
