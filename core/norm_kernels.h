@@ -30,3 +30,15 @@ void norm_param_grad_columns_avx2(float* dweight, float* dbias, const float* dou
                                   const float* mean, const float* rstd, int N, int C, int c0, int c1);
 
 }  // namespace tx::cpu::kernels
+
+namespace tx::cpu::kernels {
+
+// The fused connection's x + dropout(sub) over the flat indices [first, last) of one tensor (pointers
+// at its start): mask[i] = keep ? scale : 0, keep drawn for index i exactly as dropout_uniform
+// (dropout_draw.h) draws it, and out[i] = x[i] + (sub[i]·mask[i] rounded), as the separate ops give.
+void residual_dropout_avx512(float* out, float* mask, const float* x, const float* sub, long first, long last,
+                             float p, float scale, unsigned long long seed);
+void residual_dropout_avx2(float* out, float* mask, const float* x, const float* sub, long first, long last,
+                           float p, float scale, unsigned long long seed);
+
+}  // namespace tx::cpu::kernels

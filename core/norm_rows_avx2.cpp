@@ -149,3 +149,49 @@ void norm_param_grad_columns_avx2(float* dweight, float* dbias, const float* dou
 }
 
 }  // namespace tx::cpu::kernels
+
+namespace tx::cpu::kernels {
+
+namespace {
+
+// a·b mod 2^64 in each 64-bit lane from 32-bit products (AVX2 has no 64-bit multiply).
+__m256i mul64(__m256i a, unsigned long long b) {
+    const __m256i b_lo = _mm256_set1_epi64x(static_cast<long long>(b & 0xFFFFFFFFull));
+    const __m256i b_hi = _mm256_set1_epi64x(static_cast<long long>(b >> 32));
+    const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b_lo), _mm256_mul_epu32(a, b_hi));
+    return _mm256_add_epi64(_mm256_mul_epu32(a, b_lo), _mm256_slli_epi64(cross, 32));
+}
+
+// The top 24 bits of splitmix64(seed ^ i·0x9E3779B97F4A7C15) for 4 indices (dropout_draw.h), as
+// 32-bit integers in the low half.
+__m128i draw24(__m256i i, __m256i seed) {
+    __m256i z = _mm256_xor_si256(seed, mul64(i, 0x9E3779B97F4A7C15ull));
+    z = _mm256_add_epi64(z, _mm256_set1_epi64x(static_cast<long long>(0x9E3779B97F4A7C15ull)));
+    z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+    z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBull);
+    z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
+    const __m256i low_words = _mm256_permutevar8x32_epi32(_mm256_srli_epi64(z, 40), _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0));
+    return _mm256_castsi256_si128(low_words);
+}
+
+}  // namespace
+
+void residual_dropout_avx2(float* out, float* mask, const float* x, const float* sub, long first, long last,
+                           float p, float scale, unsigned long long seed) {
+    const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
+    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+    const __m256 vp = _mm256_set1_ps(p), vscale = _mm256_set1_ps(scale), unit = _mm256_set1_ps(1.0f / 16777216.0f);
+    for (long i = first; i < last; i += W) {
+        const Lanes k = lanes(0, static_cast<int>(last - i < W ? last - i : W));
+        const __m256i i0 = _mm256_add_epi64(_mm256_set1_epi64x(i), lane);
+        const __m256i i1 = _mm256_add_epi64(i0, _mm256_set1_epi64x(4));
+        const __m256i bits = _mm256_inserti128_si256(_mm256_castsi128_si256(draw24(i0, vseed)), draw24(i1, vseed), 1);
+        const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(bits), unit);   // exact: 24-bit integers times 2^-24
+        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(u, vp, _CMP_GE_OQ), vscale);
+        const __m256 dropped = _mm256_mul_ps(load(k, sub + i), m);
+        store(mask + i, k, m);
+        store(out + i, k, _mm256_add_ps(load(k, x + i), dropped));
+    }
+}
+
+}  // namespace tx::cpu::kernels

@@ -130,3 +130,48 @@ void norm_param_grad_columns_avx512(float* dweight, float* dbias, const float* d
 }
 
 }  // namespace tx::cpu::kernels
+
+namespace tx::cpu::kernels {
+
+namespace {
+
+// a·b mod 2^64 in each 64-bit lane from 32-bit products (AVX-512F has no 64-bit multiply).
+__m512i mul64(__m512i a, unsigned long long b) {
+    const __m512i b_lo = _mm512_set1_epi64(static_cast<long long>(b & 0xFFFFFFFFull));
+    const __m512i b_hi = _mm512_set1_epi64(static_cast<long long>(b >> 32));
+    const __m512i cross = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), b_lo), _mm512_mul_epu32(a, b_hi));
+    return _mm512_add_epi64(_mm512_mul_epu32(a, b_lo), _mm512_slli_epi64(cross, 32));
+}
+
+// The top 24 bits of splitmix64(seed ^ i·0x9E3779B97F4A7C15) for 8 indices (dropout_draw.h).
+__m256i draw24(__m512i i, __m512i seed) {
+    __m512i z = _mm512_xor_si512(seed, mul64(i, 0x9E3779B97F4A7C15ull));
+    z = _mm512_add_epi64(z, _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ull)));
+    z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+    z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+    return _mm512_cvtepi64_epi32(_mm512_srli_epi64(z, 40));
+}
+
+}  // namespace
+
+void residual_dropout_avx512(float* out, float* mask, const float* x, const float* sub, long first, long last,
+                             float p, float scale, unsigned long long seed) {
+    const __m512i vseed = _mm512_set1_epi64(static_cast<long long>(seed));
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512 vp = _mm512_set1_ps(p), vscale = _mm512_set1_ps(scale), unit = _mm512_set1_ps(1.0f / 16777216.0f);
+    for (long i = first; i < last; i += W) {
+        const __mmask16 k = last - i >= W ? static_cast<__mmask16>(0xFFFF)
+                                          : static_cast<__mmask16>((1u << (last - i)) - 1u);
+        const __m512i i0 = _mm512_add_epi64(_mm512_set1_epi64(i), lane);
+        const __m512i i1 = _mm512_add_epi64(i0, _mm512_set1_epi64(8));
+        const __m512i bits = _mm512_inserti64x4(_mm512_castsi256_si512(draw24(i0, vseed)), draw24(i1, vseed), 1);
+        const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(bits), unit);   // exact: 24-bit integers times 2^-24
+        const __m512 m = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(u, vp, _CMP_GE_OQ), vscale);
+        const __m512 dropped = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, sub + i), m);
+        _mm512_mask_storeu_ps(mask + i, k, m);
+        _mm512_mask_storeu_ps(out + i, k, _mm512_add_ps(_mm512_maskz_loadu_ps(k, x + i), dropped));
+    }
+}
+
+}  // namespace tx::cpu::kernels

@@ -6,8 +6,11 @@
 #include "ops_add_norm.h"
 
 #include <algorithm>
+#include <type_traits>
 
+#include "cpu_isa.h"
 #include "dropout_draw.h"
+#include "norm_kernels.h"
 #include "norm_rows.h"
 #include "parallel_for.h"
 
@@ -27,6 +30,16 @@ void add_dropped(Real* out, Real* mask, const Real* x, const Real* sub, int64_t 
         return;
     }
     const Real scale = Real(1) / (Real(1) - p);
+#ifdef TX_X86_KERNELS
+    // float: the hash vectorised on the active path, which a portable build's compiler would not do
+    if constexpr (std::is_same_v<Real, float>) {
+        switch (active_isa()) {
+            case Isa::Avx512: return kernels::residual_dropout_avx512(out, mask, x, sub, first, last, p, scale, seed);
+            case Isa::Avx2: return kernels::residual_dropout_avx2(out, mask, x, sub, first, last, p, scale, seed);
+            case Isa::Generic: break;
+        }
+    }
+#endif
     for (int64_t i = first; i < last; ++i) {
         mask[i] = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p ? scale : Real(0);
         const Real dropped = sub[i] * mask[i];   // rounded as dropout_forward's output, then added
