@@ -267,20 +267,26 @@ TEST(AddNorm, BackwardMatchesFiniteDifferences) {
 }
 
 TEST(ResidualDropout, MatchesTheSeparateOpsAndFiniteDifferences) {
-    const int N = 37 * 45;
-    const Case k(37, 45, false, 0.2f);
-    Floats mask_u(N), dropped(N), out_u(N), dx_u(N, 0.5f), dsub_before(N, 0.0f), dsub_u(N, 0.0f);
-    tx::cpu::dropout_forward<float>(dropped.data(), mask_u.data(), k.sub.data(), N, k.p, k.seed);
-    tx::cpu::residual_forward<float>(out_u.data(), k.x.data(), dropped.data(), N);
-    tx::cpu::residual_backward<float>(dx_u.data(), dsub_before.data(), k.g.data(), N);
-    tx::cpu::dropout_backward<float>(dsub_u.data(), dsub_before.data(), mask_u.data(), N);
-    Floats mask_f(N), out_f(N), dx_f(N, 0.5f), dsub_f(N, 0.0f);
-    tx::cpu::residual_dropout_forward<float>(out_f.data(), mask_f.data(), k.x.data(), k.sub.data(), N, k.p, k.seed);
-    tx::cpu::residual_dropout_backward<float>(dx_f.data(), dsub_f.data(), k.g.data(), mask_f.data(), N);
-    EXPECT_EQ(mask_f, mask_u);
-    EXPECT_EQ(out_f, out_u);
-    EXPECT_EQ(dx_f, dx_u);
-    EXPECT_EQ(dsub_f, dsub_u);
+    on_every_path([] {
+        for (int C : {1, 45, 128}) {
+            SCOPED_TRACE("C = " + std::to_string(C));
+            const int N = 37 * C;
+            const Case k(37, C, false, 0.2f);
+            Floats mask_u(N), dropped(N), out_u(N), dx_u(N, 0.5f), dsub_before(N, 0.0f), dsub_u(N, 0.0f);
+            tx::cpu::dropout_forward<float>(dropped.data(), mask_u.data(), k.sub.data(), N, k.p, k.seed);
+            tx::cpu::residual_forward<float>(out_u.data(), k.x.data(), dropped.data(), N);
+            tx::cpu::residual_backward<float>(dx_u.data(), dsub_before.data(), k.g.data(), N);
+            tx::cpu::dropout_backward<float>(dsub_u.data(), dsub_before.data(), mask_u.data(), N);
+            Floats mask_f(N), out_f(N), dx_f(N, 0.5f), dsub_f(N, 0.0f);
+            tx::cpu::residual_dropout_forward<float>(out_f.data(), mask_f.data(), k.x.data(), k.sub.data(), N, k.p,
+                                                     k.seed);
+            tx::cpu::residual_dropout_backward<float>(dx_f.data(), dsub_f.data(), k.g.data(), mask_f.data(), N);
+            EXPECT_EQ(mask_f, mask_u);
+            EXPECT_EQ(out_f, out_u);
+            EXPECT_EQ(dx_f, dx_u);
+            EXPECT_EQ(dsub_f, dsub_u);
+        }
+    });
     // double: against central differences, dropout's fixed mask included
     const int M = 12;
     Vec x = random_vec(M, 31), sub = random_vec(M, 32), out(M), mask(M);
