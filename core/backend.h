@@ -126,6 +126,25 @@ public:
                                  float eps) = 0;
     virtual void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp,
                                   const float* weight, const float* rstd, int N, int C) = 0;
+    // The sublayer connection in one pass each way (core/ops_add_norm.h), for training: Post-LN's
+    // norm(x + dropout(sub)) and Pre-LN's x + dropout(sub). A backend that has them says so, and the
+    // model then leaves the sublayer's own dropout to them; the others (CUDA) keep the separate
+    // dropout, residual and norm ops, and these are never called on them.
+    virtual bool fuses_add_norm() const { return false; }
+    virtual void residual_dropout_norm_forward(float*, float*, float*, float*, float*, const float*, const float*,
+                                               const float*, const float*, int, int, float, uint64_t, float) {
+        throw DeviceError(name() + " backend has no residual_dropout_norm_forward");
+    }
+    virtual void residual_dropout_norm_backward(float*, float*, float*, float*, const float*, const float*,
+                                                const float*, const float*, const float*, const float*, int, int) {
+        throw DeviceError(name() + " backend has no residual_dropout_norm_backward");
+    }
+    virtual void residual_dropout_forward(float*, float*, const float*, const float*, int, float, uint64_t) {
+        throw DeviceError(name() + " backend has no residual_dropout_forward");
+    }
+    virtual void residual_dropout_backward(float*, float*, const float*, const float*, int) {
+        throw DeviceError(name() + " backend has no residual_dropout_backward");
+    }
 
 protected:
     std::chrono::steady_clock::time_point m_timer_start;
@@ -133,6 +152,9 @@ protected:
 
 // The reference backend: host memory, the ops of ops.h (Eigen).
 std::unique_ptr<Backend> make_cpu_backend();
+// The same without the fused sublayer connection (fuses_add_norm() false): the separate ops, which
+// the fused ones are tested and benchmarked against.
+std::unique_ptr<Backend> make_cpu_backend_unfused_add_norm();
 
 // A typed array in a backend's memory, released with it (RAII). Zero-filled on allocation.
 template <typename T>

@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "ops.h"
 #include "ops_softmax_fused.h"
+#include "ops_add_norm.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,6 +23,7 @@ constexpr size_t ALIGNMENT = 64;
 
 class CpuBackend : public Backend {
 public:
+    explicit CpuBackend(bool fused_add_norm = true) : m_fused_add_norm(fused_add_norm) {}
     std::string name() const override { return "cpu"; }
 
     void* allocate(size_t bytes) override {
@@ -232,10 +234,32 @@ public:
                           const float* rstd, int N, int C) override {
         cpu::rmsnorm_backward<float>(dinp, dweight, dout, inp, weight, rstd, N, C);
     }
+    bool fuses_add_norm() const override { return m_fused_add_norm; }
+    void residual_dropout_norm_forward(float* out, float* sum, float* mask, float* mean, float* rstd, const float* x,
+                                       const float* sub, const float* weight, const float* bias, int N, int C, float p,
+                                       uint64_t seed, float eps) override {
+        cpu::residual_dropout_norm_forward<float>(out, sum, mask, mean, rstd, x, sub, weight, bias, N, C, p, seed, eps);
+    }
+    void residual_dropout_norm_backward(float* dx, float* dsub, float* dweight, float* dbias, const float* dout,
+                                        const float* sum, const float* mask, const float* weight, const float* mean,
+                                        const float* rstd, int N, int C) override {
+        cpu::residual_dropout_norm_backward<float>(dx, dsub, dweight, dbias, dout, sum, mask, weight, mean, rstd, N, C);
+    }
+    void residual_dropout_forward(float* out, float* mask, const float* x, const float* sub, int N, float p,
+                                  uint64_t seed) override {
+        cpu::residual_dropout_forward<float>(out, mask, x, sub, N, p, seed);
+    }
+    void residual_dropout_backward(float* dx, float* dsub, const float* dout, const float* mask, int N) override {
+        cpu::residual_dropout_backward<float>(dx, dsub, dout, mask, N);
+    }
+
+private:
+    bool m_fused_add_norm;
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend_unfused_add_norm() { return std::make_unique<CpuBackend>(false); }
 
 }  // namespace tx

@@ -324,14 +324,24 @@ uint64_t Transformer::dropout_seed(size_t step, uint64_t stream) const {
     return z ^ (z >> 29);
 }
 
+bool Transformer::dropout_in_connection(size_t step) const {
+    return fused_add_norm_active() &&
+           std::find(m_connection_dropout.begin(), m_connection_dropout.end(), step) != m_connection_dropout.end();
+}
+
+// The dropout stream of a sublayer's output step, for the fused connection that draws its mask.
+static uint64_t sublayer_dropout_stream(StepKind kind) {
+    return kind == StepKind::OutputProjection ? DROPOUT_STREAM_ATTENTION_OUT : DROPOUT_STREAM;
+}
+
 void Transformer::apply_dropout(size_t step, Buffer* mask, uint64_t stream, int64_t n) {
-    if (!dropping()) return;
+    if (!dropping() || dropout_in_connection(step)) return;
     m_backend.dropout_forward(out(step), mask->data(), out(step), static_cast<int>(n), m_config.dropout,
                               dropout_seed(step, stream));
 }
 
 const float* Transformer::through_dropout(size_t step, Buffer* mask, Buffer* scratch, int64_t n) {
-    if (!dropping()) return dout(step);
+    if (!dropping() || dropout_in_connection(step)) return dout(step);
     m_backend.fill_zero(scratch->data(), static_cast<size_t>(n) * sizeof(float));
     m_backend.dropout_backward(scratch->data(), dout(step), mask->data(), static_cast<int>(n));
     return scratch->data();
@@ -738,14 +748,36 @@ size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, 
         // Post-LN: out = LayerNorm(x + sublayer(x)).
         const AddNormCache cache{buffer(bd), rms ? nullptr : buffer(n_rows), buffer(n_rows), buffer(bd)};
         const StepText text = add_norm_text(m_config);
+        // Fused (training on the CPU): the sublayer's dropout mask is drawn here, into dsum's buffer,
+        // which the fused backward does not need (it writes both branches' gradients itself).
+        const StepKind sub_kind = m_info[input].kind;
+        const bool connection = sub_kind == StepKind::OutputProjection || sub_kind == StepKind::FfnOut;
+        if (connection) m_connection_dropout.push_back(input);
+        const uint64_t stream = sublayer_dropout_stream(sub_kind);
         return add_step(
             {name + ".out", kind, stack, layer, text.formula, text.explanation},
             shape,
-            [this, n, input, residual, normalise, rows, bd, cache] {
+            [this, n, input, residual, normalise, rows, bd, cache, connection, stream, w, b, D, eps] {
+                if (fused_add_norm_active()) {
+                    const bool drop = connection && dropping();
+                    m_backend.residual_dropout_norm_forward(
+                        out(n), cache.sum->data(), drop ? cache.dsum->data() : nullptr,
+                        cache.mean ? cache.mean->data() : nullptr, cache.rstd->data(), out(residual), out(input), w, b,
+                        m_B * rows(), D, m_config.dropout, drop ? dropout_seed(input, stream) : 0, eps);
+                    return;
+                }
                 m_backend.residual_forward(cache.sum->data(), out(residual), out(input), static_cast<int>(bd()));
                 normalise(out(n), cache.mean, cache.rstd, cache.sum->data(), m_B * rows());
             },
-            [this, n, input, residual, normalise_backward, rows, bd, cache] {
+            [this, n, input, residual, normalise_backward, rows, bd, cache, connection, w, gw, gb, D] {
+                if (fused_add_norm_active()) {
+                    const bool drop = connection && dropping();
+                    m_backend.residual_dropout_norm_backward(
+                        dout(residual), dout(input), gw, gb, dout(n), cache.sum->data(),
+                        drop ? cache.dsum->data() : nullptr, w, cache.mean ? cache.mean->data() : nullptr,
+                        cache.rstd->data(), m_B * rows(), D);
+                    return;
+                }
                 m_backend.fill_zero(cache.dsum->data(), static_cast<size_t>(bd()) * sizeof(float));
                 normalise_backward(cache.dsum->data(), dout(n), cache.sum->data(), cache.mean, cache.rstd, m_B * rows());
                 m_backend.residual_backward(dout(residual), dout(input), cache.dsum->data(), static_cast<int>(bd()));
@@ -770,11 +802,33 @@ size_t Transformer::build_residual(const std::string& name, Stack stack, int lay
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
     const StepText text = residual_text(m_config);
+    // Fused (training on the CPU): b's dropout and the sum in one pass, its mask kept here.
+    const StepKind sub_kind = m_info[b].kind;
+    const bool connection = sub_kind == StepKind::OutputProjection || sub_kind == StepKind::FfnOut;
+    if (connection) m_connection_dropout.push_back(b);
+    const uint64_t stream = sublayer_dropout_stream(sub_kind);
+    Buffer* mask = buffer([this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; });
     return add_step(
         {name + ".out", StepKind::Residual, stack, layer, text.formula, text.explanation},
         [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
-        [this, a, b, rows, D, n = m_steps.size()] { m_backend.residual_forward(out(n), out(a), out(b), m_B * rows() * D); },
-        [this, a, b, rows, D, n = m_steps.size()] { m_backend.residual_backward(dout(a), dout(b), dout(n), m_B * rows() * D); });
+        [this, a, b, rows, D, connection, stream, mask, n = m_steps.size()] {
+            if (fused_add_norm_active()) {
+                const bool drop = connection && dropping();
+                m_backend.residual_dropout_forward(out(n), drop ? mask->data() : nullptr, out(a), out(b), m_B * rows() * D,
+                                                   m_config.dropout, drop ? dropout_seed(b, stream) : 0);
+                return;
+            }
+            m_backend.residual_forward(out(n), out(a), out(b), m_B * rows() * D);
+        },
+        [this, a, b, rows, D, connection, mask, n = m_steps.size()] {
+            if (fused_add_norm_active()) {
+                const bool drop = connection && dropping();
+                m_backend.residual_dropout_backward(dout(a), dout(b), dout(n), drop ? mask->data() : nullptr,
+                                                    m_B * rows() * D);
+                return;
+            }
+            m_backend.residual_backward(dout(a), dout(b), dout(n), m_B * rows() * D);
+        });
 }
 
 size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer, size_t input) {

@@ -133,6 +133,10 @@ public:
     // Training on a backend with the fused mask+softmax: one pass from the scores to the
     // probabilities (and back), the mask step's own output left unmaterialised.
     bool fused_softmax_active() const { return m_options.training && m_backend.fuses_masked_softmax(); }
+    // Training on a backend with the fused sublayer connection (core/ops_add_norm.h): the sublayer's
+    // dropout, the residual and (Post-LN) the norm in one pass each way. The sublayer's own step then
+    // keeps its output before dropout, as the attention step keeps its probabilities.
+    bool fused_add_norm_active() const { return m_options.training && m_backend.fuses_add_norm(); }
     // Per-step times (on by default) wait for each step to finish; a benchmark of whole passes
     // turns them off so that a GPU can queue the steps back to back.
     void set_step_timing(bool on) { m_step_timing = on; }
@@ -209,6 +213,8 @@ private:
     // The gradient of a step whose output went through dropout in place: dout·mask in `scratch`
     // when dropping, else dout itself.
     const float* through_dropout(size_t step, Buffer* mask, Buffer* scratch, int64_t n);
+    // The sublayer's dropout is the fused connection's to apply (fused_add_norm_active()).
+    bool dropout_in_connection(size_t step) const;
     void run_range(size_t begin, size_t end);
 
     ModelConfig m_config;
@@ -233,6 +239,7 @@ private:
     std::deque<Buffer> m_buffers;      // stable addresses: the closures hold Buffer*
     std::vector<StepInfo> m_info;
     std::vector<AttentionBlock> m_attention;
+    std::vector<size_t> m_connection_dropout;   // sublayer steps whose dropout a fused connection applies
     size_t m_first_decoder_step = 0;
 };
 
