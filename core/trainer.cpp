@@ -101,7 +101,7 @@ TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training, const Backe
     m_backend = make_backend();
     m_model = std::make_unique<Transformer>(m_model_config, *m_backend);
     if (start_from) {
-        if (start_from->parameters.size() != m_model->table().total())
+        if (static_cast<int64_t>(start_from->parameters.size()) != m_model->table().total())
             throw ConfigError(why + "it holds " + std::to_string(start_from->parameters.size()) + " parameters, the model needs " +
                               std::to_string(m_model->table().total()));
         m_start = start_from->parameters;

@@ -192,13 +192,13 @@ TEST(AddNorm, MatchesTheSeparateOpsBitForBitOnEveryPath) {
                     const Result a = unfused(k), f = fused(k);
                     EXPECT_EQ(f.out, a.out);
                     EXPECT_EQ(f.sum, a.sum);
-                    if (p > 0) EXPECT_EQ(f.mask, a.mask);
-                    if (!rms) EXPECT_EQ(f.mean, a.mean);
+                    if (p > 0) { EXPECT_EQ(f.mask, a.mask); }
+                    if (!rms) { EXPECT_EQ(f.mean, a.mean); }
                     EXPECT_EQ(f.rstd, a.rstd);
                     EXPECT_EQ(f.dx, a.dx);
                     EXPECT_EQ(f.dsub, a.dsub);
                     EXPECT_EQ(f.dw, a.dw);
-                    if (!rms) EXPECT_EQ(f.db, a.db);
+                    if (!rms) { EXPECT_EQ(f.db, a.db); }
                 }
     });
 }
@@ -253,7 +253,7 @@ TEST(AddNorm, BackwardMatchesFiniteDifferences) {
         EXPECT_TRUE(gradients_match(dx, numeric_grad(x, g, forward)));
         EXPECT_TRUE(gradients_match(dsub, numeric_grad(sub, g, forward)));
         EXPECT_TRUE(gradients_match(dw, numeric_grad(w, g, forward)));
-        if (!rms) EXPECT_TRUE(gradients_match(db, numeric_grad(b, g, forward)));
+        if (!rms) { EXPECT_TRUE(gradients_match(db, numeric_grad(b, g, forward))); }
         // += : a second backward into the same buffers doubles every gradient.
         Vec dx2 = dx, dsub2 = dsub, dw2 = dw, db2 = db;
         tx::cpu::residual_dropout_norm_backward<double>(dx2.data(), dsub2.data(), dw2.data(), rms ? nullptr : db2.data(),
