@@ -21,7 +21,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 "$TXCLI" init --out "$WORK/base.safetensors" --d-model 512 --heads 8 --d-ff 2048 --layers 2 --max-len 1024 >/dev/null
 
-[ "${TX_BENCH_NO_WAIT:-0}" = 1 ] || . "$ROOT/tests/bench/wait_for_quiet.sh"
+. "$ROOT/tests/bench/wait_for_quiet.sh"
 /usr/bin/python3 "$ROOT/tests/bench/bench_generate.py" --txcli "$TXCLI" --checkpoint "$WORK/base.safetensors" \
     --lengths "$LENGTHS" --rounds "$ROUNDS" --repeats "$REPEATS" ${JSON:+--json "$JSON"}
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
