@@ -21,6 +21,31 @@ void relu_backward_avx2(float* dinp, const float* dout, const float* out, long f
         if (out[i] > 0.0f) dinp[i] += dout[i];
 }
 
+void column_sums_add_avx2(float* dbias, const float* dout, int N, int OC) {
+    constexpr int W = 8;
+    int c = 0;
+    for (; c + 2 * W <= OC; c += 2 * W) {   // two vectors: one 64-byte cache line of each row per pass
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        for (int n = 0; n < N; ++n) {
+            const float* row = dout + static_cast<long>(n) * OC + c;
+            a0 = _mm256_add_ps(a0, _mm256_loadu_ps(row));
+            a1 = _mm256_add_ps(a1, _mm256_loadu_ps(row + W));
+        }
+        _mm256_storeu_ps(dbias + c, _mm256_add_ps(_mm256_loadu_ps(dbias + c), a0));
+        _mm256_storeu_ps(dbias + c + W, _mm256_add_ps(_mm256_loadu_ps(dbias + c + W), a1));
+    }
+    for (; c + W <= OC; c += W) {
+        __m256 a = _mm256_setzero_ps();
+        for (int n = 0; n < N; ++n) a = _mm256_add_ps(a, _mm256_loadu_ps(dout + static_cast<long>(n) * OC + c));
+        _mm256_storeu_ps(dbias + c, _mm256_add_ps(_mm256_loadu_ps(dbias + c), a));
+    }
+    for (; c < OC; ++c) {   // the same sums in the same order, one column at a time
+        float a = 0.0f;
+        for (int n = 0; n < N; ++n) a += dout[static_cast<long>(n) * OC + c];
+        dbias[c] += a;
+    }
+}
+
 void adam_update_avx2(float* params, float* m, float* v, const float* grads, long n, float step, float beta1,
                       float beta2, float inv_sqrt_bc2, float eps) {
     constexpr long W = 8;

@@ -20,6 +20,16 @@ void relu_backward_avx512(float* dinp, const float* dout, const float* out, long
     }
 }
 
+void column_sums_add_avx512(float* dbias, const float* dout, int N, int OC) {
+    constexpr int W = 16;   // one cache line of each row per column block
+    for (int c = 0; c < OC; c += W) {
+        const __mmask16 k = OC - c >= W ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (OC - c)) - 1u);
+        __m512 acc = _mm512_setzero_ps();
+        for (int n = 0; n < N; ++n) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(k, dout + static_cast<long>(n) * OC + c));
+        _mm512_mask_storeu_ps(dbias + c, k, _mm512_add_ps(_mm512_maskz_loadu_ps(k, dbias + c), acc));
+    }
+}
+
 void adam_update_avx512(float* params, float* m, float* v, const float* grads, long n, float step, float beta1,
                         float beta2, float inv_sqrt_bc2, float eps) {
     constexpr long W = 16;

@@ -34,6 +34,8 @@ void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, R
 #if defined(TX_X86_KERNELS)
         // float: the active path's kernel, the same operations in the same order; a portable build's
         // Eigen is SSE2 only (Adam took 1.95% of a tiny training step's samples there, 1.19% native).
+        // The kernels' square root is the correctly rounded one; Eigen's SSE one (EIGEN_FAST_MATH) is
+        // rsqrt and a Newton step, so the generic path's bits may differ from theirs in the last place.
         if constexpr (std::is_same_v<Real, float>) {
             const int64_t begin = first * CHUNK, count = std::min(n, last * CHUNK) - begin;
             switch (active_isa()) {

@@ -1,5 +1,5 @@
-// Dropout, ReLU's backward (core/ops_elementwise.cpp) and the Adam update (core/ops_adam.cpp) on every
-// instruction-set path in one process, against references written here from their definitions: the
+// Dropout, ReLU's backward (core/ops_elementwise.cpp), the Adam update (core/ops_adam.cpp) and a linear
+// layer's bias gradient (core/ops_linear.cpp) on every instruction-set path in one process, against references written here from their definitions: the
 // mask from an independent splitmix64 (Steele et al. 2014) of seed ^ i·golden, kept where its top
 // 24 bits / 2^24 ≥ p, out = inp·mask; Adam (Kingma & Ba 2015, Algorithm 1) in double.
 // Edge lengths (1, 7, 15, 16, 17, 33, 1000) cover partial vectors of 8 and 16 lanes; a long tensor
@@ -177,6 +177,29 @@ TEST(ElementwiseKernels, AdamGivesTheSameBitsOnOneAndTwoThreads) {
         EXPECT_EQ(v[0], v[1]);
     });
     tx::set_cpu_threads(before);
+}
+
+TEST(ElementwiseKernels, LinearBiasGradientIsTheColumnSumOnEveryPath) {
+    // C = 32 takes linear_backward's packed branch; OC from 32 (its least) to partial vectors and 1000
+    on_every_path([] {
+        for (int OC : {32, 33, 47, 48, 1000}) {
+            for (int N : {1, 7, 17}) {
+                SCOPED_TRACE("N = " + std::to_string(N) + ", OC = " + std::to_string(OC));
+                const int C = 32;
+                const Floats g = random_floats(static_cast<size_t>(N) * OC, 41u + static_cast<unsigned>(OC + N));
+                const Floats x = random_floats(static_cast<size_t>(N) * C, 43u), w = random_floats(static_cast<size_t>(OC) * C, 47u);
+                Floats db = random_floats(static_cast<size_t>(OC) + 1, 53u);
+                const Floats prior = db;
+                tx::cpu::linear_backward<float>(nullptr, nullptr, db.data(), g.data(), x.data(), w.data(), N, C, OC);
+                for (int c = 0; c < OC; ++c) {
+                    double want = prior[static_cast<size_t>(c)];
+                    for (int n = 0; n < N; ++n) want += g[static_cast<size_t>(n) * OC + c];
+                    EXPECT_NEAR(db[static_cast<size_t>(c)], want, 1e-5) << "c = " << c;
+                }
+                EXPECT_EQ(db[static_cast<size_t>(OC)], prior[static_cast<size_t>(OC)]) << "wrote past the end";
+            }
+        }
+    });
 }
 
 }  // namespace
