@@ -41,4 +41,10 @@ void residual_dropout_avx512(float* out, float* mask, const float* x, const floa
 void residual_dropout_avx2(float* out, float* mask, const float* x, const float* sub, long first, long last,
                            float p, float scale, unsigned long long seed);
 
+// dropout_forward's out = inp·mask over [first, last), mask drawn as residual_dropout's (dropout_draw.h).
+void dropout_avx512(float* out, float* mask, const float* inp, long first, long last, float p, float scale,
+                    unsigned long long seed);
+void dropout_avx2(float* out, float* mask, const float* inp, long first, long last, float p, float scale,
+                  unsigned long long seed);
+
 }  // namespace tx::cpu::kernels

@@ -194,4 +194,21 @@ void residual_dropout_avx2(float* out, float* mask, const float* x, const float*
     }
 }
 
+void dropout_avx2(float* out, float* mask, const float* inp, long first, long last, float p, float scale,
+                  unsigned long long seed) {
+    const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
+    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+    const __m256 vp = _mm256_set1_ps(p), vscale = _mm256_set1_ps(scale), unit = _mm256_set1_ps(1.0f / 16777216.0f);
+    for (long i = first; i < last; i += W) {
+        const Lanes k = lanes(0, static_cast<int>(last - i < W ? last - i : W));
+        const __m256i i0 = _mm256_add_epi64(_mm256_set1_epi64x(i), lane);
+        const __m256i i1 = _mm256_add_epi64(i0, _mm256_set1_epi64x(4));
+        const __m256i bits = _mm256_inserti128_si256(_mm256_castsi128_si256(draw24(i0, vseed)), draw24(i1, vseed), 1);
+        const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(bits), unit);
+        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(u, vp, _CMP_GE_OQ), vscale);
+        store(mask + i, k, m);
+        store(out + i, k, _mm256_mul_ps(load(k, inp + i), m));
+    }
+}
+
 }  // namespace tx::cpu::kernels

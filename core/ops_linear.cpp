@@ -9,12 +9,31 @@
 
 #include <type_traits>
 
+#include "cpu_isa.h"
 #include "eigen_types.h"
+#include "elementwise_kernels.h"
 #include "gemm.h"
 #include "gemm_packed.h"
 #include "parallel_for.h"
 
 namespace tx::cpu {
+
+namespace {
+
+// dbias += the column sums of dout (N,OC) on the active path's kernel: a portable build's Eigen sums
+// with SSE2 only (linear_backward took 1.8% of a tiny training step's samples there, 0.6% native).
+void bias_grad_float(float* dbias, const float* dout, int N, int OC) {
+#if defined(TX_X86_KERNELS)
+    switch (active_isa()) {
+        case Isa::Avx512: return kernels::column_sums_add_avx512(dbias, dout, N, OC);
+        case Isa::Avx2: return kernels::column_sums_add_avx2(dbias, dout, N, OC);
+        case Isa::Generic: break;
+    }
+#endif
+    Eigen::Map<RowVector<float>>(dbias, OC) += Eigen::Map<const RowMatrix<float>>(dout, N, OC).colwise().sum();
+}
+
+}  // namespace
 
 
 template <typename Real>
@@ -39,7 +58,7 @@ void linear_backward(Real* dinp, Real* dweight, Real* dbias, const Real* dout, c
         if (sgemm_packed_has_kernel() && C >= 32 && OC >= 32) {
             if (dinp) sgemm_packed(dinp, C, dout, OC, false, weight, C, false, N, C, OC, true);      // g · W
             if (dweight) sgemm_packed(dweight, C, dout, OC, true, inp, C, false, OC, C, N, true);    // gᵀ · x
-            if (dbias) Eigen::Map<RowVector<Real>>(dbias, OC) += Eigen::Map<const RowMatrix<Real>>(dout, N, OC).colwise().sum();
+            if (dbias) bias_grad_float(dbias, dout, N, OC);
             return;
         }
     }

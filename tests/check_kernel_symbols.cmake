@@ -1,4 +1,4 @@
-# Fails when a kernel unit (core/gemm_*_avx2.cpp, core/gemm_*_avx512.cpp, core/gemv_nt_*.cpp, core/softmax_avx*.cpp, core/norm_rows_*.cpp,
+# Fails when a kernel unit (core/gemm_*_avx2.cpp, core/gemm_*_avx512.cpp, core/gemv_nt_*.cpp, core/softmax_avx*.cpp, core/norm_rows_*.cpp, core/elementwise_avx*.cpp,
 # compiled with their own -m flags) defines a weak symbol: an inline function or template instance that the linker
 # may keep for the whole program, so that code built for AVX-512 would run on a CPU without it
 # (core/gemm_kernels.h); and when an AVX2 unit holds an EVEX-encoded (AVX-512) instruction, as a
@@ -7,7 +7,7 @@
 string(REPLACE "|" ";" objects "${OBJECTS}")
 set(checked 0)
 foreach(object IN LISTS objects)
-  if(NOT object MATCHES "(gemm_(nt|packed)|gemv_nt|softmax|norm_rows)_avx(2|512)\\.cpp\\.o(bj)?$")
+  if(NOT object MATCHES "(gemm_(nt|packed)|gemv_nt|softmax|norm_rows|elementwise)_avx(2|512)\\.cpp\\.o(bj)?$")
     continue()
   endif()
   math(EXPR checked "${checked} + 1")

@@ -1,0 +1,208 @@
+// Dropout, ReLU's backward (core/ops_elementwise.cpp), the Adam update (core/ops_adam.cpp) and a linear
+// layer's bias gradient (core/ops_linear.cpp) on every instruction-set path in one process, against references written here from their definitions: the
+// mask from an independent splitmix64 (Steele et al. 2014) of seed ^ i·golden, kept where its top
+// 24 bits / 2^24 ≥ p, out = inp·mask; Adam (Kingma & Ba 2015, Algorithm 1) in double.
+// Edge lengths (1, 7, 15, 16, 17, 33, 1000) cover partial vectors of 8 and 16 lanes; a long tensor
+// on 2 threads covers ranges that start inside a vector. Shapes: flat tensors of N values.
+#include "cpu_isa.h"
+#include "ops.h"
+
+#include "threads.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Floats = std::vector<float>;
+
+template <typename Body>
+void on_every_path(Body body) {
+    const tx::cpu::Isa before = tx::cpu::active_isa();
+    for (tx::cpu::Isa isa : tx::cpu::supported_isas()) {
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        SCOPED_TRACE(tx::cpu::isa_name(isa));
+        body();
+    }
+    tx::cpu::set_active_isa(before);
+}
+
+Floats random_floats(size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    Floats v(n);
+    for (float& x : v) x = dist(gen);
+    return v;
+}
+
+uint32_t bits(float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+// The keep decision for element i, from the definition in dropout_draw.h's comment.
+bool reference_keep(uint64_t seed, uint64_t i, float p) {
+    uint64_t z = seed ^ (i * 0x9E3779B97F4A7C15ull);
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u = static_cast<double>(z >> 40) / 16777216.0;
+    return u >= static_cast<double>(p);
+}
+
+void expect_dropout_matches_reference(int N, float p, uint64_t seed) {
+    const Floats inp = random_floats(static_cast<size_t>(N), 11u + static_cast<unsigned>(N));
+    Floats out(static_cast<size_t>(N) + 1, 99.0f), mask(static_cast<size_t>(N) + 1, 99.0f);   // one guard value
+    tx::cpu::dropout_forward<float>(out.data(), mask.data(), inp.data(), N, p, seed);
+    const float scale = 1.0f / (1.0f - p);
+    int kept = 0, wrong = 0;
+    for (int i = 0; i < N; ++i) {
+        const float m = reference_keep(seed, static_cast<uint64_t>(i), p) ? scale : 0.0f;
+        kept += m != 0.0f;
+        if (mask[i] != m || out[i] != inp[i] * m) {
+            if (++wrong <= 3) ADD_FAILURE() << "i = " << i << ": mask " << mask[i] << " (want " << m << "), out "
+                                            << out[i] << " (want " << inp[i] * m << ")";
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(out[N], 99.0f) << "wrote past the end";
+    EXPECT_EQ(mask[N], 99.0f) << "wrote past the end";
+    if (N >= 1000 && p > 0.0f && p < 1.0f) {
+        // the reference itself is a fair coin: about N·(1 − p) kept
+        EXPECT_NEAR(static_cast<double>(kept) / N, 1.0 - p, 0.06);
+    }
+}
+
+TEST(ElementwiseKernels, DropoutMatchesTheDefinitionOnEveryPathAndLength) {
+    on_every_path([] {
+        for (int N : {1, 7, 15, 16, 17, 33, 1000}) {
+            for (float p : {0.0f, 0.1f, 0.5f, 0.9f}) {
+                SCOPED_TRACE("N = " + std::to_string(N) + ", p = " + std::to_string(p));
+                expect_dropout_matches_reference(N, p, 0x1234567890ABCDEFull + static_cast<uint64_t>(N));
+            }
+        }
+    });
+}
+
+TEST(ElementwiseKernels, DropoutOnTwoThreadsMatchesTheDefinition) {
+    // 40,001 values: split over two threads at an index that is no multiple of a vector
+    const int before = tx::cpu_threads();
+    tx::set_cpu_threads(2);
+    on_every_path([] { expect_dropout_matches_reference(40001, 0.3f, 77); });
+    tx::set_cpu_threads(before);
+}
+
+TEST(ElementwiseKernels, ReluBackwardAddsWhereTheOutputIsPositive) {
+    on_every_path([] {
+        for (int N : {1, 7, 15, 16, 17, 33, 1000}) {
+            SCOPED_TRACE("N = " + std::to_string(N));
+            Floats out = random_floats(static_cast<size_t>(N), 3u + static_cast<unsigned>(N));
+            for (float& x : out) x = x > 0.0f ? x : 0.0f;   // a ReLU's output: zeros and positives
+            const Floats dout = random_floats(static_cast<size_t>(N), 5u + static_cast<unsigned>(N));
+            Floats prior = random_floats(static_cast<size_t>(N), 7u + static_cast<unsigned>(N));
+            for (int i = 0; i < N; i += 3) prior[static_cast<size_t>(i)] = -0.0f;   // kept bit for bit where off
+            Floats dinp = prior;
+            prior.push_back(99.0f);
+            dinp.push_back(99.0f);   // a guard value past the end
+            tx::cpu::relu_backward<float>(dinp.data(), dout.data(), out.data(), N);
+            for (int i = 0; i <= N; ++i) {
+                const float want = i < N && out[i] > 0.0f ? prior[i] + dout[i] : prior[i];
+                EXPECT_EQ(bits(dinp[i]), bits(want)) << "i = " << i << ": " << dinp[i] << " want " << want;
+            }
+        }
+    });
+}
+
+// Three Adam steps from the paper's Algorithm 1 in double (bias-corrected moments).
+void adam_reference(std::vector<double>& p, std::vector<double>& m, std::vector<double>& v, const Floats& g,
+                    double lr, double b1, double b2, double eps, int t) {
+    for (size_t i = 0; i < p.size(); ++i) {
+        m[i] = b1 * m[i] + (1 - b1) * g[i];
+        v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+        const double mhat = m[i] / (1 - std::pow(b1, t)), vhat = v[i] / (1 - std::pow(b2, t));
+        p[i] -= lr * mhat / (std::sqrt(vhat) + eps);
+    }
+}
+
+TEST(ElementwiseKernels, AdamMatchesTheDefinitionOnEveryPathAndLength) {
+    on_every_path([] {
+        for (int n : {1, 7, 15, 16, 17, 33, 1000, 1025}) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const size_t N = static_cast<size_t>(n);
+            Floats p = random_floats(N, 21u + static_cast<unsigned>(n)), m(N + 1, 0.0f), v(N + 1, 0.0f);
+            std::vector<double> pd(p.begin(), p.end()), md(N, 0.0), vd(N, 0.0);
+            p.push_back(99.0f);   // guard values past the end
+            for (int t = 1; t <= 3; ++t) {
+                const Floats g = random_floats(N, 100u * static_cast<unsigned>(t) + static_cast<unsigned>(n));
+                tx::cpu::adam_update<float>(p.data(), m.data(), v.data(), g.data(), n, 1e-2f, 0.9f, 0.98f, 1e-9f, t);
+                adam_reference(pd, md, vd, g, 1e-2, 0.9f, 0.98f, 1e-9f, t);
+            }
+            for (size_t i = 0; i < N; ++i) {
+                EXPECT_NEAR(p[i], pd[i], 1e-6 + 1e-5 * std::fabs(pd[i])) << "i = " << i;
+                EXPECT_NEAR(m[i], md[i], 1e-6 + 1e-5 * std::fabs(md[i])) << "i = " << i;
+                EXPECT_NEAR(v[i], vd[i], 1e-7 + 1e-5 * std::fabs(vd[i])) << "i = " << i;
+            }
+            EXPECT_EQ(p[N], 99.0f);
+            EXPECT_EQ(m[N], 0.0f);
+            EXPECT_EQ(v[N], 0.0f);
+        }
+    });
+}
+
+TEST(ElementwiseKernels, AdamGivesTheSameBitsOnOneAndTwoThreads) {
+    const int n = 40001;   // 40 chunks of 1024 and a partial one: shared between two threads
+    const size_t N = static_cast<size_t>(n);
+    const Floats g = random_floats(N, 31), start = random_floats(N, 32);
+    const int before = tx::cpu_threads();
+    on_every_path([&] {
+        // the same buffers for both runs: Eigen's generic code rounds an unaligned start differently
+        Floats p(N), m(N), v(N), result[2][3];
+        for (int threads : {1, 2}) {
+            tx::set_cpu_threads(threads);
+            p = start;
+            std::fill(m.begin(), m.end(), 0.0f);
+            std::fill(v.begin(), v.end(), 0.0f);
+            for (int t = 1; t <= 2; ++t)
+                tx::cpu::adam_update<float>(p.data(), m.data(), v.data(), g.data(), n, 1e-3f, 0.9f, 0.999f, 1e-8f, t);
+            result[threads - 1][0] = p;
+            result[threads - 1][1] = m;
+            result[threads - 1][2] = v;
+        }
+        for (int k = 0; k < 3; ++k) EXPECT_EQ(result[0][k], result[1][k]) << "buffer " << k;
+    });
+    tx::set_cpu_threads(before);
+}
+
+TEST(ElementwiseKernels, LinearBiasGradientIsTheColumnSumOnEveryPath) {
+    // C = 32 takes linear_backward's packed branch; OC from 32 (its least) to partial vectors and 1000
+    on_every_path([] {
+        for (int OC : {32, 33, 47, 48, 1000}) {
+            for (int N : {1, 7, 17}) {
+                SCOPED_TRACE("N = " + std::to_string(N) + ", OC = " + std::to_string(OC));
+                const int C = 32;
+                const Floats g = random_floats(static_cast<size_t>(N) * OC, 41u + static_cast<unsigned>(OC + N));
+                const Floats x = random_floats(static_cast<size_t>(N) * C, 43u), w = random_floats(static_cast<size_t>(OC) * C, 47u);
+                Floats db = random_floats(static_cast<size_t>(OC) + 1, 53u);
+                const Floats prior = db;
+                tx::cpu::linear_backward<float>(nullptr, nullptr, db.data(), g.data(), x.data(), w.data(), N, C, OC);
+                for (int c = 0; c < OC; ++c) {
+                    double want = prior[static_cast<size_t>(c)];
+                    for (int n = 0; n < N; ++n) want += g[static_cast<size_t>(n) * OC + c];
+                    EXPECT_NEAR(db[static_cast<size_t>(c)], want, 1e-5) << "c = " << c;
+                }
+                EXPECT_EQ(db[static_cast<size_t>(OC)], prior[static_cast<size_t>(OC)]) << "wrote past the end";
+            }
+        }
+    });
+}
+
+}  // namespace
