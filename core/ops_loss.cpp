@@ -16,21 +16,13 @@ namespace tx::cpu {
 
 namespace {
 constexpr int64_t ROWS_PER_THREAD = 8;   // rows of V values (V is the vocabulary: thousands)
-#if defined(__AVX512F__)
-constexpr bool EIGEN_HAS_AVX512 = true;
-#else
-constexpr bool EIGEN_HAS_AVX512 = false;
-#endif
 }  // namespace
 
 template <typename Real>
 void log_softmax_forward(Real* out, const Real* inp, int R, int V) {
     // out (R,V) = x - max - log Σ exp(x - max): the max shift keeps exp() from overflowing
     // The vector kernels of the active path (softmax_kernels.h): a portable build's Eigen is SSE2 only.
-    // Eigen's own AVX-512 code is faster at this op (tests/bench/softmax_bench, Zen 4, one thread,
-    // R = 128, V = 8000: 355 µs against the kernel's 439; SSE2 Eigen 2393), so a build that gives
-    // Eigen AVX-512 keeps it here.
-    if constexpr (std::is_same_v<Real, float> && !EIGEN_HAS_AVX512) {
+    if constexpr (std::is_same_v<Real, float>) {
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
             parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) k->log_softmax(out + r * V, inp + r * V, V);

@@ -33,14 +33,17 @@ struct Simd {
     // Where either is NaN, vmaxps/vminps return the second operand.
     static V max(V a, V b) { return _mm256_max_ps(a, b); }
     static V min(V a, V b) { return _mm256_min_ps(a, b); }
-    using VI = __m256i;
-    static VI to_int(V a) { return _mm256_cvtps_epi32(a); }
-    static V to_float(VI n) { return _mm256_cvtepi32_ps(n); }
-    static VI half(VI n) { return _mm256_srai_epi32(n, 1); }   // ⌊n/2⌋
-    static VI isub(VI a, VI b) { return _mm256_sub_epi32(a, b); }
-    // 2^n for n in [-126, 127], built in the exponent field
-    static V pow2(VI n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23)); }
-    static V zero_where_less(V y, V x, V bound) { return _mm256_and_ps(_mm256_cmp_ps(x, bound, _CMP_NLT_UQ), y); }
+    static V round_nearest(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+    // y·2^n for whole n in [-150, 128] as y·2^n1·2^n2, n1 = ⌊n/2⌋: both factors are normal floats
+    // (built in the exponent field), the first product is exact, the second rounds once.
+    static V scale_by_pow2(V y, V n) {
+        const __m256i ni = _mm256_cvttps_epi32(n);
+        const __m256i n1 = _mm256_srai_epi32(ni, 1);
+        return _mm256_mul_ps(_mm256_mul_ps(y, pow2(n1)), pow2(_mm256_sub_epi32(ni, n1)));
+    }
+    static V pow2(__m256i n) {
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23));
+    }
     // m != 0 (NaN counts as non-zero, as in C++) ? a : b
     static V select_nonzero(V m, V a, V b) {
         return _mm256_blendv_ps(b, a, _mm256_cmp_ps(m, _mm256_setzero_ps(), _CMP_NEQ_UQ));

@@ -33,16 +33,9 @@ struct Simd {
     // Where either is NaN, vmaxps/vminps return the second operand.
     static V max(V a, V b) { return _mm512_max_ps(a, b); }
     static V min(V a, V b) { return _mm512_min_ps(a, b); }
-    using VI = __m512i;
-    static VI to_int(V a) { return _mm512_cvtps_epi32(a); }
-    static V to_float(VI n) { return _mm512_cvtepi32_ps(n); }
-    static VI half(VI n) { return _mm512_srai_epi32(n, 1); }   // ⌊n/2⌋
-    static VI isub(VI a, VI b) { return _mm512_sub_epi32(a, b); }
-    // 2^n for n in [-126, 127], built in the exponent field
-    static V pow2(VI n) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n, _mm512_set1_epi32(127)), 23)); }
-    static V zero_where_less(V y, V x, V bound) {
-        return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, bound, _CMP_NLT_UQ), y);
-    }
+    static V round_nearest(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+    // y·2^⌊n⌋ in one instruction and one rounding: subnormal results and overflow to inf included.
+    static V scale_by_pow2(V y, V n) { return _mm512_scalef_ps(y, n); }
     // m != 0 (NaN counts as non-zero, as in C++) ? a : b
     static V select_nonzero(V m, V a, V b) {
         return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(m, _mm512_setzero_ps(), _CMP_NEQ_UQ), b, a);

@@ -5,16 +5,14 @@
 // Not a header for anyone else: it has no include guard on purpose and no declarations of its own.
 
 // exp(x) as Cephes' expf does it (range reduction x = n·ln2 + r, |r| ≤ ln2/2, then a degree-7 fit of
-// e^r), with FMA. 2^n is applied as 2^n1·2^n2, n1 = ⌊n/2⌋, so that both factors are normal floats
-// for every n in [-150, 128]: results in the subnormal range round once, exp(88.8) overflows to inf.
-// x < -104 (e^x below half the smallest subnormal), -inf included, gives exactly 0: softmax's
-// masked keys must get nothing. NaN stays NaN (min/max take NaN from their second operand).
+// e^r), with FMA. Simd::scale_by_pow2 applies 2^n with a single rounding: results in the subnormal
+// range round once, exp(88.8) overflows to inf. The clamp at -104 makes every x < -104, -inf
+// included, give e^r·2^-150 with e^r ≈ 0.97, below half the smallest subnormal: exactly 0, as
+// softmax's masked keys must get. NaN stays NaN (min/max take NaN from their second operand).
 Simd::V vexp(Simd::V x) {
     using S = Simd;
-    const S::V lo = S::set1(-104.0f);
-    const S::V xc = S::min(S::set1(88.8f), S::max(lo, x));
-    const S::VI ni = S::to_int(S::mul(xc, S::set1(1.44269504088896341f)));   // rounds to nearest
-    const S::V n = S::to_float(ni);
+    const S::V xc = S::min(S::set1(88.8f), S::max(S::set1(-104.0f), x));
+    const S::V n = S::round_nearest(S::mul(xc, S::set1(1.44269504088896341f)));
     S::V r = S::fmadd(n, S::set1(-0.693359375f), xc);   // ln2 split in two: n·hi is exact
     r = S::fmadd(n, S::set1(2.12194440e-4f), r);
     S::V y = S::set1(1.9875691500e-4f);
@@ -24,9 +22,7 @@ Simd::V vexp(Simd::V x) {
     y = S::fmadd(y, r, S::set1(1.6666665459e-1f));
     y = S::fmadd(y, r, S::set1(5.0000001201e-1f));
     y = S::fmadd(y, S::mul(r, r), S::add(r, S::set1(1.0f)));
-    const S::VI n1 = S::half(ni);
-    y = S::mul(S::mul(y, S::pow2(n1)), S::pow2(S::isub(ni, n1)));
-    return S::zero_where_less(y, x, lo);
+    return S::scale_by_pow2(y, n);
 }
 
 // The row's largest value; NaN entries are passed over, as the scalar loop it replaces did.
