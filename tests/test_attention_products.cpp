@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "random_floats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -20,13 +22,7 @@ namespace {
 using std::vector;
 using tx::cpu::Isa;
 
-vector<float> random_floats(size_t n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-    vector<float> v(n);
-    for (float& x : v) x = unit(rng);
-    return v;
-}
+using tx::test::random_floats;
 
 // a (M,K) · b (K,N) in double, with a and b read through strides so that transposes are free.
 vector<double> product(const float* a, int a_row, int a_col, const float* b, int b_row, int b_col, int M, int N,

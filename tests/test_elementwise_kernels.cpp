@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include "every_path.h"
+#include "random_floats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,24 +26,9 @@ namespace {
 
 using Floats = std::vector<float>;
 
-template <typename Body>
-void on_every_path(Body body) {
-    const tx::cpu::Isa before = tx::cpu::active_isa();
-    for (tx::cpu::Isa isa : tx::cpu::supported_isas()) {
-        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
-        SCOPED_TRACE(tx::cpu::isa_name(isa));
-        body();
-    }
-    tx::cpu::set_active_isa(before);
-}
+using tx::test::on_every_path;
 
-Floats random_floats(size_t n, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-    Floats v(n);
-    for (float& x : v) x = dist(gen);
-    return v;
-}
+Floats random_floats(size_t n, unsigned seed) { return tx::test::random_floats(n, seed, -2.0f, 2.0f); }
 
 uint32_t bits(float x) {
     uint32_t b;

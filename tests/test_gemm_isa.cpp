@@ -5,6 +5,8 @@
 // on 1 and 2 threads. The sanitizer build runs them too (scripts/test.sh).
 #include <gtest/gtest.h>
 
+#include "random_floats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,13 +27,7 @@ namespace {
 using std::vector;
 using tx::cpu::Isa;
 
-vector<float> random_floats(size_t n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    vector<float> v(n);
-    for (float& x : v) x = dist(rng);
-    return v;
-}
+using tx::test::random_floats;
 
 // Restores the path and the thread count a test changed.
 struct PathGuard {

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "random_floats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,13 +24,7 @@ namespace {
 using std::vector;
 constexpr double INF = std::numeric_limits<double>::infinity();
 
-vector<float> random_floats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    vector<float> v(n);
-    for (float& x : v) x = dist(rng);
-    return v;
-}
+using tx::test::random_floats;
 
 vector<int32_t> random_ids(size_t n, int V, uint64_t seed) {
     std::mt19937_64 rng(seed);

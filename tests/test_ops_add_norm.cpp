@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "every_path.h"
+
 #include <cmath>
 #include <vector>
 
@@ -50,17 +52,7 @@ void norm_reference(Vec& out, Vec* mean, Vec& rstd, const Vec& x, const Vec& w, 
     return ::testing::AssertionSuccess();
 }
 
-// Every path the CPU runs (generic, avx2, avx512), restored afterwards.
-template <typename Body>
-void on_every_path(Body body) {
-    const tx::cpu::Isa before = tx::cpu::active_isa();
-    for (tx::cpu::Isa isa : tx::cpu::supported_isas()) {
-        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
-        SCOPED_TRACE(tx::cpu::isa_name(isa));
-        body();
-    }
-    tx::cpu::set_active_isa(before);
-}
+using tx::test::on_every_path;
 
 TEST(NormRows, FloatMatchesDoubleReferenceOnEveryPathAndRowLength) {
     const int N = 37;

@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include "every_path.h"
+#include "random_floats.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,10 +31,7 @@ using tx::cpu::Isa;
 constexpr float NEG_INF = -std::numeric_limits<float>::infinity();
 const int LENGTHS[] = {1, 7, 15, 16, 17, 33, 513};
 
-struct PathGuard {
-    Isa isa = tx::cpu::active_isa();
-    ~PathGuard() { tx::cpu::set_active_isa(isa); }
-};
+using tx::test::PathGuard;
 
 // The kinds of row: ordinary logits, large ones (exp(x - max) underflows for most), tiny ones
 // (all nearly equal), some keys at -inf, and nothing but -inf.
@@ -66,13 +66,7 @@ vector<float> make_rows(Row kind, int R, int C, uint64_t seed) {
     return x;
 }
 
-vector<float> random_floats(size_t n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-    vector<float> v(n);
-    for (float& x : v) x = unit(rng);
-    return v;
-}
+using tx::test::random_floats;
 
 // Softmax of one row from the definition, in double: zeros where nothing is finite.
 vector<double> softmax_reference(const float* x, int C) {
@@ -100,16 +94,7 @@ vector<double> softmax_reference(const float* x, int C) {
     return ::testing::AssertionFailure() << "got " << got << ", want " << want << " (off by " << got - want << ")";
 }
 
-// Runs body once per instruction-set path, named in the failure messages.
-template <typename Body>
-void on_every_path(Body body) {
-    PathGuard guard;
-    for (Isa isa : tx::cpu::supported_isas()) {
-        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
-        SCOPED_TRACE(std::string("path ") + tx::cpu::isa_name(isa));
-        body(isa);
-    }
-}
+using tx::test::on_every_path;
 
 TEST(VectorExp, Within2e7RelativeOfDoubleExpOverTheNormalRange) {
     PathGuard guard;
@@ -191,7 +176,7 @@ TEST(VectorExp, SpecialValuesAndTheSubnormalRange) {
 }
 
 TEST(SoftmaxKernels, SoftmaxForwardAndBackwardMatchDoubleLoops) {
-    on_every_path([](Isa) {
+    on_every_path([] {
         for (int C : LENGTHS)
             for (Row kind : ROWS) {
                 SCOPED_TRACE(std::string(row_name(kind)) + ", C = " + std::to_string(C));
@@ -223,7 +208,7 @@ TEST(SoftmaxKernels, SoftmaxForwardAndBackwardMatchDoubleLoops) {
 }
 
 TEST(SoftmaxKernels, MaskedSoftmaxMatchesDoubleLoops) {
-    on_every_path([](Isa) {
+    on_every_path([] {
         for (int S : LENGTHS)
             for (Row kind : {Row::Random, Row::Large, Row::Small}) {
                 SCOPED_TRACE(std::string(row_name(kind)) + ", S = " + std::to_string(S));
@@ -272,7 +257,7 @@ TEST(SoftmaxKernels, MaskedSoftmaxMatchesDoubleLoops) {
 TEST(SoftmaxKernels, LogSoftmaxAndItsBackwardsMatchDoubleLoops) {
     vector<int> lengths(std::begin(LENGTHS), std::end(LENGTHS));
     lengths.push_back(8000);   // a vocabulary
-    on_every_path([&](Isa) {
+    on_every_path([&] {
         for (int V : lengths)
             for (Row kind : ROWS) {
                 SCOPED_TRACE(std::string(row_name(kind)) + ", V = " + std::to_string(V));
@@ -333,7 +318,7 @@ TEST(SoftmaxKernels, OneAndTwoThreadsGiveTheSameBits) {
     // The same output buffers both times: Eigen's generic code sums in an order that depends on
     // the buffers' alignment, which is not what this test is about.
     const int threads = tx::cpu_threads();
-    on_every_path([](Isa) {
+    on_every_path([] {
         const int R = 300, C = 37;
         const vector<float> x = make_rows(Row::Random, R, C, 11);
         vector<float> p(x.size()), o(x.size());
