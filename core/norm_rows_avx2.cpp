@@ -174,20 +174,25 @@ __m128i draw24(__m256i i, __m256i seed) {
     return _mm256_castsi256_si128(low_words);
 }
 
+// The dropout multipliers of indices i..i+7: scale where the index's uniform draw u ≥ p, else 0;
+// u = the draw's 24 bits times 2^-24, exact.
+__m256 keep_multipliers(long i, __m256i vseed, __m256 vp, __m256 vscale) {
+    const __m256i i0 = _mm256_add_epi64(_mm256_set1_epi64x(i), _mm256_set_epi64x(3, 2, 1, 0));
+    const __m256i i1 = _mm256_add_epi64(i0, _mm256_set1_epi64x(4));
+    const __m256i bits = _mm256_inserti128_si256(_mm256_castsi128_si256(draw24(i0, vseed)), draw24(i1, vseed), 1);
+    const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(bits), _mm256_set1_ps(1.0f / 16777216.0f));
+    return _mm256_and_ps(_mm256_cmp_ps(u, vp, _CMP_GE_OQ), vscale);
+}
+
 }  // namespace
 
 void residual_dropout_avx2(float* out, float* mask, const float* x, const float* sub, long first, long last,
                            float p, float scale, unsigned long long seed) {
     const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
-    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
-    const __m256 vp = _mm256_set1_ps(p), vscale = _mm256_set1_ps(scale), unit = _mm256_set1_ps(1.0f / 16777216.0f);
+    const __m256 vp = _mm256_set1_ps(p), vscale = _mm256_set1_ps(scale);
     for (long i = first; i < last; i += W) {
         const Lanes k = lanes(0, static_cast<int>(last - i < W ? last - i : W));
-        const __m256i i0 = _mm256_add_epi64(_mm256_set1_epi64x(i), lane);
-        const __m256i i1 = _mm256_add_epi64(i0, _mm256_set1_epi64x(4));
-        const __m256i bits = _mm256_inserti128_si256(_mm256_castsi128_si256(draw24(i0, vseed)), draw24(i1, vseed), 1);
-        const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(bits), unit);   // exact: 24-bit integers times 2^-24
-        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(u, vp, _CMP_GE_OQ), vscale);
+        const __m256 m = keep_multipliers(i, vseed, vp, vscale);
         const __m256 dropped = _mm256_mul_ps(load(k, sub + i), m);
         store(mask + i, k, m);
         store(out + i, k, _mm256_add_ps(load(k, x + i), dropped));
@@ -197,15 +202,10 @@ void residual_dropout_avx2(float* out, float* mask, const float* x, const float*
 void dropout_avx2(float* out, float* mask, const float* inp, long first, long last, float p, float scale,
                   unsigned long long seed) {
     const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
-    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
-    const __m256 vp = _mm256_set1_ps(p), vscale = _mm256_set1_ps(scale), unit = _mm256_set1_ps(1.0f / 16777216.0f);
+    const __m256 vp = _mm256_set1_ps(p), vscale = _mm256_set1_ps(scale);
     for (long i = first; i < last; i += W) {
         const Lanes k = lanes(0, static_cast<int>(last - i < W ? last - i : W));
-        const __m256i i0 = _mm256_add_epi64(_mm256_set1_epi64x(i), lane);
-        const __m256i i1 = _mm256_add_epi64(i0, _mm256_set1_epi64x(4));
-        const __m256i bits = _mm256_inserti128_si256(_mm256_castsi128_si256(draw24(i0, vseed)), draw24(i1, vseed), 1);
-        const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(bits), unit);
-        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(u, vp, _CMP_GE_OQ), vscale);
+        const __m256 m = keep_multipliers(i, vseed, vp, vscale);
         store(mask + i, k, m);
         store(out + i, k, _mm256_mul_ps(load(k, inp + i), m));
     }

@@ -153,21 +153,30 @@ __m256i draw24(__m512i i, __m512i seed) {
     return _mm512_cvtepi64_epi32(_mm512_srli_epi64(z, 40));
 }
 
+// The dropout multipliers of indices i..i+15: scale where the index's uniform draw u ≥ p, else 0;
+// u = the draw's 24 bits times 2^-24, exact.
+__m512 keep_multipliers(long i, __m512i vseed, __m512 vp, __m512 vscale) {
+    const __m512i i0 = _mm512_add_epi64(_mm512_set1_epi64(i), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    const __m512i i1 = _mm512_add_epi64(i0, _mm512_set1_epi64(8));
+    const __m512i bits = _mm512_inserti64x4(_mm512_castsi256_si512(draw24(i0, vseed)), draw24(i1, vseed), 1);
+    const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(bits), _mm512_set1_ps(1.0f / 16777216.0f));
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(u, vp, _CMP_GE_OQ), vscale);
+}
+
+// The lanes of i..i+15 that lie before last.
+__mmask16 lanes_before(long i, long last) {
+    return last - i >= W ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (last - i)) - 1u);
+}
+
 }  // namespace
 
 void residual_dropout_avx512(float* out, float* mask, const float* x, const float* sub, long first, long last,
                              float p, float scale, unsigned long long seed) {
     const __m512i vseed = _mm512_set1_epi64(static_cast<long long>(seed));
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512 vp = _mm512_set1_ps(p), vscale = _mm512_set1_ps(scale), unit = _mm512_set1_ps(1.0f / 16777216.0f);
+    const __m512 vp = _mm512_set1_ps(p), vscale = _mm512_set1_ps(scale);
     for (long i = first; i < last; i += W) {
-        const __mmask16 k = last - i >= W ? static_cast<__mmask16>(0xFFFF)
-                                          : static_cast<__mmask16>((1u << (last - i)) - 1u);
-        const __m512i i0 = _mm512_add_epi64(_mm512_set1_epi64(i), lane);
-        const __m512i i1 = _mm512_add_epi64(i0, _mm512_set1_epi64(8));
-        const __m512i bits = _mm512_inserti64x4(_mm512_castsi256_si512(draw24(i0, vseed)), draw24(i1, vseed), 1);
-        const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(bits), unit);   // exact: 24-bit integers times 2^-24
-        const __m512 m = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(u, vp, _CMP_GE_OQ), vscale);
+        const __mmask16 k = lanes_before(i, last);
+        const __m512 m = keep_multipliers(i, vseed, vp, vscale);
         const __m512 dropped = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, sub + i), m);
         _mm512_mask_storeu_ps(mask + i, k, m);
         _mm512_mask_storeu_ps(out + i, k, _mm512_add_ps(_mm512_maskz_loadu_ps(k, x + i), dropped));
@@ -177,16 +186,10 @@ void residual_dropout_avx512(float* out, float* mask, const float* x, const floa
 void dropout_avx512(float* out, float* mask, const float* inp, long first, long last, float p, float scale,
                     unsigned long long seed) {
     const __m512i vseed = _mm512_set1_epi64(static_cast<long long>(seed));
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512 vp = _mm512_set1_ps(p), vscale = _mm512_set1_ps(scale), unit = _mm512_set1_ps(1.0f / 16777216.0f);
+    const __m512 vp = _mm512_set1_ps(p), vscale = _mm512_set1_ps(scale);
     for (long i = first; i < last; i += W) {
-        const __mmask16 k = last - i >= W ? static_cast<__mmask16>(0xFFFF)
-                                          : static_cast<__mmask16>((1u << (last - i)) - 1u);
-        const __m512i i0 = _mm512_add_epi64(_mm512_set1_epi64(i), lane);
-        const __m512i i1 = _mm512_add_epi64(i0, _mm512_set1_epi64(8));
-        const __m512i bits = _mm512_inserti64x4(_mm512_castsi256_si512(draw24(i0, vseed)), draw24(i1, vseed), 1);
-        const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(bits), unit);
-        const __m512 m = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(u, vp, _CMP_GE_OQ), vscale);
+        const __mmask16 k = lanes_before(i, last);
+        const __m512 m = keep_multipliers(i, vseed, vp, vscale);
         _mm512_mask_storeu_ps(mask + i, k, m);
         _mm512_mask_storeu_ps(out + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, inp + i), m));
     }
