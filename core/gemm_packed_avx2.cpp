@@ -5,13 +5,14 @@
 // a -march=native build on an AVX-512 machine gives code an AVX2 CPU runs; chosen by cpu_isa.h.
 // Blocks as BLIS's Haswell configuration (KC 256), MC 96: the A block (96 KiB) stays in a 512 KiB
 // L2, a B panel (KC · NR floats = 16 KiB) in L1.
+#include "avx2_partial_store.h"
 #include "gemm_packed_blocking.h"
 
 namespace tx::cpu {
 
 namespace {
 
-// Lane masks for _mm256_maskload_ps / _mm256_maskstore_ps: the first n lanes (n = 0..8).
+// Lane masks for _mm256_maskload_ps: the first n lanes (n = 0..8).
 inline __m256i first_lanes(int n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
@@ -98,7 +99,6 @@ struct Avx2Tile {
     // op(A)[ic .. ic+mc, pc .. pc+kc] into panels of MR rows: panel p holds k-major columns of MR
     // floats, rows past mc are 0.
     static void pack_a(float* out, const float* A, int lda, bool trans_a, int ic, int pc, int mc, int kc) {
-        const __m256i six = first_lanes(MR);
         for (int i0 = 0; i0 < mc; i0 += MR) {
             const int rows = blk_min(MR, mc - i0);
             float* panel = out + static_cast<int64_t>(i0) * kc;
@@ -107,7 +107,7 @@ struct Avx2Tile {
                 const __m256i valid = first_lanes(rows);
                 for (int k = 0; k < kc; ++k) {
                     const float* src = A + static_cast<int64_t>(pc + k) * lda + ic + i0;
-                    _mm256_maskstore_ps(panel + k * MR, six, _mm256_maskload_ps(src, valid));
+                    store_first_lanes(panel + k * MR, _mm256_maskload_ps(src, valid), MR);
                 }
             } else if (rows == MR) {
                 // 8 × 8 transposes of the 6 rows and two zero rows; lanes 0–5 of each column stored
@@ -118,7 +118,7 @@ struct Avx2Tile {
                     for (int i = 0; i < MR; ++i) r[i] = _mm256_loadu_ps(src + static_cast<int64_t>(i) * lda + k);
                     r[6] = r[7] = _mm256_setzero_ps();
                     transpose_8x8(r);
-                    for (int i = 0; i < 8; ++i) _mm256_maskstore_ps(panel + (k + i) * MR, six, r[i]);
+                    for (int i = 0; i < 8; ++i) store_first_lanes(panel + (k + i) * MR, r[i], MR);
                 }
                 for (; k < kc; ++k)
                     for (int i = 0; i < MR; ++i) panel[k * MR + i] = src[static_cast<int64_t>(i) * lda + k];
@@ -166,8 +166,8 @@ struct Avx2Tile {
                 v0 = _mm256_add_ps(v0, _mm256_maskload_ps(out, lo));
                 v1 = _mm256_add_ps(v1, _mm256_maskload_ps(out + 8, hi));
             }
-            _mm256_maskstore_ps(out, lo, v0);
-            _mm256_maskstore_ps(out + 8, hi, v1);
+            store_first_lanes(out, v0, blk_min(cols, 8));
+            store_first_lanes(out + 8, v1, blk_max(cols - 8, 0));
         }
     }
 };

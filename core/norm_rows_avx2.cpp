@@ -5,6 +5,8 @@
 
 #include <immintrin.h>
 
+#include "avx2_partial_store.h"
+
 namespace tx::cpu::kernels {
 
 namespace {
@@ -12,24 +14,25 @@ namespace {
 constexpr int W = 8;   // floats per vector
 
 // The lanes of the vector at column c that lie inside a row of C values: all of them (full), or the
-// row's last, partial vector with k all ones in its lanes. vmaskmov is slow on some CPUs (its store
-// is microcoded on AMD Zen), so only that partial vector goes through it.
+// row's last, partial vector with k all ones in its lanes (n of them). Only that partial vector is
+// loaded through vmaskmov, and stored in plain stores (avx2_partial_store.h says why).
 struct Lanes {
     __m256i k;
     bool full;
+    int n;
 };
 
 Lanes lanes(int c, int C) {
     alignas(32) static const int table[2 * W] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     const int left = C - c;
-    if (left >= W) return {_mm256_set1_epi32(-1), true};
-    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + W - left)), false};
+    if (left >= W) return {_mm256_set1_epi32(-1), true, W};
+    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + W - left)), false, left};
 }
 
 __m256 load(Lanes l, const float* p) { return l.full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, l.k); }   // zeros outside
 void store(float* p, Lanes l, __m256 v) {
     if (l.full) _mm256_storeu_ps(p, v);
-    else _mm256_maskstore_ps(p, l.k, v);
+    else store_first_lanes(p, v, l.n);
 }
 
 float hsum(__m256 v) {

@@ -1,8 +1,10 @@
 // softmax_kernels.h's row kernels on AVX2 + FMA (this unit is compiled with -mavx2 -mfma
-// -mno-avx512f): 8 floats a register, the row's tail through vmaskmovps. The kernels themselves are
+// -mno-avx512f): 8 floats a register, the row's tail loaded through vmaskmovps and stored in
+// plain stores (avx2_partial_store.h). The kernels themselves are
 // softmax_rows_body.h's, shared with softmax_avx512.cpp; this file gives them the instructions.
 #include <immintrin.h>
 
+#include "avx2_partial_store.h"
 #include "softmax_kernels.h"
 
 namespace tx::cpu::kernels {
@@ -12,6 +14,7 @@ namespace {
 struct Simd {
     using V = __m256;
     static constexpr int W = 8;
+    static constexpr int EXPS_SIDE_BY_SIDE = 4;
     static __m256i tail(int n) {
         return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     }
@@ -22,7 +25,7 @@ struct Simd {
         return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
     }
     static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-    static void store_tail(float* p, V v, int n) { _mm256_maskstore_ps(p, tail(n), v); }
+    static void store_tail(float* p, V v, int n) { store_first_lanes(p, v, n); }
     static V set1(float x) { return _mm256_set1_ps(x); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
     static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
@@ -34,9 +37,25 @@ struct Simd {
     static V max(V a, V b) { return _mm256_max_ps(a, b); }
     static V min(V a, V b) { return _mm256_min_ps(a, b); }
     static V round_nearest(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-    // y·2^n for whole n in [-150, 128] as y·2^n1·2^n2, n1 = ⌊n/2⌋: both factors are normal floats
-    // (built in the exponent field), the first product is exact, the second rounds once.
+    // y·2^n for whole n in [-151, 128], y in [0.7, 1.5] (vexp's e^r): y·2^n1·2^n2, n1 = ⌊n/2⌋, both
+    // factors normal floats (built in the exponent field), the first product exact, the second
+    // rounding once. A product with a subnormal or zero result costs a microcode assist on AMD's
+    // Zen cores (a causal softmax, whose masked keys all give 0, ran 3× slower for it), so lanes
+    // with n ≤ -151, whose result rounds to 0, get their 0 from a blend, and the products run
+    // only where every other lane's result is a normal float (n ≥ -124); a vector with a result in
+    // between, a true subnormal, takes the products as they come.
     static V scale_by_pow2(V y, V n) {
+        const V below_normal = _mm256_cmp_ps(n, _mm256_set1_ps(-124.5f), _CMP_LT_OQ);
+        if (_mm256_movemask_ps(below_normal) == 0) [[likely]]
+            return times_pow2(y, n);
+        const V to_zero = _mm256_cmp_ps(n, _mm256_set1_ps(-150.5f), _CMP_LT_OQ);
+        if (_mm256_movemask_ps(below_normal) != _mm256_movemask_ps(to_zero)) [[unlikely]]
+            return times_pow2_out_of_line(y, n);
+        return _mm256_andnot_ps(to_zero, times_pow2(y, _mm256_max_ps(n, _mm256_set1_ps(-124.0f))));
+    }
+    // Out of line, so that vexp stays small enough to be inlined into the row loops.
+    [[gnu::noinline, gnu::cold]] static V times_pow2_out_of_line(V y, V n) { return times_pow2(y, n); }
+    static V times_pow2(V y, V n) {
         const __m256i ni = _mm256_cvttps_epi32(n);
         const __m256i n1 = _mm256_srai_epi32(ni, 1);
         return _mm256_mul_ps(_mm256_mul_ps(y, pow2(n1)), pow2(_mm256_sub_epi32(ni, n1)));

@@ -18,6 +18,7 @@ namespace {
 struct Simd {
     using V = __m512;
     static constexpr int W = 16;
+    static constexpr int EXPS_SIDE_BY_SIDE = 2;
     static __mmask16 tail(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
     static V load(const float* p) { return _mm512_loadu_ps(p); }
     static V load_tail(const float* p, int n, float fill) { return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), tail(n), p); }

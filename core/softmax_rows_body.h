@@ -6,23 +6,69 @@
 
 // exp(x) as Cephes' expf does it (range reduction x = n·ln2 + r, |r| ≤ ln2/2, then a degree-7 fit of
 // e^r), with FMA. Simd::scale_by_pow2 applies 2^n with a single rounding: results in the subnormal
-// range round once, exp(88.8) overflows to inf. The clamp at -104 makes every x < -104, -inf
-// included, give e^r·2^-150 with e^r ≈ 0.97, below half the smallest subnormal: exactly 0, as
+// range round once, exp(88.8) overflows to inf. The clamp at -105 makes every x < -105, -inf
+// included, give e^r·2^-151 with e^r ≈ 0.72, below half the smallest subnormal: exactly 0, as
 // softmax's masked keys must get. NaN stays NaN (min/max take NaN from their second operand).
-Simd::V vexp(Simd::V x) {
+// N vectors side by side, each step for all N before the next: one exp is a chain of ~15 dependent
+// instructions (~45 cycles), and the FP scheduler holds too few of them to overlap the chains of
+// successive loop iterations, so a loop of single exps ran at its latency (~18 cycles a vector on
+// a Zen 4); N independent chains interleaved run at the units' throughput. Each vector's result
+// is the same as alone.
+template <int N>
+[[gnu::always_inline]] inline void vexp_each(Simd::V* x) {
     using S = Simd;
-    const S::V xc = S::min(S::set1(88.8f), S::max(S::set1(-104.0f), x));
-    const S::V n = S::round_nearest(S::mul(xc, S::set1(1.44269504088896341f)));
-    S::V r = S::fmadd(n, S::set1(-0.693359375f), xc);   // ln2 split in two: n·hi is exact
-    r = S::fmadd(n, S::set1(2.12194440e-4f), r);
-    S::V y = S::set1(1.9875691500e-4f);
-    y = S::fmadd(y, r, S::set1(1.3981999507e-3f));
-    y = S::fmadd(y, r, S::set1(8.3334519073e-3f));
-    y = S::fmadd(y, r, S::set1(4.1665795894e-2f));
-    y = S::fmadd(y, r, S::set1(1.6666665459e-1f));
-    y = S::fmadd(y, r, S::set1(5.0000001201e-1f));
-    y = S::fmadd(y, S::mul(r, r), S::add(r, S::set1(1.0f)));
-    return S::scale_by_pow2(y, n);
+    S::V n[N], r[N], y[N];
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) {
+        const S::V xc = S::min(S::set1(88.8f), S::max(S::set1(-105.0f), x[k]));
+        n[k] = S::round_nearest(S::mul(xc, S::set1(1.44269504088896341f)));
+        r[k] = S::fmadd(n[k], S::set1(-0.693359375f), xc);   // ln2 split in two: n·hi is exact
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) r[k] = S::fmadd(n[k], S::set1(2.12194440e-4f), r[k]);
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) y[k] = S::fmadd(S::set1(1.9875691500e-4f), r[k], S::set1(1.3981999507e-3f));
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) y[k] = S::fmadd(y[k], r[k], S::set1(8.3334519073e-3f));
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) y[k] = S::fmadd(y[k], r[k], S::set1(4.1665795894e-2f));
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) y[k] = S::fmadd(y[k], r[k], S::set1(1.6666665459e-1f));
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) y[k] = S::fmadd(y[k], r[k], S::set1(5.0000001201e-1f));
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) y[k] = S::fmadd(y[k], S::mul(r[k], r[k]), S::add(r[k], S::set1(1.0f)));
+#pragma GCC unroll 4
+    for (int k = 0; k < N; ++k) x[k] = S::scale_by_pow2(y[k], n[k]);
+}
+
+[[gnu::always_inline]] inline Simd::V vexp(Simd::V x) {
+    vexp_each<1>(&x);
+    return x;
+}
+
+// Walks a row of C floats a vector at a time, in order: use(i, exp(in(i, m)), m) for the vector at
+// column i with m = W lanes, or m < W for the row's last, partial vector (in loads it, use stores
+// it, with masks). The exps of four vectors are computed side by side (vexp_each); the calls of
+// use still run one vector at a time in column order, so a running sum adds in the same order,
+// and gives the same bits, as a loop of single vectors.
+template <class In, class Use>
+[[gnu::always_inline]] inline void for_each_exp(int C, In in, Use use) {
+    using S = Simd;
+    constexpr int N = S::EXPS_SIDE_BY_SIDE;
+    int i = 0;
+    for (; i + N * S::W <= C; i += N * S::W) {
+        S::V e[N];
+#pragma GCC unroll 4
+        for (int k = 0; k < N; ++k) e[k] = in(i + k * S::W, S::W);
+        vexp_each<N>(e);
+#pragma GCC unroll 4
+        for (int k = 0; k < N; ++k) use(i + k * S::W, e[k], S::W);
+    }
+    for (; i < C; i += S::W) {
+        const int m = C - i < S::W ? C - i : S::W;
+        use(i, vexp(in(i, m)), m);
+    }
 }
 
 // The row's largest value; NaN entries are passed over, as the scalar loop it replaces did.
@@ -40,17 +86,14 @@ float exp_shifted_store(float* p, const float* x, int C, float shift) {
     using S = Simd;
     const S::V s = S::set1(shift);
     S::V sum = S::set1(0.0f);
-    int i = 0;
-    for (; i + S::W <= C; i += S::W) {
-        const S::V e = vexp(S::sub(S::load(x + i), s));
-        S::store(p + i, e);
-        sum = S::add(sum, e);
-    }
-    if (i < C) {
-        const S::V e = vexp(S::sub(S::load_tail(x + i, C - i, -__builtin_inff()), s));
-        S::store_tail(p + i, e, C - i);
-        sum = S::add(sum, e);
-    }
+    for_each_exp(
+        C,
+        [&](int i, int m) { return S::sub(m == S::W ? S::load(x + i) : S::load_tail(x + i, m, -__builtin_inff()), s); },
+        [&](int i, S::V e, int m) {
+            if (m == S::W) S::store(p + i, e);
+            else S::store_tail(p + i, e, m);
+            sum = S::add(sum, e);
+        });
     return S::hsum(sum);
 }
 
@@ -148,12 +191,13 @@ void log_softmax_row(float* o, const float* x, int V) {
     const float maxval = row_max(x, V);
     const S::V m = S::set1(maxval);
     S::V sum = S::set1(0.0f);
-    int i = 0;
-    for (; i + S::W <= V; i += S::W) sum = S::add(sum, vexp(S::sub(S::load(x + i), m)));
-    if (i < V) sum = S::add(sum, vexp(S::sub(S::load_tail(x + i, V - i, -__builtin_inff()), m)));
+    for_each_exp(
+        V, [&](int i, int n) { return S::sub(n == S::W ? S::load(x + i) : S::load_tail(x + i, n, -__builtin_inff()), m); },
+        [&](int, S::V e, int) { sum = S::add(sum, e); });
     if (maxval == -__builtin_inff()) sum = S::set1(__builtin_nanf(""));
     const S::V lse = S::set1(maxval + __builtin_logf(S::hsum(sum)));
-    for (i = 0; i + S::W <= V; i += S::W) S::store(o + i, S::sub(S::load(x + i), lse));
+    int i = 0;
+    for (; i + S::W <= V; i += S::W) S::store(o + i, S::sub(S::load(x + i), lse));
     if (i < V) S::store_tail(o + i, S::sub(S::load_tail(x + i, V - i, 0.0f), lse), V - i);
 }
 
@@ -164,35 +208,40 @@ void log_softmax_backward_row(float* dx, const float* g, const float* o, int V) 
     for (; i + S::W <= V; i += S::W) acc = S::add(acc, S::load(g + i));
     if (i < V) acc = S::add(acc, S::load_tail(g + i, V - i, 0.0f));
     const S::V gsum = S::set1(S::hsum(acc));
-    for (i = 0; i + S::W <= V; i += S::W) {
-        const S::V d = S::fnmadd(vexp(S::load(o + i)), gsum, S::load(g + i));
-        S::store(dx + i, S::add(S::load(dx + i), d));
-    }
-    if (i < V) {
-        const int n = V - i;
-        const S::V d = S::fnmadd(vexp(S::load_tail(o + i, n, 0.0f)), gsum, S::load_tail(g + i, n, 0.0f));
-        S::store_tail(dx + i, S::add(S::load_tail(dx + i, n, 0.0f), d), n);
-    }
+    for_each_exp(
+        V, [&](int i, int n) { return n == S::W ? S::load(o + i) : S::load_tail(o + i, n, 0.0f); },
+        [&](int i, S::V e, int n) {
+            if (n == S::W) {
+                S::store(dx + i, S::add(S::load(dx + i), S::fnmadd(e, gsum, S::load(g + i))));
+            } else {
+                const S::V d = S::fnmadd(e, gsum, S::load_tail(g + i, n, 0.0f));
+                S::store_tail(dx + i, S::add(S::load_tail(dx + i, n, 0.0f), d), n);
+            }
+        });
 }
 
 void exp_affine_add_row(float* d, const float* lp, int V, float a, float b, float c) {
     using S = Simd;
     const S::V av = S::set1(a), bv = S::set1(b), cv = S::set1(c);
-    int i = 0;
-    for (; i + S::W <= V; i += S::W)
-        S::store(d + i, S::fmadd(S::fmsub(vexp(S::load(lp + i)), av, bv), cv, S::load(d + i)));
-    if (i < V) {
-        const int n = V - i;
-        const S::V e = vexp(S::load_tail(lp + i, n, 0.0f));
-        S::store_tail(d + i, S::fmadd(S::fmsub(e, av, bv), cv, S::load_tail(d + i, n, 0.0f)), n);
-    }
+    for_each_exp(
+        V, [&](int i, int n) { return n == S::W ? S::load(lp + i) : S::load_tail(lp + i, n, 0.0f); },
+        [&](int i, S::V e, int n) {
+            if (n == S::W) {
+                S::store(d + i, S::fmadd(S::fmsub(e, av, bv), cv, S::load(d + i)));
+            } else {
+                S::store_tail(d + i, S::fmadd(S::fmsub(e, av, bv), cv, S::load_tail(d + i, n, 0.0f)), n);
+            }
+        });
 }
 
 void exp_array(float* y, const float* x, int n) {
     using S = Simd;
-    int i = 0;
-    for (; i + S::W <= n; i += S::W) S::store(y + i, vexp(S::load(x + i)));
-    if (i < n) S::store_tail(y + i, vexp(S::load_tail(x + i, n - i, 0.0f)), n - i);
+    for_each_exp(
+        n, [&](int i, int m) { return m == S::W ? S::load(x + i) : S::load_tail(x + i, m, 0.0f); },
+        [&](int i, S::V e, int m) {
+            if (m == S::W) S::store(y + i, e);
+            else S::store_tail(y + i, e, m);
+        });
 }
 
 constexpr kernels::SoftmaxRowKernels ROW_KERNELS = {
