@@ -47,6 +47,16 @@ template <int N>
     return x;
 }
 
+// The vector at p with n lanes in the row: a full load (n = W), or the row's last, partial vector
+// with `fill` in its missing lanes; and the matching store.
+[[gnu::always_inline]] inline Simd::V load_lanes(const float* p, int n, float fill) {
+    return n == Simd::W ? Simd::load(p) : Simd::load_tail(p, n, fill);
+}
+[[gnu::always_inline]] inline void store_lanes(float* p, Simd::V v, int n) {
+    if (n == Simd::W) Simd::store(p, v);
+    else Simd::store_tail(p, v, n);
+}
+
 // Walks a row of C floats a vector at a time, in order: use(i, exp(in(i, m)), m) for the vector at
 // column i with m = W lanes, or m < W for the row's last, partial vector (in loads it, use stores
 // it, with masks). The exps of four vectors are computed side by side (vexp_each); the calls of
@@ -88,10 +98,9 @@ float exp_shifted_store(float* p, const float* x, int C, float shift) {
     S::V sum = S::set1(0.0f);
     for_each_exp(
         C,
-        [&](int i, int m) { return S::sub(m == S::W ? S::load(x + i) : S::load_tail(x + i, m, -__builtin_inff()), s); },
+        [&](int i, int m) { return S::sub(load_lanes(x + i, m, -__builtin_inff()), s); },
         [&](int i, S::V e, int m) {
-            if (m == S::W) S::store(p + i, e);
-            else S::store_tail(p + i, e, m);
+            store_lanes(p + i, e, m);
             sum = S::add(sum, e);
         });
     return S::hsum(sum);
@@ -192,7 +201,7 @@ void log_softmax_row(float* o, const float* x, int V) {
     const S::V m = S::set1(maxval);
     S::V sum = S::set1(0.0f);
     for_each_exp(
-        V, [&](int i, int n) { return S::sub(n == S::W ? S::load(x + i) : S::load_tail(x + i, n, -__builtin_inff()), m); },
+        V, [&](int i, int n) { return S::sub(load_lanes(x + i, n, -__builtin_inff()), m); },
         [&](int, S::V e, int) { sum = S::add(sum, e); });
     if (maxval == -__builtin_inff()) sum = S::set1(__builtin_nanf(""));
     const S::V lse = S::set1(maxval + __builtin_logf(S::hsum(sum)));
@@ -209,14 +218,10 @@ void log_softmax_backward_row(float* dx, const float* g, const float* o, int V) 
     if (i < V) acc = S::add(acc, S::load_tail(g + i, V - i, 0.0f));
     const S::V gsum = S::set1(S::hsum(acc));
     for_each_exp(
-        V, [&](int i, int n) { return n == S::W ? S::load(o + i) : S::load_tail(o + i, n, 0.0f); },
+        V, [&](int i, int n) { return load_lanes(o + i, n, 0.0f); },
         [&](int i, S::V e, int n) {
-            if (n == S::W) {
-                S::store(dx + i, S::add(S::load(dx + i), S::fnmadd(e, gsum, S::load(g + i))));
-            } else {
-                const S::V d = S::fnmadd(e, gsum, S::load_tail(g + i, n, 0.0f));
-                S::store_tail(dx + i, S::add(S::load_tail(dx + i, n, 0.0f), d), n);
-            }
+            const S::V d = S::fnmadd(e, gsum, load_lanes(g + i, n, 0.0f));
+            store_lanes(dx + i, S::add(load_lanes(dx + i, n, 0.0f), d), n);
         });
 }
 
@@ -224,24 +229,14 @@ void exp_affine_add_row(float* d, const float* lp, int V, float a, float b, floa
     using S = Simd;
     const S::V av = S::set1(a), bv = S::set1(b), cv = S::set1(c);
     for_each_exp(
-        V, [&](int i, int n) { return n == S::W ? S::load(lp + i) : S::load_tail(lp + i, n, 0.0f); },
-        [&](int i, S::V e, int n) {
-            if (n == S::W) {
-                S::store(d + i, S::fmadd(S::fmsub(e, av, bv), cv, S::load(d + i)));
-            } else {
-                S::store_tail(d + i, S::fmadd(S::fmsub(e, av, bv), cv, S::load_tail(d + i, n, 0.0f)), n);
-            }
-        });
+        V, [&](int i, int n) { return load_lanes(lp + i, n, 0.0f); },
+        [&](int i, S::V e, int n) { store_lanes(d + i, S::fmadd(S::fmsub(e, av, bv), cv, load_lanes(d + i, n, 0.0f)), n); });
 }
 
 void exp_array(float* y, const float* x, int n) {
     using S = Simd;
     for_each_exp(
-        n, [&](int i, int m) { return m == S::W ? S::load(x + i) : S::load_tail(x + i, m, 0.0f); },
-        [&](int i, S::V e, int m) {
-            if (m == S::W) S::store(y + i, e);
-            else S::store_tail(y + i, e, m);
-        });
+        n, [&](int i, int m) { return load_lanes(x + i, m, 0.0f); }, [&](int i, S::V e, int m) { store_lanes(y + i, e, m); });
 }
 
 constexpr kernels::SoftmaxRowKernels ROW_KERNELS = {

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "reference_dropout.h"
+
 #include "every_path.h"
 #include "random_floats.h"
 
@@ -36,16 +38,7 @@ uint32_t bits(float x) {
     return b;
 }
 
-// The keep decision for element i, from the definition in dropout_draw.h's comment.
-bool reference_keep(uint64_t seed, uint64_t i, float p) {
-    uint64_t z = seed ^ (i * 0x9E3779B97F4A7C15ull);
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    const double u = static_cast<double>(z >> 40) / 16777216.0;
-    return u >= static_cast<double>(p);
-}
+using tx::test::reference_keep;   // reference_dropout.h
 
 void expect_dropout_matches_reference(int N, float p, uint64_t seed) {
     const Floats inp = random_floats(static_cast<size_t>(N), 11u + static_cast<unsigned>(N));

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "reference_dropout.h"
+
 #include "random_floats.h"
 
 #include <algorithm>
@@ -474,15 +476,7 @@ TEST(LayerNorm, ForwardMatchesLoop) {
 
 // ---- dropout ----
 
-// The documented draw of ops_elementwise.cpp, written out again: a CUDA kernel must match it.
-bool reference_keep(uint64_t seed, uint64_t i, float p) {
-    uint64_t z = seed ^ (i * 0x9E3779B97F4A7C15ull);
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return static_cast<float>(z >> 40) * 0x1p-24f >= p;
-}
+using tx::test::reference_keep;   // reference_dropout.h
 
 TEST(Dropout, ZeroProbabilityCopies) {
     const int N = 1001;
