@@ -7,7 +7,6 @@
 #include "cpu_isa.h"
 #include "eigen_types.h"
 #include "gemm_kernels.h"
-#include "gemm_packed.h"
 
 namespace tx::cpu {
 
@@ -59,14 +58,19 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
             kernels::sgemm_nt_avx2(out, inp, weight, bias, N, C, OC);
         return;
     }
-    Eigen::Map<RowMatrix<float>> y(out, N, OC);
-    if (isa != Isa::Generic) {
-        sgemm_packed(out, OC, inp, C, false, weight, C, true, N, OC, C, false);
-    } else {
-        Eigen::Map<const RowMatrix<float>> x(inp, N, C);
-        Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
-        y.noalias() = x * w.transpose();
+    // The packed product, its store adding the bias (its kernels need C ≥ 1); else Eigen's product
+    // (an empty one at C = 0 is zeros) and a pass for the bias.
+    if (isa != Isa::Generic && C >= 1) {
+        if (isa == Isa::Avx512)
+            kernels::sgemm_packed_avx512(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias);
+        else
+            kernels::sgemm_packed_avx2(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias);
+        return;
     }
+    Eigen::Map<RowMatrix<float>> y(out, N, OC);
+    Eigen::Map<const RowMatrix<float>> x(inp, N, C);
+    Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
+    y.noalias() = x * w.transpose();
     if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
 }
 

@@ -16,11 +16,12 @@ void sgemm_nt_avx2(float* out, const float* inp, const float* weight, const floa
 constexpr int NT_AVX512_MIN_OC = 6;   // a 4 × 6 tile's columns
 constexpr int NT_AVX2_MIN_OC = 4;     // a 3 × 4 tile's columns
 
-// sgemm_packed for M, N, K ≥ 1.
+// sgemm_packed for M, N, K ≥ 1, with bias (N floats, or null) added to every row of C after the
+// product (sgemm_nt's bias, in the store of the product instead of a pass of its own).
 void sgemm_packed_avx512(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                         bool trans_b, int M, int N, int K, bool accumulate);
+                         bool trans_b, int M, int N, int K, bool accumulate, const float* bias);
 void sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                       bool trans_b, int M, int N, int K, bool accumulate);
+                       bool trans_b, int M, int N, int K, bool accumulate, const float* bias);
 
 // Scratch for packed panels, per calling thread (the GUI and the trainer may multiply at once,
 // and the pool's threads pack their own A blocks): at least `floats` floats, 64-byte aligned, grown

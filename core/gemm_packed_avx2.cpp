@@ -47,6 +47,30 @@ inline void tile_6x16(float* sums, const float* a, const float* b, int64_t kc) {
         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
           "xmm13", "xmm14", "xmm15", "memory", "cc");
 }
+
+// The same for a tile of 4 rows (8 accumulators, ymm0–7) on the same panels (A columns of 6
+// floats, of which it reads the first 4): a block's last rows when 6-row tiles would compute rows
+// of zeros (32 rows: 6+6+6+6+4+4 instead of five tiles of 6 and one of 2 that costs 6).
+inline void tile_4x16(float* sums, const float* a, const float* b, int64_t kc) {
+    asm volatile(
+        TX_GEMM6_ZERO(0) TX_GEMM6_ZERO(1) TX_GEMM6_ZERO(2) TX_GEMM6_ZERO(3)
+        TX_GEMM6_ZERO(4) TX_GEMM6_ZERO(5) TX_GEMM6_ZERO(6) TX_GEMM6_ZERO(7)
+        "1:\n\t"
+        "vmovaps (%[b]), %%ymm12\n\t"
+        "vmovaps 32(%[b]), %%ymm13\n\t"
+        TX_GEMM6_ROW(0, "14", "0", "1") TX_GEMM6_ROW(1, "15", "2", "3") TX_GEMM6_ROW(2, "14", "4", "5")
+        TX_GEMM6_ROW(3, "15", "6", "7")
+        "add $24, %[a]\n\t"
+        "add $64, %[b]\n\t"
+        "dec %[kc]\n\t"
+        "jnz 1b\n\t"
+        TX_GEMM6_STORE(0) TX_GEMM6_STORE(1) TX_GEMM6_STORE(2) TX_GEMM6_STORE(3)
+        TX_GEMM6_STORE(4) TX_GEMM6_STORE(5) TX_GEMM6_STORE(6) TX_GEMM6_STORE(7)
+        : [a] "+r"(a), [b] "+r"(b), [kc] "+r"(kc)
+        : [sums] "r"(sums)
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm12", "xmm13", "xmm14", "xmm15",
+          "memory", "cc");
+}
 #undef TX_GEMM6_ROW
 #undef TX_GEMM6_STORE
 #undef TX_GEMM6_ZERO
@@ -96,78 +120,70 @@ struct Avx2Tile {
         }
     }
 
-    // op(A)[ic .. ic+mc, pc .. pc+kc] into panels of MR rows: panel p holds k-major columns of MR
-    // floats, rows past mc are 0.
-    static void pack_a(float* out, const float* A, int lda, bool trans_a, int ic, int pc, int mc, int kc) {
-        for (int i0 = 0; i0 < mc; i0 += MR) {
-            const int rows = blk_min(MR, mc - i0);
-            float* panel = out + static_cast<int64_t>(i0) * kc;
-            if (trans_a) {
-                // op(A)[i][k] = A[k][i]: the panel's column k is MR contiguous floats of row k of A.
-                const __m256i valid = first_lanes(rows);
-                for (int k = 0; k < kc; ++k) {
-                    const float* src = A + static_cast<int64_t>(pc + k) * lda + ic + i0;
-                    store_first_lanes(panel + k * MR, _mm256_maskload_ps(src, valid), MR);
-                }
-            } else if (rows == MR) {
-                // 8 × 8 transposes of the 6 rows and two zero rows; lanes 0–5 of each column stored
-                const float* src = A + static_cast<int64_t>(ic + i0) * lda + pc;
-                int k = 0;
-                for (; k + 8 <= kc; k += 8) {
-                    __m256 r[8];
-                    for (int i = 0; i < MR; ++i) r[i] = _mm256_loadu_ps(src + static_cast<int64_t>(i) * lda + k);
-                    r[6] = r[7] = _mm256_setzero_ps();
-                    transpose_8x8(r);
-                    for (int i = 0; i < 8; ++i) store_first_lanes(panel + (k + i) * MR, r[i], MR);
-                }
-                for (; k < kc; ++k)
-                    for (int i = 0; i < MR; ++i) panel[k * MR + i] = src[static_cast<int64_t>(i) * lda + k];
-            } else {
-                for (int r = 0; r < MR; ++r) {
-                    if (r < rows) {
-                        const float* src = A + static_cast<int64_t>(ic + i0 + r) * lda + pc;
-                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = src[k];
-                    } else {
-                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = 0.0f;
-                    }
-                }
-            }
-        }
-    }
+    // Rows of the next register tile, of `left` rows of an A block still to cover: 6, but 7 or 8
+    // rows as two 4-row tiles (8 rows of work, where 6 + 1 or 6 + 2 would cost 6 + 4).
+    static int tile_rows(int left) { return left == 7 || left == 8 ? 4 : blk_min(MR, left); }
 
-    // The 6 × 16 tile of one A panel and one B panel over kc: c (rows × cols of it valid, row
-    // stride ldc) = tile, or += tile with add. B panels are 64-byte aligned (gemm_scratch).
-    static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add) {
-        alignas(32) float sums[MR * NR];
-        tile_6x16(sums, a, b, kc);
-        __m256 acc[MR][2];
-        for (int r = 0; r < MR; ++r) {
-            acc[r][0] = _mm256_load_ps(sums + r * NR);
-            acc[r][1] = _mm256_load_ps(sums + r * NR + 8);
-        }
-        if (cols == NR) {
-            for (int r = 0; r < rows; ++r) {
-                float* out = c + static_cast<int64_t>(r) * ldc;
-                __m256 v0 = acc[r][0], v1 = acc[r][1];
-                if (add) {
-                    v0 = _mm256_add_ps(v0, _mm256_loadu_ps(out));
-                    v1 = _mm256_add_ps(v1, _mm256_loadu_ps(out + 8));
-                }
-                _mm256_storeu_ps(out, v0);
-                _mm256_storeu_ps(out + 8, v1);
+    // op(A)[row0 .. row0+rows, pc .. pc+kc] (rows ≤ MR) into a panel: k-major columns of MR
+    // floats, the rows past `rows` 0.
+    static void pack_a(float* panel, const float* A, int lda, bool trans_a, int row0, int pc, int rows, int kc) {
+        if (trans_a) {
+            // op(A)[i][k] = A[k][i]: the panel's column k is MR contiguous floats of row k of A.
+            const __m256i valid = first_lanes(rows);
+            for (int k = 0; k < kc; ++k) {
+                const float* src = A + static_cast<int64_t>(pc + k) * lda + row0;
+                store_first_lanes(panel + k * MR, _mm256_maskload_ps(src, valid), MR);
             }
             return;
         }
-        const __m256i lo = first_lanes(blk_min(cols, 8)), hi = first_lanes(blk_max(cols - 8, 0));
+        // 8 × 8 transposes of the rows and zero rows below them; lanes 0–5 of each column stored
+        const float* src = A + static_cast<int64_t>(row0) * lda + pc;
+        int k = 0;
+        for (; k + 8 <= kc; k += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; ++i)
+                r[i] = i < rows ? _mm256_loadu_ps(src + static_cast<int64_t>(i) * lda + k) : _mm256_setzero_ps();
+            transpose_8x8(r);
+            for (int i = 0; i < 8; ++i) store_first_lanes(panel + (k + i) * MR, r[i], MR);
+        }
+        for (; k < kc; ++k)
+            for (int i = 0; i < MR; ++i) panel[k * MR + i] = i < rows ? src[static_cast<int64_t>(i) * lda + k] : 0.0f;
+    }
+
+    // The 6 × 16 tile (4 × 16 for up to 4 rows) of one A panel and one B panel over kc: c (rows ×
+    // cols of it valid, row stride ldc) = tile, or += tile with add; then + bias (the tile's cols
+    // floats) where not null. B panels are 64-byte aligned (gemm_scratch).
+    static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add,
+                       const float* bias) {
+        alignas(32) float sums[MR * NR];
+        if (rows <= 4) tile_4x16(sums, a, b, kc);
+        else tile_6x16(sums, a, b, kc);
+        const bool full = cols == NR;
+        const int cols_lo = blk_min(cols, 8), cols_hi = blk_max(cols - 8, 0);
+        const __m256i lo = first_lanes(cols_lo), hi = first_lanes(cols_hi);
+        __m256 bias0 = _mm256_setzero_ps(), bias1 = _mm256_setzero_ps();
+        if (bias) {
+            bias0 = full ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, lo);
+            bias1 = full ? _mm256_loadu_ps(bias + 8) : _mm256_maskload_ps(bias + 8, hi);
+        }
         for (int r = 0; r < rows; ++r) {
             float* out = c + static_cast<int64_t>(r) * ldc;
-            __m256 v0 = acc[r][0], v1 = acc[r][1];
+            __m256 v0 = _mm256_load_ps(sums + r * NR), v1 = _mm256_load_ps(sums + r * NR + 8);
             if (add) {
-                v0 = _mm256_add_ps(v0, _mm256_maskload_ps(out, lo));
-                v1 = _mm256_add_ps(v1, _mm256_maskload_ps(out + 8, hi));
+                v0 = _mm256_add_ps(v0, full ? _mm256_loadu_ps(out) : _mm256_maskload_ps(out, lo));
+                v1 = _mm256_add_ps(v1, full ? _mm256_loadu_ps(out + 8) : _mm256_maskload_ps(out + 8, hi));
             }
-            store_first_lanes(out, v0, blk_min(cols, 8));
-            store_first_lanes(out + 8, v1, blk_max(cols - 8, 0));
+            if (bias) {
+                v0 = _mm256_add_ps(v0, bias0);
+                v1 = _mm256_add_ps(v1, bias1);
+            }
+            if (full) {
+                _mm256_storeu_ps(out, v0);
+                _mm256_storeu_ps(out + 8, v1);
+            } else {
+                store_first_lanes(out, v0, cols_lo);
+                store_first_lanes(out + 8, v1, cols_hi);
+            }
         }
     }
 };
@@ -175,8 +191,8 @@ struct Avx2Tile {
 }  // namespace
 
 void kernels::sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                                bool trans_b, int M, int N, int K, bool accumulate) {
-    packed_product<Avx2Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate);
+                                bool trans_b, int M, int N, int K, bool accumulate, const float* bias) {
+    packed_product<Avx2Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, bias);
 }
 
 }  // namespace tx::cpu

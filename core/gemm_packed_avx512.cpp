@@ -47,37 +47,37 @@ struct Avx512Tile {
         }
     }
 
-    // op(A)[ic .. ic+mc, pc .. pc+kc] into panels of MR rows: panel p holds k-major columns of MR
-    // floats, rows past mc are 0.
-    static void pack_a(float* out, const float* A, int lda, bool trans_a, int ic, int pc, int mc, int kc) {
-        for (int i0 = 0; i0 < mc; i0 += MR) {
-            const int rows = blk_min(MR, mc - i0);
-            float* panel = out + static_cast<int64_t>(i0) * kc;
-            if (trans_a) {
-                // op(A)[i][k] = A[k][i]: the panel's column k is MR contiguous floats of row k of A.
-                const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1u);
-                for (int k = 0; k < kc; ++k) {
-                    const float* src = A + static_cast<int64_t>(pc + k) * lda + ic + i0;
-                    _mm256_storeu_ps(panel + k * MR, _mm512_castps512_ps256(_mm512_maskz_loadu_ps(mask, src)));
-                }
-            } else if (rows == MR) {
-                transpose_rows8(panel, MR, A + static_cast<int64_t>(ic + i0) * lda + pc, lda, kc);
-            } else {
-                for (int r = 0; r < MR; ++r) {
-                    if (r < rows) {
-                        const float* src = A + static_cast<int64_t>(ic + i0 + r) * lda + pc;
-                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = src[k];
-                    } else {
-                        for (int k = 0; k < kc; ++k) panel[k * MR + r] = 0.0f;
-                    }
+    // Rows of the next register tile, of `left` rows of an A block still to cover.
+    static int tile_rows(int left) { return blk_min(MR, left); }
+
+    // op(A)[row0 .. row0+rows, pc .. pc+kc] (rows ≤ MR) into a panel: k-major columns of MR
+    // floats, the rows past `rows` 0.
+    static void pack_a(float* panel, const float* A, int lda, bool trans_a, int row0, int pc, int rows, int kc) {
+        if (trans_a) {
+            // op(A)[i][k] = A[k][i]: the panel's column k is MR contiguous floats of row k of A.
+            const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1u);
+            for (int k = 0; k < kc; ++k) {
+                const float* src = A + static_cast<int64_t>(pc + k) * lda + row0;
+                _mm256_storeu_ps(panel + k * MR, _mm512_castps512_ps256(_mm512_maskz_loadu_ps(mask, src)));
+            }
+        } else if (rows == MR) {
+            transpose_rows8(panel, MR, A + static_cast<int64_t>(row0) * lda + pc, lda, kc);
+        } else {
+            for (int r = 0; r < MR; ++r) {
+                if (r < rows) {
+                    const float* src = A + static_cast<int64_t>(row0 + r) * lda + pc;
+                    for (int k = 0; k < kc; ++k) panel[k * MR + r] = src[k];
+                } else {
+                    for (int k = 0; k < kc; ++k) panel[k * MR + r] = 0.0f;
                 }
             }
         }
     }
 
     // The 8 × 32 tile of one A panel and one B panel over kc: c (rows × cols of it valid, row
-    // stride ldc) = tile, or += tile with add.
-    static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add) {
+    // stride ldc) = tile, or += tile with add; then + bias (the tile's cols floats) where not null.
+    static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add,
+                       const float* bias) {
         __m512 acc[MR][2];
         for (auto& row : acc) row[0] = row[1] = _mm512_setzero_ps();
         for (int k = 0; k < kc; ++k) {
@@ -93,12 +93,18 @@ struct Avx512Tile {
         }
         const __mmask16 lo = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
         const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
+        const __m512 bias0 = bias ? _mm512_maskz_loadu_ps(lo, bias) : _mm512_setzero_ps();
+        const __m512 bias1 = bias ? _mm512_maskz_loadu_ps(hi, bias + 16) : _mm512_setzero_ps();
         for (int r = 0; r < rows; ++r) {
             float* out = c + static_cast<int64_t>(r) * ldc;
             __m512 v0 = acc[r][0], v1 = acc[r][1];
             if (add) {
                 v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(lo, out));
                 v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(hi, out + 16));
+            }
+            if (bias) {
+                v0 = _mm512_add_ps(v0, bias0);
+                v1 = _mm512_add_ps(v1, bias1);
             }
             _mm512_mask_storeu_ps(out, lo, v0);
             _mm512_mask_storeu_ps(out + 16, hi, v1);
@@ -109,8 +115,8 @@ struct Avx512Tile {
 }  // namespace
 
 void kernels::sgemm_packed_avx512(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                                  bool trans_b, int M, int N, int K, bool accumulate) {
-    packed_product<Avx512Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate);
+                                  bool trans_b, int M, int N, int K, bool accumulate, const float* bias) {
+    packed_product<Avx512Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, bias);
 }
 
 }  // namespace tx::cpu

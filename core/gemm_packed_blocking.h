@@ -53,14 +53,20 @@ inline void transpose_rows8(float* dst, int64_t dst_stride, const float* src, in
 
 // The classic blocked product (Goto and van de Geijn, "Anatomy of high-performance matrix
 // multiplication", 2008; BLIS): for a block of NC columns and KC of the inner dimension, op(B) is
-// packed into panels of NR columns (k-major, zero-padded), op(A) into panels of MR rows per block
-// of MC rows; the MR × NR register tile then walks one A panel and one B panel. Packing makes
+// packed into panels of NR columns (k-major, zero-padded), op(A) into panels of up to MR rows per
+// block of MC rows; the register tile then walks one A panel and one B panel. Packing makes
 // every operand layout (a transposed one included) the same contiguous stream, so one kernel
 // serves x·Wᵀ, g·W and gᵀ·x. A B panel is reused from L1 by every A panel of the MC block; the
 // A block stays in L2. Threads split the MC blocks; each packs its own A block.
+// A block's rows are cut into register tiles of Tile::tile_rows(rows left) rows each, tile t
+// reading A panel t (MR floats per k whatever its rows, the rows past them 0), so that a tile
+// with fewer rows can run a smaller kernel (gemm_packed_avx2.cpp: 32 rows as 6+6+6+6+4+4, not
+// five tiles of 6 and one of 2 that computes 6).
+// bias (N floats, or null) is added to every row of C in the last KC block's store:
+// C = (product [+ C]) + bias, the same two roundings as adding it in a pass afterwards.
 template <class Tile>
 void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb, bool trans_b,
-                    int M, int N, int K, bool accumulate) {
+                    int M, int N, int K, bool accumulate, const float* bias) {
     constexpr int MR = Tile::MR, NR = Tile::NR, KC = Tile::KC, MC = Tile::MC, NC = Tile::NC;
     const int threads = cpu_threads();
     // Rows per A block: MC, or fewer so that the blocks split evenly across the threads (a weight
@@ -75,17 +81,31 @@ void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, co
         for (int pc = 0; pc < K; pc += KC) {
             const int kc = blk_min(KC, K - pc);
             const bool add = accumulate || pc > 0;
+            const float* block_bias = bias && pc + kc == K ? bias + jc : nullptr;
             Tile::pack_b(bp, B, ldb, trans_b, pc, jc, kc, nc);
             auto row_blocks = [&](int first, int last) {
                 for (int blk = first; blk < last; ++blk) {
                     const int ic = blk * block_rows, mc = blk_min(block_rows, M - ic);
-                    float* ap = kernels::gemm_scratch(1, static_cast<size_t>(MC) * KC);
-                    Tile::pack_a(ap, A, lda, trans_a, ic, pc, mc, kc);
-                    for (int j0 = 0; j0 < nc; j0 += NR)
-                        for (int i0 = 0; i0 < mc; i0 += MR)
-                            Tile::kernel(C + static_cast<int64_t>(ic + i0) * ldc + jc + j0, ldc,
-                                         ap + static_cast<int64_t>(i0) * kc, bp + static_cast<int64_t>(j0) * kc, kc,
-                                         blk_min(MR, mc - i0), blk_min(NR, nc - j0), add);
+                    // one panel of MR floats per k for each tile; at most MC / MR + 1 tiles
+                    float* ap = kernels::gemm_scratch(1, static_cast<size_t>(MC + MR) * KC);
+                    const int64_t panel_floats = static_cast<int64_t>(MR) * kc;
+                    int panel = 0;
+                    for (int i0 = 0; i0 < mc; ++panel) {
+                        const int rows = Tile::tile_rows(mc - i0);
+                        Tile::pack_a(ap + panel * panel_floats, A, lda, trans_a, ic + i0, pc, rows, kc);
+                        i0 += rows;
+                    }
+                    for (int j0 = 0; j0 < nc; j0 += NR) {
+                        const float* tile_bias = block_bias ? block_bias + j0 : nullptr;
+                        panel = 0;
+                        for (int i0 = 0; i0 < mc; ++panel) {
+                            const int rows = Tile::tile_rows(mc - i0);
+                            Tile::kernel(C + static_cast<int64_t>(ic + i0) * ldc + jc + j0, ldc, ap + panel * panel_floats,
+                                         bp + static_cast<int64_t>(j0) * kc, kc, rows, blk_min(NR, nc - j0), add,
+                                         tile_bias);
+                            i0 += rows;
+                        }
+                    }
                 }
             };
             kernels::split_blocks(blocks, [](void* f, int first, int last) { (*static_cast<decltype(row_blocks)*>(f))(first, last); }, &row_blocks);
