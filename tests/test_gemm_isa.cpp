@@ -121,7 +121,10 @@ TEST(GemmIsa, ForwardProductOnEveryPathMatchesLoop) {
     struct Shape { int N, C, OC; };
     const Shape shapes[] = {{1, 256, 4},  {2, 263, 5},  {3, 256, 6},   {4, 257, 7},   {5, 264, 9},    {7, 300, 13},
                             {8, 520, 4},  {11, 1024, 6}, {13, 1025, 7}, {127, 256, 5}, {128, 260, 11}, {33, 64, 3},
-                            {1, 1, 1},    {6, 17, 23},   {97, 128, 33}, {40, 2048, 8},  {5, 777, 9},   {4, 1000, 6}};
+                            {1, 1, 1},    {6, 17, 23},   {97, 128, 33}, {40, 2048, 8},  {5, 777, 9},   {4, 1000, 6},
+                            // packed, bias in the store: 7 and 8 rows left for the last tiles (AVX2's
+                            // 4-row tiles), OC past a column block (512), C past a K block (256)
+                            {32, 64, 530}, {31, 40, 20},  {8, 100, 40},  {38, 1100, 17}};
     PathGuard guard;
     for (Isa isa : tx::cpu::supported_isas()) {
         ASSERT_TRUE(tx::cpu::set_active_isa(isa));
@@ -163,12 +166,13 @@ TEST(GemmIsa, ForwardProductOnEveryPathMatchesLoop) {
 }
 
 // C [+]= op(A) · op(B) on every path: all four layouts, overwrite and accumulate, odd row strides,
-// and sizes that cut the tiles (6 × 16, 8 × 32), K blocks (256), row blocks (96) and column
-// blocks (512) anywhere.
+// and sizes that cut the tiles (6 × 16 and 4 × 16, 8 × 32), K blocks (256), row blocks (96) and
+// column blocks (512) anywhere.
 TEST(GemmIsa, PackedProductOnEveryPathMatchesLoop) {
     struct Shape { int M, N, K; };
     const Shape shapes[] = {{1, 1, 1},    {5, 15, 3},    {6, 16, 8},    {7, 17, 9},   {13, 47, 257},
-                            {97, 33, 31}, {12, 513, 20}, {2, 1, 600},   {61, 100, 256}, {193, 40, 70}};
+                            {97, 33, 31}, {12, 513, 20}, {2, 1, 600},   {61, 100, 256}, {193, 40, 70},
+                            {8, 20, 9},   {31, 16, 64},  {32, 70, 300}};
     PathGuard guard;
     for (Isa isa : tx::cpu::supported_isas()) {
         ASSERT_TRUE(tx::cpu::set_active_isa(isa));
