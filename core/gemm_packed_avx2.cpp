@@ -17,63 +17,56 @@ inline __m256i first_lanes(int n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// sums (6 rows of 16) = the A panel (k-major columns of 6) times the B panel (k-major rows of 16)
-// over kc ≥ 1 steps. In assembly because GCC keeps the 12 accumulators in memory (it stores all
-// of them on every step), which runs at half speed. Registers: ymm(2r), ymm(2r + 1) row r's
-// accumulators, ymm12–13 the B vectors of a step, ymm14–15 the broadcast A values in turn.
-#define TX_GEMM6_ROW(R, BCAST, A0, A1)                                   \
-    "vbroadcastss " #R "*4(%[a]), %%ymm" BCAST "\n\t"                    \
-    "vfmadd231ps %%ymm12, %%ymm" BCAST ", %%ymm" A0 "\n\t"                \
-    "vfmadd231ps %%ymm13, %%ymm" BCAST ", %%ymm" A1 "\n\t"
-#define TX_GEMM6_STORE(A) "vmovaps %%ymm" #A ", " #A "*32(%[sums])\n\t"
-#define TX_GEMM6_ZERO(A) "vxorps %%ymm" #A ", %%ymm" #A ", %%ymm" #A "\n\t"
-inline void tile_6x16(float* sums, const float* a, const float* b, int64_t kc) {
+// acc (6 rows of two vectors of 8) += the A panel (k-major columns of 6) times the B panel
+// (k-major rows of 16) over kc ≥ 1 steps. In assembly because GCC keeps the 12 accumulators in
+// memory (it stores all of them on every step), which runs at half speed. The accumulators are
+// operands in registers (ymm0–11: the four below are taken), so the caller's store reads them
+// there; ymm12–13 hold the B vectors of a step, ymm14–15 the broadcast A values in turn.
+#define TX_GEMM_ROW(R, BCAST, C0, C1)                          \
+    "vbroadcastss " #R "*4(%[a]), %%ymm" BCAST "\n\t"          \
+    "vfmadd231ps %%ymm12, %%ymm" BCAST ", %[c" #C0 "]\n\t"      \
+    "vfmadd231ps %%ymm13, %%ymm" BCAST ", %[c" #C1 "]\n\t"
+#define TX_GEMM_STEP_START                                     \
+    "1:\n\t"                                                   \
+    "vmovaps (%[b]), %%ymm12\n\t"                              \
+    "vmovaps 32(%[b]), %%ymm13\n\t"
+#define TX_GEMM_STEP_END                                       \
+    "add $24, %[a]\n\t"                                        \
+    "add $64, %[b]\n\t"                                        \
+    "dec %[kc]\n\t"                                            \
+    "jnz 1b\n\t"
+inline void tile_6x16(__m256 (&acc)[6][2], const float* a, const float* b, int64_t kc) {
     asm volatile(
-        TX_GEMM6_ZERO(0) TX_GEMM6_ZERO(1) TX_GEMM6_ZERO(2) TX_GEMM6_ZERO(3) TX_GEMM6_ZERO(4) TX_GEMM6_ZERO(5)
-        TX_GEMM6_ZERO(6) TX_GEMM6_ZERO(7) TX_GEMM6_ZERO(8) TX_GEMM6_ZERO(9) TX_GEMM6_ZERO(10) TX_GEMM6_ZERO(11)
-        "1:\n\t"
-        "vmovaps (%[b]), %%ymm12\n\t"
-        "vmovaps 32(%[b]), %%ymm13\n\t"
-        TX_GEMM6_ROW(0, "14", "0", "1") TX_GEMM6_ROW(1, "15", "2", "3") TX_GEMM6_ROW(2, "14", "4", "5")
-        TX_GEMM6_ROW(3, "15", "6", "7") TX_GEMM6_ROW(4, "14", "8", "9") TX_GEMM6_ROW(5, "15", "10", "11")
-        "add $24, %[a]\n\t"
-        "add $64, %[b]\n\t"
-        "dec %[kc]\n\t"
-        "jnz 1b\n\t"
-        TX_GEMM6_STORE(0) TX_GEMM6_STORE(1) TX_GEMM6_STORE(2) TX_GEMM6_STORE(3) TX_GEMM6_STORE(4) TX_GEMM6_STORE(5)
-        TX_GEMM6_STORE(6) TX_GEMM6_STORE(7) TX_GEMM6_STORE(8) TX_GEMM6_STORE(9) TX_GEMM6_STORE(10) TX_GEMM6_STORE(11)
-        : [a] "+r"(a), [b] "+r"(b), [kc] "+r"(kc)
-        : [sums] "r"(sums)
-        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
-          "xmm13", "xmm14", "xmm15", "memory", "cc");
+        TX_GEMM_STEP_START
+        TX_GEMM_ROW(0, "14", 0, 1) TX_GEMM_ROW(1, "15", 2, 3) TX_GEMM_ROW(2, "14", 4, 5)
+        TX_GEMM_ROW(3, "15", 6, 7) TX_GEMM_ROW(4, "14", 8, 9) TX_GEMM_ROW(5, "15", 10, 11)
+        TX_GEMM_STEP_END
+        : [a] "+r"(a), [b] "+r"(b), [kc] "+r"(kc), [c0] "+x"(acc[0][0]), [c1] "+x"(acc[0][1]),
+          [c2] "+x"(acc[1][0]), [c3] "+x"(acc[1][1]), [c4] "+x"(acc[2][0]), [c5] "+x"(acc[2][1]),
+          [c6] "+x"(acc[3][0]), [c7] "+x"(acc[3][1]), [c8] "+x"(acc[4][0]), [c9] "+x"(acc[4][1]),
+          [c10] "+x"(acc[5][0]), [c11] "+x"(acc[5][1])
+        :
+        : "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc");
 }
 
-// The same for a tile of 4 rows (8 accumulators, ymm0–7) on the same panels (A columns of 6
-// floats, of which it reads the first 4): a block's last rows when 6-row tiles would compute rows
-// of zeros (32 rows: 6+6+6+6+4+4 instead of five tiles of 6 and one of 2 that costs 6).
-inline void tile_4x16(float* sums, const float* a, const float* b, int64_t kc) {
+// The same for a tile of 4 rows (rows 0–3 of acc) on the same panels (A columns of 6 floats, of
+// which it reads the first 4): a block's last rows when 6-row tiles would compute rows of zeros
+// (32 rows: 6+6+6+6+4+4 instead of five tiles of 6 and one of 2 that costs 6).
+inline void tile_4x16(__m256 (&acc)[6][2], const float* a, const float* b, int64_t kc) {
     asm volatile(
-        TX_GEMM6_ZERO(0) TX_GEMM6_ZERO(1) TX_GEMM6_ZERO(2) TX_GEMM6_ZERO(3)
-        TX_GEMM6_ZERO(4) TX_GEMM6_ZERO(5) TX_GEMM6_ZERO(6) TX_GEMM6_ZERO(7)
-        "1:\n\t"
-        "vmovaps (%[b]), %%ymm12\n\t"
-        "vmovaps 32(%[b]), %%ymm13\n\t"
-        TX_GEMM6_ROW(0, "14", "0", "1") TX_GEMM6_ROW(1, "15", "2", "3") TX_GEMM6_ROW(2, "14", "4", "5")
-        TX_GEMM6_ROW(3, "15", "6", "7")
-        "add $24, %[a]\n\t"
-        "add $64, %[b]\n\t"
-        "dec %[kc]\n\t"
-        "jnz 1b\n\t"
-        TX_GEMM6_STORE(0) TX_GEMM6_STORE(1) TX_GEMM6_STORE(2) TX_GEMM6_STORE(3)
-        TX_GEMM6_STORE(4) TX_GEMM6_STORE(5) TX_GEMM6_STORE(6) TX_GEMM6_STORE(7)
-        : [a] "+r"(a), [b] "+r"(b), [kc] "+r"(kc)
-        : [sums] "r"(sums)
-        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm12", "xmm13", "xmm14", "xmm15",
-          "memory", "cc");
+        TX_GEMM_STEP_START
+        TX_GEMM_ROW(0, "14", 0, 1) TX_GEMM_ROW(1, "15", 2, 3) TX_GEMM_ROW(2, "14", 4, 5)
+        TX_GEMM_ROW(3, "15", 6, 7)
+        TX_GEMM_STEP_END
+        : [a] "+r"(a), [b] "+r"(b), [kc] "+r"(kc), [c0] "+x"(acc[0][0]), [c1] "+x"(acc[0][1]),
+          [c2] "+x"(acc[1][0]), [c3] "+x"(acc[1][1]), [c4] "+x"(acc[2][0]), [c5] "+x"(acc[2][1]),
+          [c6] "+x"(acc[3][0]), [c7] "+x"(acc[3][1])
+        :
+        : "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc");
 }
-#undef TX_GEMM6_ROW
-#undef TX_GEMM6_STORE
-#undef TX_GEMM6_ZERO
+#undef TX_GEMM_ROW
+#undef TX_GEMM_STEP_START
+#undef TX_GEMM_STEP_END
 
 struct Avx2Tile {
     static constexpr int MR = 6;      // rows of the register tile
@@ -155,9 +148,10 @@ struct Avx2Tile {
     // floats) where not null. B panels are 64-byte aligned (gemm_scratch).
     static void kernel(float* c, int ldc, const float* a, const float* b, int kc, int rows, int cols, bool add,
                        const float* bias) {
-        alignas(32) float sums[MR * NR];
-        if (rows <= 4) tile_4x16(sums, a, b, kc);
-        else tile_6x16(sums, a, b, kc);
+        __m256 acc[MR][2];
+        for (auto& row : acc) row[0] = row[1] = _mm256_setzero_ps();
+        if (rows <= 4) tile_4x16(acc, a, b, kc);
+        else tile_6x16(acc, a, b, kc);
         const bool full = cols == NR;
         const int cols_lo = blk_min(cols, 8), cols_hi = blk_max(cols - 8, 0);
         const __m256i lo = first_lanes(cols_lo), hi = first_lanes(cols_hi);
@@ -166,9 +160,12 @@ struct Avx2Tile {
             bias0 = full ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, lo);
             bias1 = full ? _mm256_loadu_ps(bias + 8) : _mm256_maskload_ps(bias + 8, hi);
         }
-        for (int r = 0; r < rows; ++r) {
+        // unrolled, so that acc is indexed by constants and stays in registers
+#pragma GCC unroll 6
+        for (int r = 0; r < MR; ++r) {
+            if (r == rows) break;
             float* out = c + static_cast<int64_t>(r) * ldc;
-            __m256 v0 = _mm256_load_ps(sums + r * NR), v1 = _mm256_load_ps(sums + r * NR + 8);
+            __m256 v0 = acc[r][0], v1 = acc[r][1];
             if (add) {
                 v0 = _mm256_add_ps(v0, full ? _mm256_loadu_ps(out) : _mm256_maskload_ps(out, lo));
                 v1 = _mm256_add_ps(v1, full ? _mm256_loadu_ps(out + 8) : _mm256_maskload_ps(out + 8, hi));
