@@ -75,39 +75,35 @@ struct Avx2Tile {
     static constexpr int MC = 96;     // rows of an A block (a multiple of MR)
     static constexpr int NC = 512;    // columns of a B block (a multiple of NR)
 
-    // op(B)[pc .. pc+kc, jc .. jc+nc] into panels of NR columns: panel p holds k-major rows of NR
-    // floats, columns past nc are 0.
-    static void pack_b(float* out, const float* B, int ldb, bool trans_b, int pc, int jc, int kc, int nc) {
-        for (int j0 = 0; j0 < nc; j0 += NR) {
-            const int cols = blk_min(NR, nc - j0);
-            float* panel = out + static_cast<int64_t>(j0) * kc;
-            if (!trans_b) {
-                if (cols == NR) {
-                    for (int k = 0; k < kc; ++k) {
-                        const float* src = B + static_cast<int64_t>(pc + k) * ldb + jc + j0;
-                        _mm256_store_ps(panel + k * NR, _mm256_loadu_ps(src));
-                        _mm256_store_ps(panel + k * NR + 8, _mm256_loadu_ps(src + 8));
-                    }
-                } else {
-                    const __m256i lo = first_lanes(blk_min(cols, 8)), hi = first_lanes(blk_max(cols - 8, 0));
-                    for (int k = 0; k < kc; ++k) {
-                        const float* src = B + static_cast<int64_t>(pc + k) * ldb + jc + j0;
-                        _mm256_store_ps(panel + k * NR, _mm256_maskload_ps(src, lo));
-                        _mm256_store_ps(panel + k * NR + 8, _mm256_maskload_ps(src + 8, hi));
-                    }
+    // op(B)[pc .. pc+kc, col0 .. col0+cols] (cols ≤ NR) into a panel: k-major rows of NR floats,
+    // the columns past cols 0.
+    static void pack_b(float* panel, const float* B, int ldb, bool trans_b, int pc, int col0, int kc, int cols) {
+        if (!trans_b) {
+            if (cols == NR) {
+                for (int k = 0; k < kc; ++k) {
+                    const float* src = B + static_cast<int64_t>(pc + k) * ldb + col0;
+                    _mm256_store_ps(panel + k * NR, _mm256_loadu_ps(src));
+                    _mm256_store_ps(panel + k * NR + 8, _mm256_loadu_ps(src + 8));
                 }
             } else {
-                // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
-                int j = 0;
-                for (; j + 8 <= cols; j += 8)
-                    transpose_rows8(panel + j, NR, B + static_cast<int64_t>(jc + j0 + j) * ldb + pc, ldb, kc);
-                for (; j < NR; ++j) {
-                    if (j < cols) {
-                        const float* src = B + static_cast<int64_t>(jc + j0 + j) * ldb + pc;
-                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
-                    } else {
-                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
-                    }
+                const __m256i lo = first_lanes(blk_min(cols, 8)), hi = first_lanes(blk_max(cols - 8, 0));
+                for (int k = 0; k < kc; ++k) {
+                    const float* src = B + static_cast<int64_t>(pc + k) * ldb + col0;
+                    _mm256_store_ps(panel + k * NR, _mm256_maskload_ps(src, lo));
+                    _mm256_store_ps(panel + k * NR + 8, _mm256_maskload_ps(src + 8, hi));
+                }
+            }
+        } else {
+            // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
+            int j = 0;
+            for (; j + 8 <= cols; j += 8)
+                transpose_rows8(panel + j, NR, B + static_cast<int64_t>(col0 + j) * ldb + pc, ldb, kc);
+            for (; j < NR; ++j) {
+                if (j < cols) {
+                    const float* src = B + static_cast<int64_t>(col0 + j) * ldb + pc;
+                    for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
+                } else {
+                    for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
                 }
             }
         }

@@ -16,32 +16,28 @@ struct Avx512Tile {
     static constexpr int MC = 96;     // rows of an A block (a multiple of MR)
     static constexpr int NC = 512;    // columns of a B block (a multiple of NR)
 
-    // op(B)[pc .. pc+kc, jc .. jc+nc] into panels of NR columns: panel p holds k-major rows of NR
-    // floats, columns past nc are 0.
-    static void pack_b(float* out, const float* B, int ldb, bool trans_b, int pc, int jc, int kc, int nc) {
-        for (int j0 = 0; j0 < nc; j0 += NR) {
-            const int cols = blk_min(NR, nc - j0);
-            float* panel = out + static_cast<int64_t>(j0) * kc;
-            if (!trans_b) {
-                const __mmask16 lo = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
-                const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
-                for (int k = 0; k < kc; ++k) {
-                    const float* src = B + static_cast<int64_t>(pc + k) * ldb + jc + j0;
-                    _mm512_storeu_ps(panel + k * NR, _mm512_maskz_loadu_ps(lo, src));
-                    _mm512_storeu_ps(panel + k * NR + 16, _mm512_maskz_loadu_ps(hi, src + 16));
-                }
-            } else {
-                // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
-                int j = 0;
-                for (; j + 8 <= cols; j += 8)
-                    transpose_rows8(panel + j, NR, B + static_cast<int64_t>(jc + j0 + j) * ldb + pc, ldb, kc);
-                for (; j < NR; ++j) {
-                    if (j < cols) {
-                        const float* src = B + static_cast<int64_t>(jc + j0 + j) * ldb + pc;
-                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
-                    } else {
-                        for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
-                    }
+    // op(B)[pc .. pc+kc, col0 .. col0+cols] (cols ≤ NR) into a panel: k-major rows of NR floats,
+    // the columns past cols 0.
+    static void pack_b(float* panel, const float* B, int ldb, bool trans_b, int pc, int col0, int kc, int cols) {
+        if (!trans_b) {
+            const __mmask16 lo = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
+            const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
+            for (int k = 0; k < kc; ++k) {
+                const float* src = B + static_cast<int64_t>(pc + k) * ldb + col0;
+                _mm512_storeu_ps(panel + k * NR, _mm512_maskz_loadu_ps(lo, src));
+                _mm512_storeu_ps(panel + k * NR + 16, _mm512_maskz_loadu_ps(hi, src + 16));
+            }
+        } else {
+            // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
+            int j = 0;
+            for (; j + 8 <= cols; j += 8)
+                transpose_rows8(panel + j, NR, B + static_cast<int64_t>(col0 + j) * ldb + pc, ldb, kc);
+            for (; j < NR; ++j) {
+                if (j < cols) {
+                    const float* src = B + static_cast<int64_t>(col0 + j) * ldb + pc;
+                    for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
+                } else {
+                    for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
                 }
             }
         }
