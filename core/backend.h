@@ -18,6 +18,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+class WeightCache;   // weight_cache.h
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -53,6 +55,12 @@ public:
     virtual void positional_forward(float* out, const float* inp, const float* pe, int B, int T, int D) = 0;
     virtual void positional_backward(float* dinp, const float* dout, int B, int T, int D) = 0;
     virtual void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) = 0;
+    // linear_forward of a weight that stays as it is until `cache` is cleared: a backend may keep
+    // work on the weight there (the CPU its packed form, weight_cache.h). By default it is not used.
+    virtual void linear_forward_fixed_weight(float* out, const float* inp, const float* weight, const float* bias, int N,
+                                             int C, int OC, WeightCache& /*cache*/) {
+        linear_forward(out, inp, weight, bias, N, C, OC);
+    }
     virtual void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                                  const float* weight, int N, int C, int OC) = 0;
     virtual void split_heads_forward(float* out, const float* inp, int B, int T, int H, int dk) = 0;

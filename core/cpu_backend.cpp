@@ -6,6 +6,7 @@
 #include "ops.h"
 #include "ops_softmax_fused.h"
 #include "ops_add_norm.h"
+#include "weight_cache.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <new>
 #include <vector>
 
+#include "gemm.h"
 #include "parallel_for.h"
 
 namespace tx {
@@ -64,6 +66,10 @@ public:
     void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
                         int OC) override {
         cpu::linear_forward<float>(out, inp, weight, bias, N, C, OC);
+    }
+    void linear_forward_fixed_weight(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+                                     int OC, WeightCache& cache) override {
+        cpu::sgemm_nt(out, inp, weight, bias, N, C, OC, cache.packed(weight, N, C, OC));
     }
     void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                          const float* weight, int N, int C, int OC) override {

@@ -41,7 +41,8 @@ constexpr int SOME_ROWS = 8;
 
 }  // namespace
 
-void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
+void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC,
+              const float* packed_weight) {
     if (N <= 0 || OC <= 0) return;
     const Isa isa = active_isa();
     if (sgemm_nt_uses_row_kernel(N) && C >= 1) {
@@ -62,9 +63,9 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
     // (an empty one at C = 0 is zeros) and a pass for the bias.
     if (isa != Isa::Generic && C >= 1) {
         if (isa == Isa::Avx512)
-            kernels::sgemm_packed_avx512(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias);
+            kernels::sgemm_packed_avx512(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias, packed_weight);
         else
-            kernels::sgemm_packed_avx2(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias);
+            kernels::sgemm_packed_avx2(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias, packed_weight);
         return;
     }
     Eigen::Map<RowMatrix<float>> y(out, N, OC);
@@ -72,6 +73,25 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
     Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
     y.noalias() = x * w.transpose();
     if (bias) y.rowwise() += Eigen::Map<const RowVector<float>>(bias, OC);
+}
+
+bool sgemm_nt_uses_packed(int N, int C, int OC) {
+    return active_isa() != Isa::Generic && N >= 1 && C >= 1 && OC >= 1 && !sgemm_nt_uses_row_kernel(N) &&
+           !sgemm_nt_uses_tiles(N, C, OC);
+}
+
+int64_t packed_weight_floats(Isa isa, int C, int OC) {
+    switch (isa) {
+        case Isa::Avx512: return kernels::packed_weight_floats_avx512(C, OC);
+        case Isa::Avx2: return kernels::packed_weight_floats_avx2(C, OC);
+        case Isa::Generic: break;
+    }
+    return 0;
+}
+
+void pack_weight(Isa isa, float* out, const float* weight, int C, int OC) {
+    if (isa == Isa::Avx512) kernels::pack_weight_avx512(out, weight, C, OC);
+    else if (isa == Isa::Avx2) kernels::pack_weight_avx2(out, weight, C, OC);
 }
 
 bool sgemm_nt_uses_row_kernel(int N) { return N == 1 && active_isa() != Isa::Generic; }

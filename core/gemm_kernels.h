@@ -6,6 +6,7 @@
 // algorithms): the linker could otherwise keep their AVX-512 copy for the whole program.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace tx::cpu::kernels {
 
@@ -17,11 +18,21 @@ constexpr int NT_AVX512_MIN_OC = 6;   // a 4 × 6 tile's columns
 constexpr int NT_AVX2_MIN_OC = 4;     // a 3 × 4 tile's columns
 
 // sgemm_packed for M, N, K ≥ 1, with bias (N floats, or null) added to every row of C after the
-// product (sgemm_nt's bias, in the store of the product instead of a pass of its own).
+// product (sgemm_nt's bias, in the store of the product instead of a pass of its own), and
+// prepacked_b null or op(B) packed by pack_weight_* below (then B is not read).
 void sgemm_packed_avx512(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                         bool trans_b, int M, int N, int K, bool accumulate, const float* bias);
+                         bool trans_b, int M, int N, int K, bool accumulate, const float* bias, const float* prepacked_b);
 void sgemm_packed_avx2(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                       bool trans_b, int M, int N, int K, bool accumulate, const float* bias);
+                       bool trans_b, int M, int N, int K, bool accumulate, const float* bias, const float* prepacked_b);
+
+// A linear weight (OC, C) packed whole as sgemm_packed_* packs op(B) = weightᵀ for x·Wᵀ:
+// packed_weight_floats_* floats (its blocks and panels, gemm_packed_blocking.h), written by
+// pack_weight_* (C, OC ≥ 1). The layout is the unit's own: a weight packed for one path is
+// read by that path's product only.
+int64_t packed_weight_floats_avx512(int C, int OC);
+int64_t packed_weight_floats_avx2(int C, int OC);
+void pack_weight_avx512(float* out, const float* weight, int C, int OC);
+void pack_weight_avx2(float* out, const float* weight, int C, int OC);
 
 // Scratch for packed panels, per calling thread (the GUI and the trainer may multiply at once,
 // and the pool's threads pack their own A blocks): at least `floats` floats, 64-byte aligned, grown

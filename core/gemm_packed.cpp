@@ -41,10 +41,10 @@ void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, cons
     }
     switch (active_isa()) {
         case Isa::Avx512:
-            kernels::sgemm_packed_avx512(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr);
+            kernels::sgemm_packed_avx512(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr, nullptr);
             return;
         case Isa::Avx2:
-            kernels::sgemm_packed_avx2(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr);
+            kernels::sgemm_packed_avx2(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr, nullptr);
             return;
         case Isa::Generic:
             break;

@@ -111,8 +111,15 @@ struct Avx512Tile {
 }  // namespace
 
 void kernels::sgemm_packed_avx512(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
-                                  bool trans_b, int M, int N, int K, bool accumulate, const float* bias) {
-    packed_product<Avx512Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, bias);
+                                  bool trans_b, int M, int N, int K, bool accumulate, const float* bias,
+                                  const float* prepacked_b) {
+    packed_product<Avx512Tile>(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, bias, prepacked_b);
+}
+
+int64_t kernels::packed_weight_floats_avx512(int C, int OC) { return packed_b_floats<Avx512Tile>(C, OC); }
+
+void kernels::pack_weight_avx512(float* out, const float* weight, int C, int OC) {
+    pack_b_whole<Avx512Tile>(out, weight, C, true, C, OC);
 }
 
 }  // namespace tx::cpu

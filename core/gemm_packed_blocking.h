@@ -93,9 +93,35 @@ inline RowRange b_block_source(const float* B, int ldb, bool trans_b, int pc, in
 // rows in 8 strided streams still run at half the memory's sequential speed).
 // bias (N floats, or null) is added to every row of C in the last KC block's store:
 // C = (product [+ C]) + bias, the same two roundings as adding it in a pass afterwards.
+// Floats of op(B) (K,N) packed whole: every block of NC columns and KC of the inner dimension in
+// the order packed_product walks them (column blocks, then K blocks in each), each as pack_b
+// lays it out (panels of NR columns, the last zero-padded).
+template <class Tile>
+int64_t packed_b_floats(int K, int N) {
+    constexpr int NR = Tile::NR;
+    return static_cast<int64_t>(K) * ((N + NR - 1) / NR * NR);
+}
+
+// op(B) packed whole into out (packed_b_floats(K, N) floats), for packed_product's prepacked_b:
+// a weight that many products read packs once instead of once per product.
+template <class Tile>
+void pack_b_whole(float* out, const float* B, int ldb, bool trans_b, int K, int N) {
+    constexpr int NR = Tile::NR, KC = Tile::KC, NC = Tile::NC;
+    for (int jc = 0; jc < N; jc += NC) {
+        const int nc = blk_min(NC, N - jc);
+        for (int pc = 0; pc < K; pc += KC) {
+            const int kc = blk_min(KC, K - pc);
+            for (int j0 = 0; j0 < nc; j0 += NR)
+                Tile::pack_b(out + static_cast<int64_t>(j0) * kc, B, ldb, trans_b, pc, jc + j0, kc, blk_min(NR, nc - j0));
+            out += static_cast<int64_t>(kc) * ((nc + NR - 1) / NR * NR);
+        }
+    }
+}
+
+// prepacked_b: null, or op(B) as pack_b_whole packs it; then no block of B is packed here.
 template <class Tile>
 void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb, bool trans_b,
-                    int M, int N, int K, bool accumulate, const float* bias) {
+                    int M, int N, int K, bool accumulate, const float* bias, const float* prepacked_b) {
     constexpr int MR = Tile::MR, NR = Tile::NR, KC = Tile::KC, MC = Tile::MC, NC = Tile::NC;
     const int threads = cpu_threads();
     // Rows per A block: MC, or fewer so that the blocks split evenly across the threads (a weight
@@ -104,18 +130,24 @@ void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, co
     if (threads > 1) blocks = (blk_max(blocks, threads) + threads - 1) / threads * threads;
     const int block_rows = blk_min(MC, ((M + blocks - 1) / blocks + MR - 1) / MR * MR);
     blocks = (M + block_rows - 1) / block_rows;
-    float* bp = kernels::gemm_scratch(0, static_cast<size_t>(KC) * ((blk_min(N, NC) + NR - 1) / NR * NR));
+    float* scratch = prepacked_b ? nullptr : kernels::gemm_scratch(0, static_cast<size_t>(KC) * ((blk_min(N, NC) + NR - 1) / NR * NR));
     for (int jc = 0; jc < N; jc += NC) {
         const int nc = blk_min(NC, N - jc);
         for (int pc = 0; pc < K; pc += KC) {
             const int kc = blk_min(KC, K - pc);
             const bool add = accumulate || pc > 0;
             const float* block_bias = bias && pc + kc == K ? bias + jc : nullptr;
-            for (int j0 = 0; j0 < nc; j0 += NR)
-                Tile::pack_b(bp + static_cast<int64_t>(j0) * kc, B, ldb, trans_b, pc, jc + j0, kc, blk_min(NR, nc - j0));
-            RowRange next;   // the next block's source, or none
+            const float* bp = scratch;
+            if (prepacked_b) {
+                bp = prepacked_b;
+                prepacked_b += static_cast<int64_t>(kc) * ((nc + NR - 1) / NR * NR);
+            } else {
+                for (int j0 = 0; j0 < nc; j0 += NR)
+                    Tile::pack_b(scratch + static_cast<int64_t>(j0) * kc, B, ldb, trans_b, pc, jc + j0, kc, blk_min(NR, nc - j0));
+            }
+            RowRange next;   // the next block's source, or none (prepacked: its panels are read in order)
             const int next_pc = pc + kc < K ? pc + kc : 0, next_jc = pc + kc < K ? jc : jc + nc;
-            if (next_jc < N)
+            if (next_jc < N && scratch)
                 next = b_block_source(B, ldb, trans_b, next_pc, next_jc, blk_min(KC, K - next_pc), blk_min(NC, N - next_jc));
             const int panels = (nc + NR - 1) / NR;
             auto row_blocks = [&](int first, int last) {

@@ -67,6 +67,7 @@ void Transformer::set_parameters(const std::vector<float>& host) {
     if (host.size() != m_params.size())
         throw std::invalid_argument("parameter count " + std::to_string(host.size()) + " does not match the model's " +
                                     std::to_string(m_params.size()));
+    m_weight_cache.clear();
     m_backend.upload(m_params.data(), host.data(), host.size() * sizeof(float));
 }
 
@@ -87,6 +88,11 @@ const float* Transformer::param(const std::string& name) const {
 }
 
 float* Transformer::grad(const std::string& name) { return m_grads.data() + m_table.at(name).offset; }
+
+void Transformer::linear_forward(float* out, const float* inp, const float* w, const float* b, int N, int C, int OC) {
+    if (m_options.training) m_backend.linear_forward(out, inp, w, b, N, C, OC);
+    else m_backend.linear_forward_fixed_weight(out, inp, w, b, N, C, OC, m_weight_cache);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Batch, masks, buffers
@@ -497,7 +503,7 @@ void Transformer::build_generator(size_t y) {
     const size_t logits = add_step(
         {"generator.logits", StepKind::Generator, Stack::Output, -1, logits_info.formula, logits_info.explanation},
         btv,
-        [this, y, wg, bg, D, V, n = m_steps.size()] { m_backend.linear_forward(out(n), out(y), wg, bg, m_B * m_T, D, V); },
+        [this, y, wg, bg, D, V, n = m_steps.size()] { linear_forward(out(n), out(y), wg, bg, m_B * m_T, D, V); },
         [this, y, wg, gwg, gbg, D, V, n = m_steps.size()] {
             m_backend.linear_backward(dout(y), gwg, gbg, dout(n), out(y), wg, m_B * m_T, D, V);
         });
@@ -553,7 +559,7 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
             {prefix + "." + role, StepKind::Projection, stack, layer, text.formula, text.explanation, {}, true},
             [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
             [this, n, input, w, b, len, D, H, dk, cache] {
-                m_backend.linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, D);
+                linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, D);
                 m_backend.split_heads_forward(out(n), cache.flat->data(), m_B, len(), H, dk);
             },
             [this, n, input, w, gw, gb, len, D, H, dk, cache] {
@@ -704,7 +710,7 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
         [this, rows, D, q_letter] { return TensorShape({m_B, rows(), D}, {"B", q_letter, "D"}); },
         [this, rows, H, dk, D, wo, bo, bd, ctx = block.context, cache = out_cache, n = m_steps.size()] {
             m_backend.merge_heads_forward(cache.merged->data(), out(ctx), m_B, rows(), H, dk);
-            m_backend.linear_forward(out(n), cache.merged->data(), wo, bo, m_B * rows(), D, D);
+            linear_forward(out(n), cache.merged->data(), wo, bo, m_B * rows(), D, D);
             apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM_ATTENTION_OUT, bd());
         },
         [this, rows, H, dk, D, wo, gwo, gbo, bd, ctx = block.context, cache = out_cache, n = m_steps.size()] {
@@ -861,7 +867,7 @@ size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer,
             const size_t n = m_steps.size();
             return add_step(
                 {prefix + "." + role, StepKind::FfnHidden, stack, layer, text.formula, text.explanation}, blf,
-                [this, input, w, rows, D, F, n] { m_backend.linear_forward(out(n), out(input), w, nullptr, m_B * rows(), D, F); },
+                [this, input, w, rows, D, F, n] { linear_forward(out(n), out(input), w, nullptr, m_B * rows(), D, F); },
                 [this, input, w, gw, rows, D, F, n] {
                     m_backend.linear_backward(dout(input), gw, nullptr, dout(n), out(input), w, m_B * rows(), D, F);
                 });
@@ -885,10 +891,10 @@ size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer,
             {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
             [this, ffn, input, w1, b1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
                 if (ffn == FfnKind::Gelu) {
-                    m_backend.linear_forward(cache.pre->data(), out(input), w1, b1, m_B * rows(), D, F);
+                    linear_forward(cache.pre->data(), out(input), w1, b1, m_B * rows(), D, F);
                     m_backend.gelu_forward(out(n), cache.pre->data(), static_cast<int>(bf()));
                 } else {
-                    m_backend.linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
+                    linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
                     m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
                 }
                 apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
@@ -909,7 +915,7 @@ size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer,
         {prefix + ".out", StepKind::FfnOut, stack, layer, out_info.formula, out_info.explanation},
         [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
         [this, hidden, w2, b2, rows, D, F, bd, cache = out_cache, n = m_steps.size()] {
-            m_backend.linear_forward(out(n), out(hidden), w2, b2, m_B * rows(), F, D);
+            linear_forward(out(n), out(hidden), w2, b2, m_B * rows(), F, D);
             apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bd());
         },
         [this, hidden, w2, gw2, gb2, rows, D, F, bd, cache = out_cache, n = m_steps.size()] {

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "parameters.h"
 #include "shape.h"
+#include "weight_cache.h"
 
 namespace tx {
 
@@ -84,8 +85,13 @@ public:
     const ParameterTable& table() const { return m_table; }
     Backend& backend() { return m_backend; }
 
-    // Flat parameters / gradients in backend memory, ParameterTable layout.
-    float* parameters() { return m_params.data(); }
+    // Flat parameters / gradients in backend memory, ParameterTable layout. Writing through
+    // parameters() is allowed until the next forward pass: it drops the weights packed for
+    // evaluation passes (weight_cache.h).
+    float* parameters() {
+        m_weight_cache.clear();
+        return m_params.data();
+    }
     float* gradients() { return m_grads.data(); }
     void set_parameters(const std::vector<float>& host);   // size must be table().total()
     std::vector<float> download_parameters() const;
@@ -204,6 +210,9 @@ private:
     void ensure_buffers();
     const float* param(const std::string& name) const;
     float* grad(const std::string& name);
+    // out (N,OC) = inp · wᵀ + b on the backend; evaluation passes keep the weights packed in
+    // m_weight_cache, training passes (the weights change every step) do not.
+    void linear_forward(float* out, const float* inp, const float* w, const float* b, int N, int C, int OC);
     float* out(size_t step) { return m_steps[step].out.data(); }
     float* dout(size_t step) { return m_steps[step].grad.data(); }
     bool dropping() const { return m_options.training && m_config.dropout > 0.0f; }
@@ -222,6 +231,7 @@ private:
     Backend& m_backend;
     Array m_params, m_grads;
     Array m_pe;                        // [max_len, D]
+    WeightCache m_weight_cache;        // cleared by parameters() and set_parameters()
     RunOptions m_options;
     bool m_step_timing = true;
 

@@ -21,6 +21,7 @@
 #include "gemm_packed.h"
 #include "ops.h"
 #include "threads.h"
+#include "weight_cache.h"
 
 namespace {
 
@@ -252,5 +253,77 @@ TEST(GemmIsa, OneRowProductOnEveryPathMatchesLoop) {
                     EXPECT_EQ(out.back(), 123.0f) << "wrote past the output";
                 }
         }
+    }
+}
+
+// A weight packed once (weight_cache.h) gives sgemm_nt the same bits as packing it per call, on
+// every path, 1 and 2 threads, shapes across K and column blocks; where sgemm_nt runs another
+// kernel (tiles, one row, the generic path) there is nothing to pack. A second ask does not pack again.
+TEST(WeightCache, PackedWeightGivesTheSameBitsOnEveryPath) {
+    struct Shape { int N, C, OC; };
+    const Shape shapes[] = {{32, 64, 2008}, {128, 300, 530}, {7, 64, 33}, {128, 512, 20}, {1, 64, 64}, {32, 512, 64}};
+    PathGuard guard;
+    for (Isa isa : tx::cpu::supported_isas()) {
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        for (int threads : {1, 2}) {
+            tx::set_cpu_threads(threads);
+            for (const Shape& sh : shapes) {
+                SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " N " << sh.N << " C " << sh.C
+                                                  << " OC " << sh.OC << " threads " << threads);
+                const vector<float> x = random_floats(static_cast<size_t>(sh.N) * sh.C, 61);
+                const vector<float> w = random_floats(static_cast<size_t>(sh.OC) * sh.C, 62);
+                const vector<float> b = random_floats(sh.OC, 63);
+                tx::WeightCache cache;
+                const float* packed = cache.packed(w.data(), sh.N, sh.C, sh.OC);
+                EXPECT_EQ(packed != nullptr, tx::cpu::sgemm_nt_uses_packed(sh.N, sh.C, sh.OC));
+                if (isa == Isa::Generic) {
+                    EXPECT_EQ(packed, nullptr);
+                }
+                EXPECT_EQ(cache.packed(w.data(), sh.N, sh.C, sh.OC), packed) << "packed again";
+                vector<float> direct(static_cast<size_t>(sh.N) * sh.OC), cached(direct.size());
+                tx::cpu::sgemm_nt(direct.data(), x.data(), w.data(), b.data(), sh.N, sh.C, sh.OC);
+                tx::cpu::sgemm_nt(cached.data(), x.data(), w.data(), b.data(), sh.N, sh.C, sh.OC, packed);
+                EXPECT_EQ(cached, direct);
+            }
+        }
+    }
+}
+
+// The cache keeps a packing until cleared (its owner clears it when the weights may change), then
+// packs the weight as it is now; a weight packed for one path is packed again for another.
+TEST(WeightCache, ClearingOrSwitchingPathPacksAgain) {
+    const int N = 32, C = 64, OC = 48;
+    PathGuard guard;
+    const vector<float> x = random_floats(static_cast<size_t>(N) * C, 71);
+    vector<float> w = random_floats(static_cast<size_t>(OC) * C, 72);
+    auto product = [&](const float* packed) {
+        vector<float> out(static_cast<size_t>(N) * OC);
+        tx::cpu::sgemm_nt(out.data(), x.data(), w.data(), nullptr, N, C, OC, packed);
+        return out;
+    };
+    vector<Isa> kernel_paths;
+    for (Isa isa : tx::cpu::supported_isas())
+        if (isa != Isa::Generic) kernel_paths.push_back(isa);
+    if (kernel_paths.empty()) GTEST_SKIP() << "no kernel path on this CPU";
+    for (Isa isa : kernel_paths) {
+        SCOPED_TRACE(tx::cpu::isa_name(isa));
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        tx::WeightCache cache;
+        const vector<float> before = product(cache.packed(w.data(), N, C, OC));
+        w[5] += 0.5f;   // row 0 of the weight: column 0 of the output changes
+        EXPECT_EQ(product(cache.packed(w.data(), N, C, OC)), before) << "kept the packing made before the change";
+        cache.clear();
+        const vector<float> after = product(cache.packed(w.data(), N, C, OC));
+        EXPECT_EQ(after, product(nullptr));
+        EXPECT_NE(after, before);
+        w[5] -= 0.5f;
+        cache.clear();
+    }
+    if (kernel_paths.size() == 2) {
+        tx::WeightCache cache;
+        ASSERT_TRUE(tx::cpu::set_active_isa(kernel_paths[0]));
+        cache.packed(w.data(), N, C, OC);
+        ASSERT_TRUE(tx::cpu::set_active_isa(kernel_paths[1]));
+        EXPECT_EQ(product(cache.packed(w.data(), N, C, OC)), product(nullptr));
     }
 }

@@ -370,3 +370,31 @@ TEST(Transformer, PositionalEncodingMakesTheEncoderOrderAware) {
 }
 
 }  // namespace
+
+// Evaluation passes keep the linear weights packed (weight_cache.h): a write through parameters()
+// or set_parameters() must reach the next pass all the same.
+TEST(Transformer, EvaluationPassesSeeEveryParameterWrite) {
+    const tx::ModelConfig c = small_config();
+    Model m(c);
+    m.model.set_batch(SRC, TGT);
+    m.model.forward();
+    const size_t last = m.model.step_count() - 1;
+    const std::vector<float> first = m.model.step_output(last);
+    const std::vector<float> original = m.model.download_parameters();
+
+    float* params = m.model.parameters();   // one weight of every matrix, in place
+    for (const auto& e : m.model.table().entries())
+        if (e.is_matrix()) params[e.offset] += 0.25f;
+    m.model.forward();
+    const std::vector<float> changed = m.model.step_output(last);
+    EXPECT_NE(changed, first);
+    Model fresh(c);
+    fresh.model.set_parameters(m.model.download_parameters());
+    fresh.model.set_batch(SRC, TGT);
+    fresh.model.forward();
+    EXPECT_EQ(changed, fresh.model.step_output(last));
+
+    m.model.set_parameters(original);
+    m.model.forward();
+    EXPECT_EQ(m.model.step_output(last), first);
+}
