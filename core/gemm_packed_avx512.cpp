@@ -91,7 +91,11 @@ struct Avx512Tile {
         const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
         const __m512 bias0 = bias ? _mm512_maskz_loadu_ps(lo, bias) : _mm512_setzero_ps();
         const __m512 bias1 = bias ? _mm512_maskz_loadu_ps(hi, bias + 16) : _mm512_setzero_ps();
-        for (int r = 0; r < rows; ++r) {
+        // unrolled, so that acc is indexed by constants and stays in registers (a loop to `rows`
+        // kept it in memory: ~5% of the tile's time in a training step)
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) {
+            if (r == rows) break;
             float* out = c + static_cast<int64_t>(r) * ldc;
             __m512 v0 = acc[r][0], v1 = acc[r][1];
             if (add) {
