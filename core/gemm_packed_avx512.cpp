@@ -28,18 +28,7 @@ struct Avx512Tile {
                 _mm512_storeu_ps(panel + k * NR + 16, _mm512_maskz_loadu_ps(hi, src + 16));
             }
         } else {
-            // op(B)[k][j] = B[j][k]: column j of the panel is a contiguous row of B.
-            int j = 0;
-            for (; j + 8 <= cols; j += 8)
-                transpose_rows8(panel + j, NR, B + static_cast<int64_t>(col0 + j) * ldb + pc, ldb, kc);
-            for (; j < NR; ++j) {
-                if (j < cols) {
-                    const float* src = B + static_cast<int64_t>(col0 + j) * ldb + pc;
-                    for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
-                } else {
-                    for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
-                }
-            }
+            pack_b_transposed<NR>(panel, B, ldb, pc, col0, kc, cols);
         }
     }
 

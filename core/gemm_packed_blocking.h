@@ -1,8 +1,9 @@
 // The blocking of sgemm_packed (gemm_packed.h), C (M,N) [+]= op(A) (M,K) · op(B) (K,N) row-major,
 // shared by the kernel units gemm_packed_avx512.cpp and gemm_packed_avx2.cpp: each includes it
-// once and instantiates packed_product with its register tile (a Tile type: MR × NR, the block
-// sizes, pack_a, pack_b, kernel). Everything here has internal linkage, so each unit keeps its own
-// copy compiled for its instruction set (gemm_kernels.h says why that matters). Needs AVX.
+// once and instantiates packed_product and pack_b_whole with its register tile (a Tile type: MR ×
+// NR, the block sizes, tile_rows, and pack_a, pack_b and kernel for one panel or tile). Everything
+// here has internal linkage, so each unit keeps its own copy compiled for its instruction set
+// (gemm_kernels.h says why that matters). Needs AVX.
 #pragma once
 #include <immintrin.h>
 
@@ -49,6 +50,24 @@ inline void transpose_rows8(float* dst, int64_t dst_stride, const float* src, in
     }
     for (; k < count; ++k)
         for (int i = 0; i < 8; ++i) dst[k * dst_stride + i] = src[i * src_stride + k];
+}
+
+// A panel of op(B) = Bᵀ, columns col0 .. col0+cols (cols ≤ NR) over pc .. pc+kc: k-major rows of
+// NR floats, the columns past cols 0. Column j of the panel is a contiguous row of B, read 8 rows
+// at a time as columns (transpose_rows8). Both tiles' pack_b for trans_b.
+template <int NR>
+void pack_b_transposed(float* panel, const float* B, int ldb, int pc, int col0, int kc, int cols) {
+    int j = 0;
+    for (; j + 8 <= cols; j += 8)
+        transpose_rows8(panel + j, NR, B + static_cast<int64_t>(col0 + j) * ldb + pc, ldb, kc);
+    for (; j < NR; ++j) {
+        if (j < cols) {
+            const float* src = B + static_cast<int64_t>(col0 + j) * ldb + pc;
+            for (int k = 0; k < kc; ++k) panel[k * NR + j] = src[k];
+        } else {
+            for (int k = 0; k < kc; ++k) panel[k * NR + j] = 0.0f;
+        }
+    }
 }
 
 // A rectangle of a row-major operand, rows × len floats from `first` with row stride ld: the
