@@ -21,6 +21,28 @@ void relu_backward_avx2(float* dinp, const float* dout, const float* out, long f
         if (out[i] > 0.0f) dinp[i] += dout[i];
 }
 
+void relu_forward_avx2(float* out, const float* inp, long first, long last) {
+    constexpr long W = 8;
+    const __m256 zero = _mm256_setzero_ps();
+    long i = first;
+    for (; i + W <= last; i += W) {
+        const __m256 x = _mm256_loadu_ps(inp + i);
+        _mm256_storeu_ps(out + i, _mm256_and_ps(_mm256_cmp_ps(x, zero, _CMP_GT_OQ), x));   // x, or +0
+    }
+    for (; i < last; ++i) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+}
+
+void attention_mask_avx2(float* out, const float* scores, const float* mask, long n) {
+    constexpr long W = 8;
+    const __m256 zero = _mm256_setzero_ps(), neg_inf = _mm256_set1_ps(-__builtin_inff());
+    long i = 0;
+    for (; i + W <= n; i += W) {
+        const __m256 keep = _mm256_cmp_ps(_mm256_loadu_ps(mask + i), zero, _CMP_NEQ_UQ);
+        _mm256_storeu_ps(out + i, _mm256_blendv_ps(neg_inf, _mm256_loadu_ps(scores + i), keep));
+    }
+    for (; i < n; ++i) out[i] = mask[i] != 0.0f ? scores[i] : -__builtin_inff();
+}
+
 void column_sums_add_avx2(float* dbias, const float* dout, int N, int OC) {
     constexpr int W = 8;
     int c = 0;

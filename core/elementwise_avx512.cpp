@@ -20,6 +20,27 @@ void relu_backward_avx512(float* dinp, const float* dout, const float* out, long
     }
 }
 
+void relu_forward_avx512(float* out, const float* inp, long first, long last) {
+    constexpr long W = 16;
+    const __m512 zero = _mm512_setzero_ps();
+    for (long i = first; i < last; i += W) {
+        const __mmask16 k = last - i >= W ? static_cast<__mmask16>(0xFFFF)
+                                          : static_cast<__mmask16>((1u << (last - i)) - 1u);
+        const __m512 x = _mm512_maskz_loadu_ps(k, inp + i);
+        _mm512_mask_storeu_ps(out + i, k, _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ), x));   // x, or +0
+    }
+}
+
+void attention_mask_avx512(float* out, const float* scores, const float* mask, long n) {
+    constexpr long W = 16;
+    const __m512 zero = _mm512_setzero_ps(), neg_inf = _mm512_set1_ps(-__builtin_inff());
+    for (long i = 0; i < n; i += W) {
+        const __mmask16 k = n - i >= W ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1u);
+        const __mmask16 keep = _mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(k, mask + i), zero, _CMP_NEQ_UQ);
+        _mm512_mask_storeu_ps(out + i, k, _mm512_mask_blend_ps(keep, neg_inf, _mm512_maskz_loadu_ps(k, scores + i)));
+    }
+}
+
 void column_sums_add_avx512(float* dbias, const float* dout, int N, int OC) {
     constexpr int W = 16;   // one cache line of each row per column block
     for (int c = 0; c < OC; c += W) {

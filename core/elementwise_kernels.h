@@ -1,4 +1,5 @@
-// The per-instruction-set kernels behind float ReLU backward (ops_elementwise.cpp), the Adam update
+// The per-instruction-set kernels behind float ReLU forward and backward (ops_elementwise.cpp), the
+// attention mask (ops_attention.cpp), the Adam update
 // (ops_adam.cpp) and a linear layer's bias gradient (ops_linear.cpp), each in a unit of its own compiled with that set's -m flags (core/CMakeLists.txt),
 // called only when cpu_isa.h's active path says the CPU can run them. Flat buffers of n floats. As
 // gemm_kernels.h: the units hold no inline code shared with other units. Internal to core/.
@@ -10,6 +11,15 @@ namespace tx::cpu::kernels {
 // i in [first, last): the bits of relu_backward's plain loop.
 void relu_backward_avx512(float* dinp, const float* dout, const float* out, long first, long last);
 void relu_backward_avx2(float* dinp, const float* dout, const float* out, long first, long last);
+
+// out[i] = inp[i] > 0 ? inp[i] : +0 for i in [first, last) (out may be inp): relu_forward's bits.
+void relu_forward_avx512(float* out, const float* inp, long first, long last);
+void relu_forward_avx2(float* out, const float* inp, long first, long last);
+
+// out[i] = mask[i] != 0 ? scores[i] : −inf for i < n (out may be scores): one head's
+// attention_mask_forward, the mask's NaN keeping the score as C++'s != does.
+void attention_mask_avx512(float* out, const float* scores, const float* mask, long n);
+void attention_mask_avx2(float* out, const float* scores, const float* mask, long n);
 
 // A linear layer's bias gradient: dbias[c] += Σ_n dout[n, c], dout (N,OC) row-major, each column's rows
 // summed in order 0..N-1 into a sum that is then added to dbias[c].

@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu_isa.h"
+#include "elementwise_kernels.h"
 #include "gemm_packed.h"
 #include "parallel_for.h"
 #include "softmax_kernels.h"
@@ -136,6 +138,20 @@ void attention_mask_forward(Real* out, const Real* scores, const Real* mask, int
         for (int64_t bh = first; bh < last; ++bh) {
             const int64_t off = bh * TS;
             const Real* m = mask ? mask + (bh / H) * TS : nullptr;
+#if defined(TX_X86_KERNELS)
+            // float: the active path's kernel (a portable build's SSE2 loop took 3.3% of a tiny
+            // forward pass's samples, a native one's 0.8%)
+            if constexpr (std::is_same_v<Real, float>) {
+                if (m && active_isa() == Isa::Avx512) {
+                    kernels::attention_mask_avx512(out + off, scores + off, m, TS);
+                    continue;
+                }
+                if (m && active_isa() == Isa::Avx2) {
+                    kernels::attention_mask_avx2(out + off, scores + off, m, TS);
+                    continue;
+                }
+            }
+#endif
             for (int64_t i = 0; i < TS; ++i)
                 out[off + i] = (!m || m[i] != Real(0)) ? scores[off + i] : neg_inf;
         }

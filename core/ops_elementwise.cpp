@@ -39,6 +39,17 @@ void residual_backward(Real* da, Real* db, const Real* dout, int N) {
 template <typename Real>
 void relu_forward(Real* out, const Real* inp, int N) {
     parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
+#if defined(TX_X86_KERNELS)
+        // float: the active path's kernel (a portable build's SSE2 loop took 1.2% of a tiny forward
+        // pass's samples, a native one's under 0.4%)
+        if constexpr (std::is_same_v<Real, float>) {
+            switch (active_isa()) {
+                case Isa::Avx512: return kernels::relu_forward_avx512(out, inp, first, last);
+                case Isa::Avx2: return kernels::relu_forward_avx2(out, inp, first, last);
+                case Isa::Generic: break;
+            }
+        }
+#endif
         for (int64_t i = first; i < last; ++i) out[i] = inp[i] > Real(0) ? inp[i] : Real(0);
     });
 }

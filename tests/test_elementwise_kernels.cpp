@@ -1,4 +1,5 @@
-// Dropout, ReLU's backward (core/ops_elementwise.cpp), the Adam update (core/ops_adam.cpp) and a linear
+// Dropout, ReLU's forward and backward (core/ops_elementwise.cpp), the attention mask
+// (core/ops_attention.cpp), the Adam update (core/ops_adam.cpp) and a linear
 // layer's bias gradient (core/ops_linear.cpp) on every instruction-set path in one process, against references written here from their definitions: the
 // mask from an independent splitmix64 (Steele et al. 2014) of seed ^ i·golden, kept where its top
 // 24 bits / 2^24 ≥ p, out = inp·mask; Adam (Kingma & Ba 2015, Algorithm 1) in double.
@@ -98,6 +99,70 @@ TEST(ElementwiseKernels, ReluBackwardAddsWhereTheOutputIsPositive) {
             for (int i = 0; i <= N; ++i) {
                 const float want = i < N && out[i] > 0.0f ? prior[i] + dout[i] : prior[i];
                 EXPECT_EQ(bits(dinp[i]), bits(want)) << "i = " << i << ": " << dinp[i] << " want " << want;
+            }
+        }
+    });
+}
+
+// ReLU forward: x where x > 0, else +0 (−0, NaN and −inf give +0, +inf stays), bit for bit, in
+// place and not, nothing written past the end.
+TEST(ElementwiseKernels, ReluForwardKeepsPositivesAndGivesPlusZeroElsewhere) {
+    on_every_path([] {
+        for (int N : {1, 7, 15, 16, 17, 33, 1000}) {
+            for (bool in_place : {false, true}) {
+                SCOPED_TRACE("N = " + std::to_string(N) + (in_place ? ", in place" : ""));
+                Floats inp = random_floats(static_cast<size_t>(N), 11u + static_cast<unsigned>(N));
+                const float specials[] = {-0.0f, NAN, -INFINITY, INFINITY, 0.0f};
+                for (int i = 0; i < N; i += 4) inp[static_cast<size_t>(i)] = specials[(i / 4) % 5];
+                const Floats given = inp;
+                Floats out(static_cast<size_t>(N) + 1, 99.0f);   // a guard value past the end
+                if (in_place) {
+                    inp.push_back(99.0f);
+                    tx::cpu::relu_forward<float>(inp.data(), inp.data(), N);
+                    out = inp;
+                } else {
+                    tx::cpu::relu_forward<float>(out.data(), inp.data(), N);
+                }
+                for (int i = 0; i < N; ++i) {
+                    const float x = given[static_cast<size_t>(i)];
+                    const float want = x > 0.0f ? x : 0.0f;
+                    EXPECT_EQ(bits(out[static_cast<size_t>(i)]), bits(want)) << "i = " << i << ": " << x;
+                }
+                EXPECT_EQ(out[static_cast<size_t>(N)], 99.0f) << "wrote past the end";
+            }
+        }
+    });
+}
+
+// The attention mask: a score where its mask value is not 0 (a NaN mask keeps it, as != does),
+// −inf where it is 0 (−0 included); one mask (T,S) shared by the heads; in place and not.
+TEST(ElementwiseKernels, AttentionMaskKeepsScoresWhereTheMaskIsNotZero) {
+    on_every_path([] {
+        const int B = 2, H = 3;
+        for (int S : {1, 7, 16, 17, 33}) {
+            for (bool in_place : {false, true}) {
+                const int T = 5;
+                SCOPED_TRACE("S = " + std::to_string(S) + (in_place ? ", in place" : ""));
+                const size_t TS = static_cast<size_t>(T) * S, n = static_cast<size_t>(B) * H * TS;
+                Floats scores = random_floats(n, 21u + static_cast<unsigned>(S));
+                Floats mask = random_floats(static_cast<size_t>(B) * TS, 23u + static_cast<unsigned>(S));
+                const float mask_values[] = {0.0f, -0.0f, NAN, 1.0f};
+                for (size_t i = 0; i < mask.size(); ++i) mask[i] = mask_values[(i * 7 + i / 3) % 4];
+                const Floats given = scores;
+                Floats out(n + 1, 99.0f);
+                if (in_place) {
+                    scores.push_back(99.0f);
+                    tx::cpu::attention_mask_forward<float>(scores.data(), scores.data(), mask.data(), B, H, T, S);
+                    out = scores;
+                } else {
+                    tx::cpu::attention_mask_forward<float>(out.data(), scores.data(), mask.data(), B, H, T, S);
+                }
+                for (size_t i = 0; i < n; ++i) {
+                    const float m = mask[(i / (H * TS)) * TS + i % TS];
+                    const float want = m != 0.0f ? given[i] : -INFINITY;
+                    EXPECT_EQ(bits(out[i]), bits(want)) << "i = " << i << ", mask " << m;
+                }
+                EXPECT_EQ(out[n], 99.0f) << "wrote past the end";
             }
         }
     });
