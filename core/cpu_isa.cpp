@@ -67,13 +67,26 @@ std::string cpuinfo_field(const std::string& key) {
     return {};
 }
 
-// FP32 FLOPs per cycle and core of the active path: 2 FMA pipes × lanes × 2 FLOPs. AVX-512 on
-// AMD family 25 (Zen 4) runs on 256-bit pipes, so it is no wider than AVX2 there; Zen 5 and Intel
-// server cores have 512-bit pipes (shared/PERF.md: 228 GFLOP/s at ~3.5 GHz on Zen 5). The generic
+// AVX-512 on AMD family 25 (Zen 4) runs on 256-bit pipes, so it is no wider than AVX2 there; Zen
+// 5 and Intel server cores have 512-bit pipes (shared/PERF.md: 228 GFLOP/s at ~3.5 GHz on Zen 5).
+bool avx512_on_256_bit_pipes() {
+    static const bool zen4 = cpuinfo_field("vendor_id") == "AuthenticAMD" && cpuinfo_field("cpu family") == "25";
+    return zen4;
+}
+
+Isa default_packed_tile(Isa path) {
+    return path == Isa::Avx512 && avx512_on_256_bit_pipes() ? Isa::Avx2 : path;
+}
+
+std::atomic<Isa>& tile() {
+    static std::atomic<Isa> tile{default_packed_tile(active_isa())};
+    return tile;
+}
+
+// FP32 FLOPs per cycle and core of the active path: 2 FMA pipes × lanes × 2 FLOPs. The generic
 // path is Eigen's product, as wide as the vectors this build was compiled for.
 int flops_per_cycle(Isa isa) {
-    const bool amd_zen4 = cpuinfo_field("vendor_id") == "AuthenticAMD" && cpuinfo_field("cpu family") == "25";
-    const int avx512 = amd_zen4 ? 32 : 64;
+    const int avx512 = avx512_on_256_bit_pipes() ? 32 : 64;
     switch (isa) {
         case Isa::Avx512: return avx512;
         case Isa::Avx2: return 32;
@@ -132,6 +145,16 @@ Isa active_isa() { return active().load(std::memory_order_relaxed); }
 bool set_active_isa(Isa isa) {
     if (!cpu_has(isa)) return false;
     active().store(isa, std::memory_order_relaxed);
+    tile().store(default_packed_tile(isa), std::memory_order_relaxed);
+    return true;
+}
+
+Isa packed_tile() { return tile().load(std::memory_order_relaxed); }
+
+bool set_packed_tile(Isa t) {
+    const Isa path = active_isa();
+    if (t != path && !(path == Isa::Avx512 && t == Isa::Avx2)) return false;
+    tile().store(t, std::memory_order_relaxed);
     return true;
 }
 

@@ -27,6 +27,17 @@ Isa isa_from_setting(const char* value, std::string& warning);
 // cannot run it. Not meant to be called while another thread multiplies.
 bool set_active_isa(Isa isa);
 
+// The register tile the packed product (gemm_packed.h) runs on the active path: the path's own,
+// except that an AVX-512 path takes the AVX2 tile where AVX-512 runs on 256-bit FMA pipes (AMD
+// Zen 4). There the AVX-512 tile gains no FLOPs, and its B panel (32 KiB) fills the 32 KiB L1
+// where the AVX2 tile's (16 KiB) leaves room: the AVX2 tile was 4–10% faster at the training
+// step's 2048-wide products and as fast elsewhere (README). Both tiles give the same bits (the
+// same K blocks, every sum in k order). set_active_isa resets it to that default.
+Isa packed_tile();
+// Runs the packed product on `tile`, the active path's own or, on the AVX-512 path, the AVX2 one
+// (tests reach both tiles this way); false, and no change, for any other.
+bool set_packed_tile(Isa tile);
+
 // Where a benchmark ran: the CPU model (/proc/cpuinfo), the maximum clock when the OS says it
 // (/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq; 0 where unknown, as in most VMs), the
 // FP32 FLOPs per cycle and core of the active path's FMA units, and the ceiling they make.

@@ -62,7 +62,7 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
     // The packed product, its store adding the bias (its kernels need C ≥ 1); else Eigen's product
     // (an empty one at C = 0 is zeros) and a pass for the bias.
     if (isa != Isa::Generic && C >= 1) {
-        if (isa == Isa::Avx512)
+        if (packed_tile() == Isa::Avx512)
             kernels::sgemm_packed_avx512(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias, packed_weight);
         else
             kernels::sgemm_packed_avx2(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias, packed_weight);
@@ -80,8 +80,8 @@ bool sgemm_nt_uses_packed(int N, int C, int OC) {
            !sgemm_nt_uses_tiles(N, C, OC);
 }
 
-int64_t packed_weight_floats(Isa isa, int C, int OC) {
-    switch (isa) {
+int64_t packed_weight_floats(Isa tile, int C, int OC) {
+    switch (tile) {
         case Isa::Avx512: return kernels::packed_weight_floats_avx512(C, OC);
         case Isa::Avx2: return kernels::packed_weight_floats_avx2(C, OC);
         case Isa::Generic: break;
@@ -89,9 +89,9 @@ int64_t packed_weight_floats(Isa isa, int C, int OC) {
     return 0;
 }
 
-void pack_weight(Isa isa, float* out, const float* weight, int C, int OC) {
-    if (isa == Isa::Avx512) kernels::pack_weight_avx512(out, weight, C, OC);
-    else if (isa == Isa::Avx2) kernels::pack_weight_avx2(out, weight, C, OC);
+void pack_weight(Isa tile, float* out, const float* weight, int C, int OC) {
+    if (tile == Isa::Avx512) kernels::pack_weight_avx512(out, weight, C, OC);
+    else if (tile == Isa::Avx2) kernels::pack_weight_avx2(out, weight, C, OC);
 }
 
 bool sgemm_nt_uses_row_kernel(int N) { return N == 1 && active_isa() != Isa::Generic; }

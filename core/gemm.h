@@ -13,8 +13,9 @@
 namespace tx::cpu {
 
 // out (N,OC) = inp (N,C) · weight (OC,C)ᵀ [+ bias (OC)]; bias may be null. packed_weight: null,
-// or the weight as pack_weight packed it for the active path, read instead of weight where the
-// packed product runs (sgemm_nt_uses_packed): a weight that many products read packs once.
+// or the weight as pack_weight packed it for the active path's tile (cpu_isa.h's packed_tile()),
+// read instead of weight where the packed product runs (sgemm_nt_uses_packed): a weight that many
+// products read packs once.
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC,
               const float* packed_weight = nullptr);
 
@@ -22,10 +23,10 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
 // kernel, and neither the tiles nor the one-row kernel win there).
 bool sgemm_nt_uses_packed(int N, int C, int OC);
 
-// Floats of a weight (OC, C) packed for sgemm_nt on path isa (0 on the generic path, which has
-// nothing to pack), and the packing itself into out (C, OC ≥ 1; isa avx2 or avx512).
-int64_t packed_weight_floats(Isa isa, int C, int OC);
-void pack_weight(Isa isa, float* out, const float* weight, int C, int OC);
+// Floats of a weight (OC, C) packed for the packed product's tile (packed_tile(): avx2 or avx512;
+// 0 for generic, which has nothing to pack), and the packing itself into out (C, OC ≥ 1).
+int64_t packed_weight_floats(Isa tile, int C, int OC);
+void pack_weight(Isa tile, float* out, const float* weight, int C, int OC);
 
 // True where sgemm_nt runs the dot-product tiles for this shape on the active path (false: the
 // packed product, or Eigen's on the generic path), for tests and benchmarks.

@@ -39,7 +39,7 @@ void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, cons
             for (int i = 0; i < M; ++i) std::fill_n(C + static_cast<int64_t>(i) * ldc, N, 0.0f);
         return;
     }
-    switch (active_isa()) {
+    switch (packed_tile()) {   // the active path's tile (cpu_isa.h)
         case Isa::Avx512:
             kernels::sgemm_packed_avx512(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr, nullptr);
             return;

@@ -12,7 +12,7 @@ void WeightCache::FreeDeleter::operator()(float* p) const { std::free(p); }
 
 const float* WeightCache::packed(const float* weight, int N, int C, int OC) {
     if (!cpu::sgemm_nt_uses_packed(N, C, OC)) return nullptr;
-    const cpu::Isa isa = cpu::active_isa();
+    const cpu::Isa isa = cpu::packed_tile();
     Entry& entry = m_entries[weight];
     if (entry.generation == m_generation && entry.C == C && entry.OC == OC && entry.isa == isa)
         return entry.data.get();

@@ -4,8 +4,8 @@
 // layout on every call, and a base model's weights, 60 MB, come from memory each pass: packing
 // them took ~11% of a forward pass at 128 tokens. The owner clears the cache whenever the
 // parameters may change (Transformer::parameters() and set_parameters()); training passes do not
-// use it. Each entry remembers the path and shape it was packed for, and is packed again when
-// they differ (TX_ISA or a test may switch paths). Clearing keeps the memory for the next
+// use it. Each entry remembers the tile (cpu_isa.h's packed_tile()) and shape it was packed for,
+// and is packed again when they differ (TX_ISA or a test may switch paths or tiles). Clearing keeps the memory for the next
 // packing: the trainer's evaluation passes come between steps, and a fresh page costs ~10 µs.
 #pragma once
 #include <cstdint>
@@ -31,7 +31,7 @@ private:
     struct Entry {
         uint64_t generation = 0;   // packed while m_generation had this value
         int C = 0, OC = 0;
-        cpu::Isa isa = cpu::Isa::Generic;
+        cpu::Isa isa = cpu::Isa::Generic;   // the tile
         std::unique_ptr<float, FreeDeleter> data;   // 64-byte aligned: the tiles load panels aligned
         int64_t capacity = 0;                       // floats of data
     };

@@ -48,6 +48,13 @@ bool cpuinfo_flag(const std::string& flag) {
     return false;
 }
 
+// The packed product's tiles a path can run (cpu_isa.h's packed_tile()): its own, and on the
+// AVX-512 path the AVX2 one too, whichever this CPU takes by default.
+vector<Isa> tiles_of(Isa path) {
+    if (path == Isa::Avx512) return {Isa::Avx512, Isa::Avx2};
+    return {path};
+}
+
 }  // namespace
 
 TEST(CpuIsa, SupportFollowsTheCpuFlags) {
@@ -130,14 +137,17 @@ TEST(GemmIsa, ForwardProductOnEveryPathMatchesLoop) {
     for (Isa isa : tx::cpu::supported_isas()) {
         ASSERT_TRUE(tx::cpu::set_active_isa(isa));
         int tiled = 0;
+        for (Isa tile : tiles_of(isa))
         for (int threads : {1, 2}) {
+            ASSERT_TRUE(tx::cpu::set_packed_tile(tile));
             tx::set_cpu_threads(threads);
             for (const Shape& sh : shapes) {
                 tiled += tx::cpu::sgemm_nt_uses_tiles(sh.N, sh.C, sh.OC);
                 for (bool with_bias : {true, false}) {
                     const int offset = 1;   // a float past a 64-byte boundary
-                    SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " N " << sh.N << " C " << sh.C
-                                                      << " OC " << sh.OC << " bias " << with_bias << " threads " << threads);
+                    SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " tile " << tx::cpu::isa_name(tile)
+                                                      << " N " << sh.N << " C " << sh.C << " OC " << sh.OC << " bias "
+                                                      << with_bias << " threads " << threads);
                     const vector<float> x = random_floats(static_cast<size_t>(sh.N) * sh.C + offset, 41);
                     const vector<float> w = random_floats(static_cast<size_t>(sh.OC) * sh.C + offset, 42);
                     const vector<float> b = random_floats(sh.OC + offset, 43);
@@ -178,14 +188,17 @@ TEST(GemmIsa, PackedProductOnEveryPathMatchesLoop) {
     for (Isa isa : tx::cpu::supported_isas()) {
         ASSERT_TRUE(tx::cpu::set_active_isa(isa));
         EXPECT_EQ(tx::cpu::sgemm_packed_has_kernel(), isa != Isa::Generic);
+        for (Isa tile : tiles_of(isa))
         for (int threads : {1, 2}) {
+            ASSERT_TRUE(tx::cpu::set_packed_tile(tile));
             tx::set_cpu_threads(threads);
             for (const Shape& sh : shapes)
                 for (int layout = 0; layout < 4; ++layout)
                     for (bool accumulate : {false, true}) {
                         const bool ta = layout & 1, tb = layout & 2;
                         const int lda = (ta ? sh.M : sh.K) + 3, ldb = (tb ? sh.K : sh.N) + 5, ldc = sh.N + 1;
-                        SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " M " << sh.M << " N " << sh.N
+                        SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " tile " << tx::cpu::isa_name(tile)
+                                                          << " M " << sh.M << " N " << sh.N
                                                           << " K " << sh.K << " ta " << ta << " tb " << tb
                                                           << " accumulate " << accumulate << " threads " << threads);
                         const vector<float> a = random_floats(static_cast<size_t>(ta ? sh.K : sh.M) * lda + 1, 51);
@@ -265,10 +278,13 @@ TEST(WeightCache, PackedWeightGivesTheSameBitsOnEveryPath) {
     PathGuard guard;
     for (Isa isa : tx::cpu::supported_isas()) {
         ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        for (Isa tile : tiles_of(isa))
         for (int threads : {1, 2}) {
+            ASSERT_TRUE(tx::cpu::set_packed_tile(tile));
             tx::set_cpu_threads(threads);
             for (const Shape& sh : shapes) {
-                SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " N " << sh.N << " C " << sh.C
+                SCOPED_TRACE(::testing::Message() << tx::cpu::isa_name(isa) << " tile " << tx::cpu::isa_name(tile)
+                                                  << " N " << sh.N << " C " << sh.C
                                                   << " OC " << sh.OC << " threads " << threads);
                 const vector<float> x = random_floats(static_cast<size_t>(sh.N) * sh.C, 61);
                 const vector<float> w = random_floats(static_cast<size_t>(sh.OC) * sh.C, 62);
@@ -319,11 +335,43 @@ TEST(WeightCache, ClearingOrSwitchingPathPacksAgain) {
         w[5] -= 0.5f;
         cache.clear();
     }
-    if (kernel_paths.size() == 2) {
+    if (kernel_paths.size() == 2) {   // a packing for one tile is not read by the other
         tx::WeightCache cache;
-        ASSERT_TRUE(tx::cpu::set_active_isa(kernel_paths[0]));
-        cache.packed(w.data(), N, C, OC);
-        ASSERT_TRUE(tx::cpu::set_active_isa(kernel_paths[1]));
-        EXPECT_EQ(product(cache.packed(w.data(), N, C, OC)), product(nullptr));
+        ASSERT_TRUE(tx::cpu::set_active_isa(Isa::Avx512));
+        for (Isa first : {Isa::Avx512, Isa::Avx2}) {
+            const Isa second = first == Isa::Avx512 ? Isa::Avx2 : Isa::Avx512;
+            ASSERT_TRUE(tx::cpu::set_packed_tile(first));
+            cache.packed(w.data(), N, C, OC);
+            ASSERT_TRUE(tx::cpu::set_packed_tile(second));
+            EXPECT_EQ(product(cache.packed(w.data(), N, C, OC)), product(nullptr));
+        }
+    }
+}
+
+// The packed product's tile: on the AVX-512 path the AVX2 tile where AVX-512 runs on 256-bit pipes
+// (AMD family 25, Zen 4, from /proc/cpuinfo), else the path's own; another tile only where the path
+// can run it; a path switch resets it.
+TEST(CpuIsa, PackedTileIsThePathsOwnExceptAvx512OnHalfWidthPipes) {
+    PathGuard guard;
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, vendor, family;
+    while (std::getline(in, line) && (vendor.empty() || family.empty())) {
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        const std::string value = line.substr(std::min(line.size(), colon + 2));
+        if (line.rfind("vendor_id", 0) == 0) vendor = value;
+        if (line.rfind("cpu family", 0) == 0) family = value;
+    }
+    const bool zen4 = vendor == "AuthenticAMD" && family == "25";
+    for (Isa isa : tx::cpu::supported_isas()) {
+        SCOPED_TRACE(tx::cpu::isa_name(isa));
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        EXPECT_EQ(tx::cpu::packed_tile(), isa == Isa::Avx512 && zen4 ? Isa::Avx2 : isa);
+        EXPECT_EQ(tx::cpu::set_packed_tile(Isa::Avx512), isa == Isa::Avx512);
+        EXPECT_EQ(tx::cpu::set_packed_tile(Isa::Generic), isa == Isa::Generic);
+        EXPECT_EQ(tx::cpu::set_packed_tile(isa), true);
+        EXPECT_EQ(tx::cpu::packed_tile(), isa);
+        ASSERT_TRUE(tx::cpu::set_active_isa(isa));
+        EXPECT_EQ(tx::cpu::packed_tile(), isa == Isa::Avx512 && zen4 ? Isa::Avx2 : isa);
     }
 }
