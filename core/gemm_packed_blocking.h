@@ -115,10 +115,16 @@ inline RowRange b_block_source(const float* B, int ldb, bool trans_b, int pc, in
 // Floats of op(B) (K,N) packed whole: every block of NC columns and KC of the inner dimension in
 // the order packed_product walks them (column blocks, then K blocks in each), each as pack_b
 // lays it out (panels of NR columns, the last zero-padded).
+// Floats of one packed block of op(B), kc × nc: its panels of NR columns, the last zero-padded.
+template <class Tile>
+int64_t packed_block_floats(int kc, int nc) {
+    constexpr int NR = Tile::NR;
+    return static_cast<int64_t>(kc) * ((nc + NR - 1) / NR * NR);
+}
+
 template <class Tile>
 int64_t packed_b_floats(int K, int N) {
-    constexpr int NR = Tile::NR;
-    return static_cast<int64_t>(K) * ((N + NR - 1) / NR * NR);
+    return packed_block_floats<Tile>(K, N);   // the column blocks' padded widths add up to N's
 }
 
 // op(B) packed whole into out (packed_b_floats(K, N) floats), for packed_product's prepacked_b:
@@ -132,7 +138,7 @@ void pack_b_whole(float* out, const float* B, int ldb, bool trans_b, int K, int 
             const int kc = blk_min(KC, K - pc);
             for (int j0 = 0; j0 < nc; j0 += NR)
                 Tile::pack_b(out + static_cast<int64_t>(j0) * kc, B, ldb, trans_b, pc, jc + j0, kc, blk_min(NR, nc - j0));
-            out += static_cast<int64_t>(kc) * ((nc + NR - 1) / NR * NR);
+            out += packed_block_floats<Tile>(kc, nc);
         }
     }
 }
@@ -149,7 +155,7 @@ void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, co
     if (threads > 1) blocks = (blk_max(blocks, threads) + threads - 1) / threads * threads;
     const int block_rows = blk_min(MC, ((M + blocks - 1) / blocks + MR - 1) / MR * MR);
     blocks = (M + block_rows - 1) / block_rows;
-    float* scratch = prepacked_b ? nullptr : kernels::gemm_scratch(0, static_cast<size_t>(KC) * ((blk_min(N, NC) + NR - 1) / NR * NR));
+    float* scratch = prepacked_b ? nullptr : kernels::gemm_scratch(0, static_cast<size_t>(packed_block_floats<Tile>(KC, blk_min(N, NC))));
     for (int jc = 0; jc < N; jc += NC) {
         const int nc = blk_min(NC, N - jc);
         for (int pc = 0; pc < K; pc += KC) {
@@ -159,7 +165,7 @@ void packed_product(float* C, int ldc, const float* A, int lda, bool trans_a, co
             const float* bp = scratch;
             if (prepacked_b) {
                 bp = prepacked_b;
-                prepacked_b += static_cast<int64_t>(kc) * ((nc + NR - 1) / NR * NR);
+                prepacked_b += packed_block_floats<Tile>(kc, nc);
             } else {
                 for (int j0 = 0; j0 < nc; j0 += NR)
                     Tile::pack_b(scratch + static_cast<int64_t>(j0) * kc, B, ldb, trans_b, pc, jc + j0, kc, blk_min(NR, nc - j0));

@@ -31,7 +31,7 @@ private:
     struct Entry {
         uint64_t generation = 0;   // packed while m_generation had this value
         int C = 0, OC = 0;
-        cpu::Isa isa = cpu::Isa::Generic;   // the tile
+        cpu::Isa tile = cpu::Isa::Generic;   // cpu::packed_tile() when packed
         std::unique_ptr<float, FreeDeleter> data;   // 64-byte aligned: the tiles load panels aligned
         int64_t capacity = 0;                       // floats of data
     };
