@@ -3,6 +3,7 @@
 #include "parallel_corpus.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
