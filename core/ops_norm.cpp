@@ -155,9 +155,11 @@ void norm_param_grad(Real* dweight, Real* dbias, const Real* dout, const Real* i
     // column sums its rows in order 0..N-1, so any thread count gives the same bits.
     constexpr int64_t COLUMN_BLOCK = 16;
     const int64_t blocks = (C + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
-    parallel_for(N >= 2 * ROWS_PER_THREAD ? blocks : 1, 1, [=](int64_t first, int64_t last) {
+    // Few rows: one piece of work over all the columns (not only the first block of 16).
+    const bool split = N >= 2 * ROWS_PER_THREAD;
+    parallel_for(split ? blocks : 1, 1, [=](int64_t first, int64_t last) {
         const int c0 = static_cast<int>(first * COLUMN_BLOCK);
-        const int c1 = static_cast<int>(std::min<int64_t>(C, last * COLUMN_BLOCK));
+        const int c1 = split ? static_cast<int>(std::min<int64_t>(C, last * COLUMN_BLOCK)) : C;
         norm_param_grad_columns(dweight, dbias, dout, inp, mean, rstd, N, C, c0, c1);
     });
 }
