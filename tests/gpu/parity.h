@@ -36,9 +36,12 @@ protected:
     void SetUp() override {
         const std::string reason = cuda_unavailable_reason();
         if (!reason.empty()) GTEST_SKIP() << "no CUDA device: " << reason;
-        m_cpu = make_cpu_backend();
+        m_cpu = make_reference_backend();
         m_gpu = make_cuda_backend();
     }
+
+    // The CPU backend the GPU is held to; a suite may pick another CPU configuration.
+    virtual std::unique_ptr<Backend> make_reference_backend() { return make_cpu_backend(); }
 
     Backend& cpu() { return *m_cpu; }
     Backend& gpu() { return *m_gpu; }
