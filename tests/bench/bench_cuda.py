@@ -6,8 +6,12 @@
 #   2. attention alone, 8 heads, dk 64, lengths 512-4096: our fused kernel and our step-by-step
 #      ops (tests/bench/attention_bench) vs torch.nn.functional.scaled_dot_product_attention;
 #   3. training on the Annotated copy task (`--preset annotated`): tokens/s of `txcli train
-#      --backend cuda` vs tests/bench/bench_train.py --device cuda.
+#      --backend cuda` vs tests/bench/bench_train.py --device cuda;
+#   4. KV-cached greedy generation, batch 1, a 16-id source, exactly n tokens (encoder included):
+#      `txcli bench --backend cuda --decode` vs bench_generate.py's hand-written cached loop
+#      (nn.Transformer has no cache), run here on the GPU with the same checkpoint's weights.
 # Usage: bench_cuda.py --txcli PATH --attention-bench PATH [--repeats 30] [--train-steps 200]
+#        [--decode 32,128,256]
 import argparse
 import json
 import math
@@ -67,6 +71,103 @@ def torch_sdpa_ms(B, H, L, dk, repeats):
     return cuda_median_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), repeats)
 
 
+def torch_generate_ms(ckpt, n, repeats):
+    """Median ms of bench_generate.py's cached greedy loop on the GPU: per decoder layer a
+    preallocated K/V cache [H, n, dk], one query row per step, the cross-attention K/V projected
+    once; the chosen id is read back every step, as ours downloads each step's log-probs."""
+    import time
+    import torch
+    import torch.nn.functional as F
+    sys.path.insert(0, HERE)
+    from bench_generate import SRC_LEN, read_checkpoint
+
+    config, arrays = read_checkpoint(ckpt)
+    if config.get("norm", "post") != "post":
+        raise SystemExit("bench_cuda.py: the generation peer is written for Post-LN checkpoints")
+    dev = torch.device("cuda")
+    w = {k: torch.from_numpy(v.copy()).to(dev) for k, v in arrays.items()}
+    D, H, L = config["d_model"], config["heads"], config["decoder_layers"]
+    dk = D // H
+    eps = config.get("ln_eps", 1e-5)
+    scale = 1.0 / math.sqrt(dk) if config.get("scale_attention", True) else 1.0
+    pe = torch.zeros(n + SRC_LEN + 1, D)
+    pos = torch.arange(pe.shape[0], dtype=torch.float32)[:, None]
+    div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div[: D // 2])
+    pe = pe.to(dev)
+    g = torch.Generator().manual_seed(1)
+    src = torch.tensor(torch.randint(4, config["src_vocab"], (SRC_LEN - 1,), generator=g).tolist()
+                       + [config["special"]["eos"]], device=dev)
+    bos = config["special"]["bos"]
+
+    def lin(x, name):
+        return F.linear(x, w[name + ".weight"], w[name + ".bias"])
+
+    def norm(x, name):
+        return F.layer_norm(x, (D,), w[name + ".weight"], w[name + ".bias"], eps)
+
+    def heads(x):   # [rows, D] -> [H, rows, dk]
+        return x.view(-1, H, dk).transpose(0, 1)
+
+    def attend(q, k, v):   # q [H, r, dk], k/v [H, keys, dk] -> [r, D]
+        p = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * scale, -1)
+        return torch.matmul(p, v).transpose(0, 1).reshape(-1, D)
+
+    def generate():
+        x = w["src_embed.weight"][src] * math.sqrt(D) + pe[:SRC_LEN]
+        for l in range(config["encoder_layers"]):
+            p = f"encoder.layers.{l}"
+            a = attend(heads(lin(x, p + ".self_attn.q_proj")), heads(lin(x, p + ".self_attn.k_proj")),
+                       heads(lin(x, p + ".self_attn.v_proj")))
+            x = norm(x + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
+            x = norm(x + lin(torch.relu(lin(x, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm2")
+        cross = []
+        self_k = torch.empty(L, H, n, dk, device=dev)
+        self_v = torch.empty(L, H, n, dk, device=dev)
+        for l in range(L):
+            p = f"decoder.layers.{l}.cross_attn"
+            cross.append((heads(lin(x, p + ".k_proj")), heads(lin(x, p + ".v_proj"))))
+        ids = [bos]
+        for t in range(n):
+            y = w["tgt_embed.weight"][ids[-1]][None] * math.sqrt(D) + pe[t:t + 1]   # [1, D]
+            for l in range(L):
+                p = f"decoder.layers.{l}"
+                self_k[l, :, t] = lin(y, p + ".self_attn.k_proj").view(H, dk)
+                self_v[l, :, t] = lin(y, p + ".self_attn.v_proj").view(H, dk)
+                a = attend(heads(lin(y, p + ".self_attn.q_proj")), self_k[l, :, :t + 1], self_v[l, :, :t + 1])
+                y = norm(y + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
+                a = attend(heads(lin(y, p + ".cross_attn.q_proj")), *cross[l])
+                y = norm(y + lin(a, p + ".cross_attn.out_proj"), p + ".norm2")
+                y = norm(y + lin(torch.relu(lin(y, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm3")
+            ids.append(int(torch.argmax(torch.log_softmax(lin(y, "generator"), -1)[0])))
+        return ids
+
+    with torch.inference_mode():
+        generate()   # warm-up
+        ms = []
+        for _ in range(repeats):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            generate()
+            torch.cuda.synchronize()
+            ms.append((time.perf_counter() - start) * 1000.0)
+    return statistics.median(ms)
+
+
+def ours_generate(txcli, ckpt, lengths, repeats):
+    """{n: (cached tok/s, full tok/s, same ids)} from `txcli bench --decode`'s table (batch 1)."""
+    out = subprocess.run([txcli, "bench", "--checkpoint", ckpt, "--backend", "cuda", "--decode",
+                          ",".join(map(str, lengths)), "--repeats", str(repeats), "--src-len", "16"],
+                         check=True, capture_output=True, text=True).stdout
+    result = {}
+    for line in out.splitlines():
+        f = line.split()
+        # tokens, full ms, [min-max], full tok/s, cached ms, [min-max], cached tok/s, speed-up, same ids
+        if len(f) == 9 and f[0].isdigit():
+            result[int(f[0])] = (float(f[6]), float(f[3]), f[8])
+    return result
+
+
 def run_json(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
@@ -78,6 +179,7 @@ def main():
     ap.add_argument("--attention-bench", required=True)
     ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--train-steps", type=int, default=200)
+    ap.add_argument("--decode", default="32,128,256")
     a = ap.parse_args()
     import torch
     print(f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; float32, no TF32 "
@@ -86,21 +188,33 @@ def main():
         ckpt = os.path.join(work, "base.safetensors")
         subprocess.run([a.txcli, "init", "--out", ckpt, "--d-model", "512", "--heads", "8", "--d-ff", "2048",
                         "--layers", "2", "--max-len", "512"], check=True, capture_output=True)
-        print("\n## Base model forward (ms, median); ours steps / ours fused / PyTorch eager")
-        print(f"{'B':>3} {'L':>4} {'ours':>9} {'fused':>9} {'pytorch':>9} {'speed-up':>9}")
-        for B in (1, 32):
-            for L in (32, 128, 512):
-                ours = {}
-                for attention in ("steps", "fused"):
-                    r = run_json([a.txcli, "bench", "--checkpoint", ckpt, "--backend", "cuda", "--batch", str(B),
-                                  "--src-len", str(L), "--tgt-len", str(L), "--attention", attention,
-                                  "--repeats", str(a.repeats), "--train-repeats", "0", "--json"])[0]
-                    ours[attention] = r["forward_ms"]["median"]
-                peer = torch_forward_ms(B, L, a.repeats)
-                best = min(ours.values())
-                print(f"{B:>3} {L:>4} {ours['steps']:>9.3f} {ours['fused']:>9.3f} {peer:>9.3f} {peer / best:>8.2f}x",
-                      flush=True)
+        # each section on its own: one that fails (its error printed) leaves the others' figures
+        for section in (forward_section, attention_section, training_section, generation_section):
+            try:
+                section(a, ckpt)
+            except Exception as e:   # noqa: BLE001 - report and go on
+                detail = getattr(e, "stderr", "") or ""
+                print(f"\n{section.__name__} FAILED: {e}\n{detail[-2000:]}", flush=True)
 
+
+def forward_section(a, ckpt):
+    print("\n## Base model forward (ms, median); ours steps / ours fused / PyTorch eager")
+    print(f"{'B':>3} {'L':>4} {'ours':>9} {'fused':>9} {'pytorch':>9} {'speed-up':>9}")
+    for B in (1, 32):
+        for L in (32, 128, 512):
+            ours = {}
+            for attention in ("steps", "fused"):
+                r = run_json([a.txcli, "bench", "--checkpoint", ckpt, "--backend", "cuda", "--batch", str(B),
+                              "--src-len", str(L), "--tgt-len", str(L), "--attention", attention,
+                              "--repeats", str(a.repeats), "--train-repeats", "0", "--json"])[0]
+                ours[attention] = r["forward_ms"]["median"]
+            peer = torch_forward_ms(B, L, a.repeats)
+            best = min(ours.values())
+            print(f"{B:>3} {L:>4} {ours['steps']:>9.3f} {ours['fused']:>9.3f} {peer:>9.3f} {peer / best:>8.2f}x",
+                  flush=True)
+
+
+def attention_section(a, ckpt):
     print("\n## Attention alone, batch 1, 8 heads, dk 64 (ms, median)")
     print(f"{'L':>5} {'fused':>9} {'steps':>9} {'sdpa':>9} {'fused/sdpa':>11}")
     rows = run_json([a.attention_bench, "--backend", "cuda", "--repeats", str(a.repeats), "512", "1024", "2048",
@@ -110,6 +224,8 @@ def main():
         print(f"{r['length']:>5} {r['fused_ms']:>9.3f} {r['steps_ms']:>9.3f} {sdpa:>9.3f} {r['fused_ms'] / sdpa:>10.2f}x",
               flush=True)
 
+
+def training_section(a, ckpt):
     print(f"\n## Training, Annotated copy task, {a.train_steps} steps (target tokens/s)")
     ours = run_json([a.txcli, "train", "--task", "copy", "--preset", "annotated", "--backend", "cuda", "--steps",
                      str(a.train_steps), "--json", "--quiet"])[0]
@@ -117,7 +233,18 @@ def main():
                      str(a.train_steps)])[0]
     print(f"ours {ours['tokens_per_s']:.0f} tok/s (exact match {ours['exact_match']:.3f}); "
           f"PyTorch {peer['tokens_per_s']:.0f} tok/s (exact match {peer['exact_match']:.3f}); "
-          f"{ours['tokens_per_s'] / peer['tokens_per_s']:.2f}x")
+          f"{ours['tokens_per_s'] / peer['tokens_per_s']:.2f}x", flush=True)
+
+
+def generation_section(a, ckpt):
+    print("\n## KV-cached greedy generation, batch 1, 16-id source, encoder included (tokens/s)")
+    lengths = [int(x) for x in a.decode.split(",")]
+    mine = ours_generate(a.txcli, ckpt, lengths, 5)
+    print(f"{'tokens':>6} {'ours cached':>12} {'ours full':>10} {'pytorch':>9} {'ours/pytorch':>13} {'same ids':>9}")
+    for n in lengths:
+        cached, full, same = mine[n]
+        peer = 1000.0 * n / torch_generate_ms(ckpt, n, 5)
+        print(f"{n:>6} {cached:>12.0f} {full:>10.0f} {peer:>9.0f} {cached / peer:>12.2f}x {same:>9}", flush=True)
 
 
 if __name__ == "__main__":
