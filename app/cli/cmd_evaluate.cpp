@@ -1,5 +1,5 @@
 // txcli evaluate: a trained translation (or copy) model on sentence pairs it never trained on:
-// corpus BLEU, exact match of the decoded text, and, with --alignments, how often each decoder
+// corpus BLEU, corpus chrF2, exact match of the decoded text, and, with --alignments, how often each decoder
 // layer's cross-attention puts its largest weight on the reference source word.
 #include <chrono>
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include "beam_search.h"
 #include "bleu.h"
 #include "checkpoint.h"
+#include "chrf.h"
 #include "commands.h"
 #include "decoding.h"
 #include "model_source.h"
@@ -25,7 +26,8 @@ constexpr const char* EVALUATE_HELP =
     "                      [--limit N] [--alignments FILE] [--threads N] [--json]\n"
     "\n"
     "Decodes the source side of sentence pairs and compares the text with the target side:\n"
-    "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens) and exact match of the whole text.\n"
+    "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens), corpus chrF2 (character 6-grams, beta 2,\n"
+    "as sacreBLEU) and exact match of the whole text. txcli score does the same for translations in a file.\n"
     "\n"
     "  --data FILE.tsv      source<TAB>target pairs (default assets/corpus/en-es/test.tsv)\n"
     "  --beam N             beam search with N beams (default 1: greedy decoding, batched)\n"
@@ -34,7 +36,7 @@ constexpr const char* EVALUATE_HELP =
     "  --alignments FILE    also score cross-attention alignments against reference links\n"
     "                       (source<TAB>target<TAB>t-s ..., e.g. assets/corpus/en-es/test.align.tsv)\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
-    "  --json               print one JSON object\n"
+    "  --json               print one JSON object (bleu and chrf in [0, 1]; the text shows them x100)\n"
     "Decoding stops at EOS or after 2 x the source length + 10 tokens (within max_len).\n";
 
 }  // namespace
@@ -100,13 +102,16 @@ int cmd_evaluate(const Argv& argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::vector<std::vector<std::string>> hypotheses, references;
+    std::vector<std::string> targets;
     int exact = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
         hypotheses.push_back(bleu_words(outputs[i]));
         references.push_back(bleu_words(pairs[i].target));
+        targets.push_back(pairs[i].target);
         exact += outputs[i] == pairs[i].target;
     }
     const BleuDetails bleu = corpus_bleu_details(hypotheses, references);
+    const double chrf = corpus_chrf(outputs, targets);
     const double exact_match = pairs.empty() ? 0.0 : static_cast<double>(exact) / pairs.size();
 
     std::string alignment_json;
@@ -130,13 +135,13 @@ int cmd_evaluate(const Argv& argv) {
     }
 
     if (args.flag("json")) {
-        std::printf("{\"pairs\": %zu, \"bleu\": %.6f, \"exact_match\": %.6f, \"brevity_penalty\": %.6f, "
+        std::printf("{\"pairs\": %zu, \"bleu\": %.6f, \"chrf\": %.6f, \"exact_match\": %.6f, \"brevity_penalty\": %.6f, "
                     "\"precisions\": [%.6f, %.6f, %.6f, %.6f], \"too_long\": %d, \"beam\": %d, \"seconds\": %.3f%s}\n",
-                    pairs.size(), bleu.bleu, exact_match, bleu.brevity_penalty, bleu.precision[0], bleu.precision[1],
+                    pairs.size(), bleu.bleu, chrf / 100, exact_match, bleu.brevity_penalty, bleu.precision[0], bleu.precision[1],
                     bleu.precision[2], bleu.precision[3], too_long, beam, seconds, alignment_json.c_str());
     } else {
-        std::printf("%zu pairs from %s, %s: BLEU %.2f, exact match %.1f%% (%d of %zu)%s, %.1f s\n", pairs.size(),
-                    data.c_str(), beam > 1 ? ("beam " + std::to_string(beam)).c_str() : "greedy", 100 * bleu.bleu,
+        std::printf("%zu pairs from %s, %s: BLEU %.2f, chrF2 %.2f, exact match %.1f%% (%d of %zu)%s, %.1f s\n", pairs.size(),
+                    data.c_str(), beam > 1 ? ("beam " + std::to_string(beam)).c_str() : "greedy", 100 * bleu.bleu, chrf,
                     100 * exact_match, exact, pairs.size(),
                     too_long ? (", " + std::to_string(too_long) + " too long for max_len").c_str() : "", seconds);
     }
