@@ -142,9 +142,11 @@ KnownWords load_known_words(const std::string& training_json, TokenizerKind toke
     }
     k.words.assign(k.set.begin(), k.set.end());
     std::sort(k.words.begin(), k.words.end());
-    // The corpus's test split, when it sits beside the training file (assets/corpus/en-es/test.tsv).
-    const fs::path test = fs::path(k.corpus).parent_path() / "test.tsv";
+    // The corpus's test split, when it sits beside the training file (assets/corpus/en-es/test.tsv,
+    // or compressed as the everyday corpus ships it: test.tsv.gz).
+    fs::path test = fs::path(k.corpus).parent_path() / "test.tsv";
     std::error_code ec;
+    if (!fs::is_regular_file(test, ec)) test += ".gz";
     if (fs::is_regular_file(test, ec)) {
         try {
             for (SentencePair& p : read_parallel_corpus(test.string())) k.test_sentences.push_back(std::move(p.source));

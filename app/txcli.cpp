@@ -21,7 +21,8 @@ constexpr const char* USAGE =
     "  forward   run sentences through the model step by step; --dump writes the trace\n"
     "  decode    decode sentences: greedy, beam search or sampling\n"
     "  train     train a model on a task (copy, copy-text, reverse, sort, translate)\n"
-    "  evaluate  BLEU and exact match of a model on sentence pairs (the test split by default)\n"
+    "  evaluate  BLEU, chrF and exact match of a model on sentence pairs (the test split by default)\n"
+    "  score     BLEU and chrF of translations in a file against the target side of sentence pairs\n"
     "  bench     time the forward pass per step\n"
     "  compare-variants  the rows of the variant comparison (txcli train --compare-row ID trains one)\n";
 
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
         if (command == "train") return cmd_train(rest);
         if (command == "bench") return cmd_bench(rest);
         if (command == "evaluate") return cmd_evaluate(rest);
+        if (command == "score") return cmd_score(rest);
         if (command == "compare-variants") return cmd_compare_variants(rest);
         std::fprintf(stderr, "txcli: unknown command '%s'\n%s", command.c_str(), USAGE);
         return 2;

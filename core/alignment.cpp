@@ -73,6 +73,10 @@ std::vector<std::pair<int, int>> parse_links(const std::string& text, const std:
 
 }  // namespace
 
+std::vector<int> piece_words(const std::string& text, const std::vector<Token>& tokens) {
+    return token_words(text, tokens, word_spans(text));
+}
+
 std::vector<AlignmentProbe> read_alignment_probes(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot open the alignment probes '" + path + "'");

@@ -21,6 +21,10 @@ struct AlignmentProbe {
 // line for a malformed one (or a link outside the sentence's words).
 std::vector<AlignmentProbe> read_alignment_probes(const std::string& path);
 
+// The bleu_words() word of each piece of `text` (tokens = tokenizer.tokenize(text)): the word that
+// holds the piece's first non-space byte; -1 for a piece after the last word.
+std::vector<int> piece_words(const std::string& text, const std::vector<Token>& tokens);
+
 // Which decoder row stands for a target piece: the row that produces it (its input is the
 // previous piece, BOS for the first), or the row that holds it as input (the heatmap's label).
 enum class QueryRow { Producing, Holding };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace tx {
 
@@ -22,6 +24,29 @@ void Optimizer::reset() {
     m_backend.fill_zero(m_m.data(), m_m.size() * sizeof(float));
     m_backend.fill_zero(m_v.data(), m_v.size() * sizeof(float));
     m_t = 0;
+}
+
+std::vector<float> Optimizer::first_moment() const {
+    std::vector<float> host(static_cast<size_t>(m_n));
+    m_backend.download(host.data(), m_m.data(), host.size() * sizeof(float));
+    return host;
+}
+
+std::vector<float> Optimizer::second_moment() const {
+    std::vector<float> host(static_cast<size_t>(m_n));
+    m_backend.download(host.data(), m_v.data(), host.size() * sizeof(float));
+    return host;
+}
+
+void Optimizer::restore(const std::vector<float>& m, const std::vector<float>& v, int64_t steps) {
+    const auto n = static_cast<size_t>(m_n);
+    if (m.size() != n || v.size() != n)
+        throw std::invalid_argument("Adam moments of " + std::to_string(m.size()) + " and " + std::to_string(v.size()) +
+                                    " values for " + std::to_string(n) + " parameters");
+    if (steps < 0) throw std::invalid_argument("Adam step count " + std::to_string(steps) + " is negative");
+    m_backend.upload(m_m.data(), m.data(), n * sizeof(float));
+    m_backend.upload(m_v.data(), v.data(), n * sizeof(float));
+    m_t = steps;
 }
 
 double Optimizer::gradient_norm(const float* grads) { return std::sqrt(m_backend.squared_norm(grads, m_n)); }

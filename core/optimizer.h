@@ -4,6 +4,7 @@
 // (parameters.h), so a step is one backend.adam_update over n floats.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "backend.h"
 
@@ -28,6 +29,12 @@ public:
     void step(float* params, float* grads, double norm, double lr);
     int64_t steps() const { return m_t; }
     void reset();   // moments to zero, step count to 0
+    // The moments as host copies [n] each, and their restoration with the step count (a resumed
+    // run continues Adam's bias correction where it stopped). restore() throws
+    // std::invalid_argument when a vector is not n long or steps < 0.
+    std::vector<float> first_moment() const;
+    std::vector<float> second_moment() const;
+    void restore(const std::vector<float>& m, const std::vector<float>& v, int64_t steps);
 
 private:
     Backend& m_backend;

@@ -2,10 +2,13 @@
 // line in a person's own file is reported by number instead of training on garbage.
 #include "parallel_corpus.h"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace tx {
@@ -47,8 +50,26 @@ std::string parallel_line_problem(const std::string& line) {
 }
 
 std::vector<SentencePair> read_parallel_corpus(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+        return read_parallel_corpus(in, path);
+    }
+    // gzip (the shipped corpora are compressed): inflated whole, then read as a plain file.
+    gzFile gz = gzopen(path.c_str(), "rb");
+    if (!gz) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+    std::string text;
+    char buffer[1 << 16];
+    int got = 0;
+    while ((got = gzread(gz, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(got));
+    // zlib reports a stream that ends early as Z_BUF_ERROR after the last read, not as a failed read.
+    int code = Z_OK;
+    const std::string error = gzerror(gz, &code);
+    gzclose(gz);
+    if (got < 0) throw std::runtime_error("cannot read '" + path + "' as gzip: " + error);
+    if (code == Z_BUF_ERROR)
+        throw std::runtime_error("cannot read '" + path + "' as gzip: the file ends inside the compressed data (truncated)");
+    std::istringstream in(std::move(text));
     return read_parallel_corpus(in, path);
 }
 

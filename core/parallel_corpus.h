@@ -16,7 +16,8 @@ struct SentencePair {
 // Reads every pair. Empty lines are skipped; a UTF-8 byte-order mark and CRLF line ends are
 // accepted. Throws std::runtime_error naming the file, the line number and the problem: no tab,
 // more than one tab, an empty side, invalid UTF-8, or a control character; also when the file
-// cannot be opened or holds no pair.
+// cannot be opened or holds no pair. A path ending in ".gz" is read as gzip; a damaged or
+// truncated one is refused with zlib's message.
 std::vector<SentencePair> read_parallel_corpus(const std::string& path);
 // The same from a stream; `what` names it in messages (the fuzz target's entry).
 std::vector<SentencePair> read_parallel_corpus(std::istream& in, const std::string& what);

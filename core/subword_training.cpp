@@ -44,7 +44,22 @@ std::string train_sentencepiece(const std::vector<std::string>& sentences, int v
     VectorIterator iterator(sentences);
     std::string model;
     const auto status = sentencepiece::SentencePieceTrainer::Train(args, &iterator, &model);
-    if (!status.ok()) throw std::runtime_error("subword training failed: " + status.ToString());
+    if (!status.ok()) {
+        // SentencePiece's own words for a size below what the text needs: "Vocabulary size is
+        // smaller than required_chars. 300 vs 314." Said in the option's terms instead.
+        const std::string message = status.ToString();
+        const size_t at = message.find("smaller than required_chars. ");
+        if (at != std::string::npos) {
+            const std::string counts = message.substr(at + 29);
+            const size_t vs = counts.find(" vs ");
+            const std::string needed = vs == std::string::npos ? "" : counts.substr(vs + 4, counts.find_first_not_of("0123456789", vs + 4) - vs - 4);
+            throw std::invalid_argument("a subword vocabulary of " + std::to_string(vocab_size) +
+                                        " pieces is too small for this text: its characters, the special pieces and the "
+                                        "byte pieces need " + (needed.empty() ? "more" : "at least " + needed) +
+                                        "; ask for more pieces");
+        }
+        throw std::runtime_error("subword training failed: " + message);
+    }
     return model;
 }
 

@@ -12,7 +12,8 @@ inline constexpr int MIN_SUBWORD_VOCAB = 300;   // 4 specials + 256 byte pieces 
 
 // Returns the serialized model. vocab_size is an upper bound: a small corpus may give fewer
 // pieces. Deterministic: the same sentences and size give the same model. Throws
-// std::invalid_argument for no sentences or vocab_size outside [MIN_SUBWORD_VOCAB, 64000], and
+// std::invalid_argument for no sentences, vocab_size outside [MIN_SUBWORD_VOCAB, 64000] or below
+// what the text's characters need (the message says how many), and
 // std::runtime_error with SentencePiece's message when training fails.
 std::string train_sentencepiece(const std::vector<std::string>& sentences, int vocab_size);
 

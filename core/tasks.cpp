@@ -302,9 +302,48 @@ void Task::load_corpus(int fit, const char* unit,
 void Task::restart() {
     m_train = Rng(mix_seed(TRAIN_STREAM, m_config.seed));
     m_batch_queue.clear();
+    m_refill_rng_state = 0;
+    m_batches_taken = 0;
+    m_batch_rows = 0;
+}
+
+TaskStreamPosition Task::stream_position() const {
+    TaskStreamPosition p;
+    p.rng_state = m_train.state();
+    p.queued = !m_batch_queue.empty();
+    if (p.queued) {
+        p.refill_rng_state = m_refill_rng_state;
+        p.batches_taken = m_batches_taken;
+        p.batch_rows = m_batch_rows;
+    }
+    return p;
+}
+
+void Task::seek(const TaskStreamPosition& p) {
+    m_batch_queue.clear();
+    m_batches_taken = 0;
+    if (!p.queued) {
+        m_train = Rng(p.rng_state);
+        return;
+    }
+    if (m_config.task != TaskKind::Translate && m_config.task != TaskKind::Lm)
+        throw ConfigError("training state: a batch queue is recorded, but the " + std::string(to_string(m_config.task)) +
+                          " task draws no length-grouped batches");
+    if (p.batch_rows < 1 || p.batches_taken < 0)
+        throw ConfigError("training state: the batch queue's rows or count are out of range");
+    m_train = Rng(p.refill_rng_state);
+    refill_length_batches(p.batch_rows);
+    if (static_cast<int64_t>(m_batch_queue.size()) <= p.batches_taken || m_train.state() != p.rng_state)
+        throw ConfigError("training state: the data stream does not match this corpus and these settings "
+                          "(the training data or the batch size changed since it was saved)");
+    for (int64_t i = 0; i < p.batches_taken; ++i) m_batch_queue.pop_back();
+    m_batches_taken = p.batches_taken;
 }
 
 void Task::refill_length_batches(int rows) {
+    m_refill_rng_state = m_train.state();
+    m_batches_taken = 0;
+    m_batch_rows = rows;
     std::vector<size_t> order(m_pairs.size());
     std::iota(order.begin(), order.end(), size_t{0});
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[m_train.uniform(i)]);
@@ -389,6 +428,7 @@ Batch Task::next_batch(int rows) {
         std::vector<Example> examples;
         for (size_t i : m_batch_queue.back()) examples.push_back(m_pairs[i]);
         m_batch_queue.pop_back();
+        ++m_batches_taken;
         return batch_of(examples);
     }
     std::vector<Example> examples;

@@ -26,12 +26,25 @@ public:
     uint64_t next();
     uint64_t uniform(uint64_t n);   // in [0, n), n >= 1
     double uniform01();             // in [0, 1)
+    uint64_t state() const { return m_state; }   // Rng(state()) continues the same stream
 
 private:
     uint64_t m_state;
 };
 
 uint64_t mix_seed(uint64_t a, uint64_t b);   // a hash of two values, for derived streams
+
+// Where a task's training stream stands, so that a resumed run draws the batches an
+// uninterrupted one would have drawn. Length-batched tasks (translate, lm) keep an epoch's queue
+// of batches: the generator's state before that queue was filled and how many batches were taken
+// from it rebuild it; other tasks need only the generator's state.
+struct TaskStreamPosition {
+    uint64_t rng_state = 0;         // the training generator now
+    bool queued = false;            // a length-batch queue is in use
+    uint64_t refill_rng_state = 0;  // queued: the generator before the queue was filled
+    int64_t batches_taken = 0;      // queued: batches taken from that queue
+    int batch_rows = 0;             // queued: the rows of those batches
+};
 
 struct Example {
     std::vector<int> input;    // content ids, no specials
@@ -78,6 +91,10 @@ public:
     Batch next_batch(int rows);
     Batch batch_of(const std::vector<Example>& examples) const;   // make_batch or make_next_token_batch, by task
     void restart();                  // the training stream from its first example again
+    TaskStreamPosition stream_position() const;
+    // Puts the stream where `position` says (from stream_position() of a task built from the same
+    // data and settings). Throws ConfigError when the position cannot be this task's.
+    void seek(const TaskStreamPosition& position);
     std::string text(const std::vector<int>& ids) const { return m_tokenizer.decode(ids); }
 
 private:
@@ -100,6 +117,9 @@ private:
     int m_skipped = 0;
     std::vector<std::vector<size_t>> m_batch_queue;   // translate: the epoch's batches left (pair indices)
     Rng m_train;
+    uint64_t m_refill_rng_state = 0;   // m_train's state before the queue was last filled
+    int64_t m_batches_taken = 0;       // taken from the queue since it was filled
+    int m_batch_rows = 0;              // the rows of the queue's batches
     std::vector<Example> m_held_out;
     std::set<std::vector<int>> m_held_out_inputs;
 };

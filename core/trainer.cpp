@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <condition_variable>
 #include <deque>
+#include <future>
+#include <memory>
 #include <optional>
 
 #include "decoding.h"
@@ -268,18 +270,56 @@ Checkpoint TrainingRun::checkpoint() const {
     return c;
 }
 
+TrainingState TrainingRun::state() const {
+    TrainingState s;
+    s.step = m_step;
+    s.adam_steps = m_optimizer->steps();
+    s.stream = m_task->stream_position();
+    s.adam_m = m_optimizer->first_moment();
+    s.adam_v = m_optimizer->second_moment();
+    s.parameters_hash = parameters_hash(parameters());
+    return s;
+}
+
+void TrainingRun::resume(const TrainingState& s) {
+    if (parameters_hash(parameters()) != s.parameters_hash)
+        throw ConfigError("the training state was saved with other weights than the checkpoint's (the two files come "
+                          "from different steps or runs)");
+    try {
+        m_optimizer->restore(s.adam_m, s.adam_v, s.adam_steps);
+    } catch (const std::invalid_argument& e) {
+        throw ConfigError(std::string("the training state does not fit this model: ") + e.what());
+    }
+    m_task->seek(s.stream);
+    m_step = s.step;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Trainer
 
 namespace {
 
-enum class Command { Start, Pause, Step, Stop, Reset };
+enum class CommandKind { Start, Pause, Step, Stop, Reset, Save };
+
+struct Command {
+    CommandKind kind = CommandKind::Start;
+    std::string path;                                    // Save: the checkpoint's path
+    std::shared_ptr<std::promise<std::string>> done;     // Save: "" or the error
+};
 
 }  // namespace
 
 struct Trainer::Impl {
-    Impl(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend, const Checkpoint* start_from)
+    Impl(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend, const Checkpoint* start_from,
+         const TrainingState* resume_from)
         : run(std::move(model), std::move(training), make_backend, start_from) {
+        if (resume_from) {
+            run.resume(*resume_from);
+            local.step = local.latest.step = run.step();
+            local.elapsed_s = resume_from->elapsed_s;
+            local.tokens = resume_from->tokens;
+            local.epoch = static_cast<int>((run.step() - 1) / run.training_config().batches_per_epoch) + 1;
+        }
         base.config = run.model_config();
         base.vocabulary = run.task().vocabulary();
         base.training_json = to_json(run.training_config());
@@ -293,10 +333,12 @@ struct Trainer::Impl {
     void command(Command c) {
         {
             std::lock_guard<std::mutex> lock(command_mutex);
-            commands.push_back(c);
+            commands.push_back(std::move(c));
         }
         wake.notify_one();
     }
+    void command(CommandKind kind) { command(Command{kind, {}, {}}); }
+    std::string save(const std::string& path);   // worker only
 
     void loop();
     void handle(Command c);
@@ -336,7 +378,7 @@ void Trainer::Impl::loop() {
             if (local.state != TrainerState::Running) wake.wait(lock, [this] { return quit || !commands.empty(); });
             if (quit) return;
             if (!commands.empty()) {
-                c = commands.front();
+                c = std::move(commands.front());
                 commands.pop_front();
                 have = true;
             }
@@ -345,6 +387,7 @@ void Trainer::Impl::loop() {
             if (have) handle(c);
             else advance();
         } catch (const std::exception& e) {
+            if (c.done) c.done->set_value(e.what());
             local.state = TrainerState::Finished;
             local.message = std::string("stopped by an error: ") + e.what();
             publish();
@@ -354,21 +397,24 @@ void Trainer::Impl::loop() {
 
 void Trainer::Impl::handle(Command c) {
     const TrainerState s = local.state;
-    switch (c) {
-        case Command::Start:
+    switch (c.kind) {
+        case CommandKind::Save:
+            c.done->set_value(save(c.path));
+            break;
+        case CommandKind::Start:
             if (s == TrainerState::Idle || s == TrainerState::Paused) {
                 local.state = TrainerState::Running;
                 local.message.clear();
                 publish();
             }
             break;
-        case Command::Pause:
+        case CommandKind::Pause:
             if (s == TrainerState::Running) {
                 local.state = TrainerState::Paused;
                 publish();
             }
             break;
-        case Command::Step:
+        case CommandKind::Step:
             if (s == TrainerState::Idle || s == TrainerState::Paused) {
                 local.state = TrainerState::Running;
                 advance();
@@ -378,14 +424,14 @@ void Trainer::Impl::handle(Command c) {
                 }
             }
             break;
-        case Command::Stop:
+        case CommandKind::Stop:
             if (s != TrainerState::Finished && s != TrainerState::Diverged) {
                 local.state = TrainerState::Finished;
                 local.message = "stopped at step " + std::to_string(run.step());
                 publish();
             }
             break;
-        case Command::Reset:
+        case CommandKind::Reset:
             run.reset();
             local = TrainingSnapshot{};
             local.total_steps = run.total_steps();
@@ -394,6 +440,21 @@ void Trainer::Impl::handle(Command c) {
             last_eval_step = -1;
             publish();
             break;
+    }
+}
+
+std::string Trainer::Impl::save(const std::string& path) {
+    try {
+        TrainingState state = run.state();
+        state.elapsed_s = local.elapsed_s;
+        state.tokens = local.tokens;
+        // The state first: a checkpoint that is newer than its state is refused on resume by the
+        // parameters' hash, never mixed.
+        save_training_state(training_state_path(path), state);
+        save_checkpoint(path, run.checkpoint());
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
     }
 }
 
@@ -478,8 +539,8 @@ void Trainer::Impl::publish() {
 }
 
 Trainer::Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend,
-                 const Checkpoint* start_from)
-    : m_impl(std::make_unique<Impl>(std::move(model), std::move(training), make_backend, start_from)) {}
+                 const Checkpoint* start_from, const TrainingState* resume_from)
+    : m_impl(std::make_unique<Impl>(std::move(model), std::move(training), make_backend, start_from, resume_from)) {}
 
 Trainer::~Trainer() {
     {
@@ -490,11 +551,18 @@ Trainer::~Trainer() {
     if (m_impl->worker.joinable()) m_impl->worker.join();
 }
 
-void Trainer::start() { m_impl->command(Command::Start); }
-void Trainer::pause() { m_impl->command(Command::Pause); }
-void Trainer::step_once() { m_impl->command(Command::Step); }
-void Trainer::stop() { m_impl->command(Command::Stop); }
-void Trainer::reset() { m_impl->command(Command::Reset); }
+void Trainer::start() { m_impl->command(CommandKind::Start); }
+void Trainer::pause() { m_impl->command(CommandKind::Pause); }
+void Trainer::step_once() { m_impl->command(CommandKind::Step); }
+void Trainer::stop() { m_impl->command(CommandKind::Stop); }
+void Trainer::reset() { m_impl->command(CommandKind::Reset); }
+
+std::string Trainer::save_resumable(const std::string& path) {
+    auto done = std::make_shared<std::promise<std::string>>();
+    std::future<std::string> result = done->get_future();
+    m_impl->command(Command{CommandKind::Save, path, done});
+    return result.get();
+}
 
 TrainingSnapshot Trainer::snapshot() const {
     std::lock_guard<std::mutex> lock(m_impl->snapshot_mutex);

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "checkpoint.h"
 #include "training_config.h"
+#include "training_state.h"
 
 namespace tx {
 
@@ -121,6 +122,13 @@ public:
     Transformer& model() { return *m_model; }
     std::vector<float> parameters() const;
     Checkpoint checkpoint() const;   // current weights + config, vocabulary, training JSON
+    // The optimizer, step and data-stream state that, with checkpoint(), resumes this run.
+    TrainingState state() const;
+    // Continues a saved run: the weights must be the ones the state was saved with (the run was
+    // built with start_from = that checkpoint); then the moments, step and data stream are
+    // restored, and the next train_step() is the one the saved run would have taken. Throws
+    // ConfigError when the state belongs to other weights or another data stream.
+    void resume(const TrainingState& state);
 
 private:
     ModelConfig m_model_config;
@@ -141,8 +149,9 @@ public:
     // Throws ConfigError for invalid settings, DeviceError when the backend cannot be made.
     // Only the trainer's thread uses the backend (and so the device) once it has started.
     // start_from: fine-tune that checkpoint (see TrainingRun); reset() returns to its weights.
+    // resume_from (with start_from = the checkpoint saved with it): continue that run (TrainingRun::resume).
     Trainer(ModelConfig model, TrainingConfig training, const BackendFactory& make_backend = make_cpu_backend,
-            const Checkpoint* start_from = nullptr);
+            const Checkpoint* start_from = nullptr, const TrainingState* resume_from = nullptr);
     ~Trainer();   // stops and joins the thread
     Trainer(const Trainer&) = delete;
     Trainer& operator=(const Trainer&) = delete;
@@ -155,6 +164,10 @@ public:
     TrainingSnapshot snapshot() const;   // a copy, taken under the short lock
     // The current (last good) weights with config, vocabulary and training settings.
     Checkpoint checkpoint() const;
+    // Writes the checkpoint (path) and its training state (training_state_path(path)) of one
+    // step, between steps on the trainer's thread; both atomically. Returns when they are
+    // written: "" on success, else the error's message. Works in every state, Finished included.
+    std::string save_resumable(const std::string& path);
     const ModelConfig& model_config() const;
     const TrainingConfig& training_config() const;
 

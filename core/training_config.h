@@ -77,11 +77,12 @@ std::optional<std::string> validate(const TrainingConfig& config);
 std::string to_json(const TrainingConfig& config);
 TrainingConfig training_config_from_json(const std::string& json);   // throws ConfigError
 
-enum class Preset { Tiny, Annotated, Translate };
+enum class Preset { Tiny, Annotated, Translate, Everyday };
 std::optional<Preset> preset_from_string(const std::string& name);
 // The model hyperparameters of a preset (vocab sizes left for the task to set):
 // tiny = 64/4/256, 2+2 layers, dropout 0; annotated = 512/8/2048, 2+2, dropout 0.1;
-// translate = the shipped English -> Spanish model (training_config.cpp says how it was chosen).
+// translate = the small-grammar English -> Spanish model; everyday = the everyday-English one
+// (training_config.cpp says how each was chosen).
 ModelConfig preset_model(Preset preset);
 TrainingConfig preset_training(Preset preset, TaskKind task);
 // A preset's model made fit for a task: next-token tasks get the decoder-only stack (as many

@@ -5,7 +5,7 @@ set -euo pipefail
 
 TX_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libeigen3-dev nlohmann-json3-dev libgtest-dev googletest libsentencepiece-dev
+  libeigen3-dev nlohmann-json3-dev libgtest-dev googletest libsentencepiece-dev zlib1g-dev
   libimgui-dev libglfw3-dev libstb-dev libgl-dev libgl1-mesa-dri
   xvfb xauth
   clang libclang-rt-14-dev

@@ -79,6 +79,23 @@ TEST(Subword, TrainingIsDeterministic) {
     EXPECT_EQ(train_sentencepiece(training_sentences(), 400), shared_model());
 }
 
+// Too few pieces for the text's characters: said in the option's terms, with the count it needs.
+TEST(Subword, TooSmallAVocabularyIsNamedWithWhatItNeeds) {
+    std::vector<std::string> sentences = training_sentences();
+    std::string many;   // 80 more distinct characters (Greek and Cyrillic letters)
+    for (char32_t c = 0x3B1; c < 0x3B1 + 40; ++c) many += std::string{char(0xCE | ((c >> 6) & 1)), char(0x80 | (c & 0x3F))};
+    for (char32_t c = 0x430; c < 0x430 + 40; ++c) many += std::string{char(0xD0 | ((c >> 6) & 1)), char(0x80 | (c & 0x3F))};
+    sentences.push_back(many);
+    try {
+        train_sentencepiece(sentences, 300);
+        FAIL() << "300 pieces were accepted for text with more characters than that holds";
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("a subword vocabulary of 300 pieces is too small"), std::string::npos) << what;
+        EXPECT_NE(what.find("need at least 3"), std::string::npos) << what;
+    }
+}
+
 TEST(Subword, AnyTypedTextRoundTrips) {
     const Tokenizer tok = shared_tokenizer();
     for (const std::string text :

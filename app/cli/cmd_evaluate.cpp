@@ -1,5 +1,5 @@
 // txcli evaluate: a trained translation (or copy) model on sentence pairs it never trained on:
-// corpus BLEU, exact match of the decoded text, and, with --alignments, how often each decoder
+// corpus BLEU, corpus chrF2, exact match of the decoded text, and, with --alignments, how often each decoder
 // layer's cross-attention puts its largest weight on the reference source word.
 #include <chrono>
 #include <cstdio>
@@ -9,10 +9,12 @@
 #include "beam_search.h"
 #include "bleu.h"
 #include "checkpoint.h"
+#include "chrf.h"
 #include "commands.h"
 #include "decoding.h"
 #include "model_source.h"
 #include "parallel_corpus.h"
+#include "pronoun_probe.h"
 #include "tasks.h"
 #include "threads.h"
 
@@ -22,10 +24,11 @@ namespace {
 
 constexpr const char* EVALUATE_HELP =
     "usage: txcli evaluate --checkpoint FILE [--data FILE.tsv] [--beam N] [--length-penalty A]\n"
-    "                      [--limit N] [--alignments FILE] [--threads N] [--json]\n"
+    "                      [--limit N] [--alignments FILE] [--pronouns FILE] [--threads N] [--json]\n"
     "\n"
     "Decodes the source side of sentence pairs and compares the text with the target side:\n"
-    "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens) and exact match of the whole text.\n"
+    "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens), corpus chrF2 (character 6-grams, beta 2,\n"
+    "as sacreBLEU) and exact match of the whole text. txcli score does the same for translations in a file.\n"
     "\n"
     "  --data FILE.tsv      source<TAB>target pairs (default assets/corpus/en-es/test.tsv)\n"
     "  --beam N             beam search with N beams (default 1: greedy decoding, batched)\n"
@@ -33,9 +36,53 @@ constexpr const char* EVALUATE_HELP =
     "  --limit N            only the first N pairs\n"
     "  --alignments FILE    also score cross-attention alignments against reference links\n"
     "                       (source<TAB>target<TAB>t-s ..., e.g. assets/corpus/en-es/test.align.tsv)\n"
+    "  --pronouns FILE      also score pronoun probes (e.g. assets/corpus/everyday/pronoun_test.tsv): how often\n"
+    "                       the greedy translation's adjective agrees with the noun \"it\" refers to, and per\n"
+    "                       head the share of probes where the encoder's \"it\" row, and the cross-attention\n"
+    "                       row that writes the adjective, weigh the referent above the other noun\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
-    "  --json               print one JSON object\n"
+    "  --json               print one JSON object (bleu and chrf in [0, 1]; the text shows them x100)\n"
     "Decoding stops at EOS or after 2 x the source length + 10 tokens (within max_len).\n";
+
+// Prints the pronoun report (unless json) and returns its JSON member (", \"pronouns\": {...}").
+std::string report_pronouns(Transformer& model, const Tokenizer& tokenizer, const std::string& path, bool json) {
+    const std::vector<PronounProbe> probes = read_pronoun_probes(path);
+    const PronounReport r = score_pronouns(model, tokenizer, probes);
+    const auto percent = [](int a, int b) { return b ? 100.0 * a / b : 0.0; };
+    std::string out = ", \"pronouns\": {\"probes\": " + std::to_string(r.probes) +
+                      ", \"agreeing\": " + std::to_string(r.agreeing) + ", \"gender_marked\": " + std::to_string(r.marked) +
+                      ", \"gender_marked_agreeing\": " + std::to_string(r.marked_agreeing);
+    if (!json)
+        std::printf("pronouns: %d probes from %s; the greedy translation holds the reference adjective in %d (%.1f%%); "
+                    "of the %d whose adjective shows gender, %d (%.1f%%)\n",
+                    r.probes, path.c_str(), r.agreeing, percent(r.agreeing, r.probes), r.marked, r.marked_agreeing,
+                    percent(r.marked_agreeing, r.marked));
+    for (const auto& [name, shares] : {std::pair<const char*, const HeadShares*>{"encoder_self_it_row", &r.encoder_self},
+                                       std::pair<const char*, const HeadShares*>{"cross_adjective_row", &r.cross}}) {
+        if (!json)
+            std::printf("  %s: share of probes where the head weighs the referent above the other noun\n",
+                        std::string(name) == "encoder_self_it_row" ? "encoder self-attention, the \"it\" row"
+                                                                    : "cross-attention, the row that writes the adjective");
+        out += std::string(", \"") + name + "\": [";
+        int best_layer = 0, best_head = 0;
+        for (int l = 0; l < shares->layers; ++l) {
+            if (!json) std::printf("    layer %d:", l);
+            out += std::string(l ? ", " : "") + "[";
+            for (int h = 0; h < shares->heads; ++h) {
+                const double share = shares->share(l, h);
+                if (share > shares->share(best_layer, best_head)) best_layer = l, best_head = h;
+                if (!json) std::printf(" %5.1f%%", 100 * share);
+                out += (h ? ", " : "") + std::to_string(share);
+            }
+            out += "]";
+            if (!json) std::printf("\n");
+        }
+        out += "]";
+        if (!json)
+            std::printf("    best: layer %d head %d, %.1f%%\n", best_layer, best_head, 100 * shares->share(best_layer, best_head));
+    }
+    return out + "}";
+}
 
 }  // namespace
 
@@ -44,7 +91,7 @@ int cmd_evaluate(const Argv& argv) {
         std::fputs(EVALUATE_HELP, stdout);
         return 0;
     }
-    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "threads"}, {"json"});
+    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "pronouns", "threads"}, {"json"});
     const std::string path = args.get("checkpoint");
     const int beam = static_cast<int>(args.integer("beam", 1, 1, 64));
     const double alpha = args.real("length-penalty", 0.6, 0.0, 10.0);
@@ -100,13 +147,16 @@ int cmd_evaluate(const Argv& argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::vector<std::vector<std::string>> hypotheses, references;
+    std::vector<std::string> targets;
     int exact = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
         hypotheses.push_back(bleu_words(outputs[i]));
         references.push_back(bleu_words(pairs[i].target));
+        targets.push_back(pairs[i].target);
         exact += outputs[i] == pairs[i].target;
     }
     const BleuDetails bleu = corpus_bleu_details(hypotheses, references);
+    const double chrf = corpus_chrf(outputs, targets);
     const double exact_match = pairs.empty() ? 0.0 : static_cast<double>(exact) / pairs.size();
 
     std::string alignment_json;
@@ -129,14 +179,17 @@ int cmd_evaluate(const Argv& argv) {
         alignment_json += "}";
     }
 
+    std::string pronoun_json;
+    if (args.has("pronouns")) pronoun_json = report_pronouns(model, tokenizer, args.get("pronouns"), args.flag("json"));
+
     if (args.flag("json")) {
-        std::printf("{\"pairs\": %zu, \"bleu\": %.6f, \"exact_match\": %.6f, \"brevity_penalty\": %.6f, "
+        std::printf("{\"pairs\": %zu, \"bleu\": %.6f, \"chrf\": %.6f, \"exact_match\": %.6f, \"brevity_penalty\": %.6f, "
                     "\"precisions\": [%.6f, %.6f, %.6f, %.6f], \"too_long\": %d, \"beam\": %d, \"seconds\": %.3f%s}\n",
-                    pairs.size(), bleu.bleu, exact_match, bleu.brevity_penalty, bleu.precision[0], bleu.precision[1],
-                    bleu.precision[2], bleu.precision[3], too_long, beam, seconds, alignment_json.c_str());
+                    pairs.size(), bleu.bleu, chrf / 100, exact_match, bleu.brevity_penalty, bleu.precision[0], bleu.precision[1],
+                    bleu.precision[2], bleu.precision[3], too_long, beam, seconds, (alignment_json + pronoun_json).c_str());
     } else {
-        std::printf("%zu pairs from %s, %s: BLEU %.2f, exact match %.1f%% (%d of %zu)%s, %.1f s\n", pairs.size(),
-                    data.c_str(), beam > 1 ? ("beam " + std::to_string(beam)).c_str() : "greedy", 100 * bleu.bleu,
+        std::printf("%zu pairs from %s, %s: BLEU %.2f, chrF2 %.2f, exact match %.1f%% (%d of %zu)%s, %.1f s\n", pairs.size(),
+                    data.c_str(), beam > 1 ? ("beam " + std::to_string(beam)).c_str() : "greedy", 100 * bleu.bleu, chrf,
                     100 * exact_match, exact, pairs.size(),
                     too_long ? (", " + std::to_string(too_long) + " too long for max_len").c_str() : "", seconds);
     }

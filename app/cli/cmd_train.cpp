@@ -20,6 +20,7 @@
 #include "tasks.h"
 #include "threads.h"
 #include "trainer.h"
+#include "training_state.h"
 #include "transformer.h"
 #include "variant_comparison.h"
 
@@ -31,7 +32,7 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void on_sigint(int) { g_interrupted = 1; }
 
 constexpr const char* TRAIN_HELP =
-    "usage: txcli train --task copy|copy-text|reverse|sort|translate|induction|lm [--preset tiny|annotated|translate]\n"
+    "usage: txcli train --task copy|copy-text|reverse|sort|translate|induction|lm [--preset tiny|annotated|translate|everyday]\n"
     "                   [--steps N | --until-exact R | --until-loss L] [--seed N] [--save FILE] [--log FILE.csv]\n"
     "                   [--backend cpu|cuda] [--threads N] [overrides]\n"
     "\n"
@@ -46,7 +47,8 @@ constexpr const char* TRAIN_HELP =
     "  --preset NAME        tiny (64/4/256, 2+2 layers; default), annotated (512/8/2048, 2+2,\n"
     "                       dropout 0.1, batch 80, 20 x 20 batches, lr 0.5, warmup 400) or translate\n"
     "                       (128/4/512, 3+3, dropout 0.1, subword tokens, label smoothing 0.1,\n"
-    "                       batch 64 grouped by length, lr 1, warmup 1500)\n"
+    "                       batch 64 grouped by length, lr 1, warmup 1500) or everyday (256/8/1024, 4+4,\n"
+    "                       the everyday-English corpus, 8000 pieces, max_len 128, warmup 4000)\n"
     "  --steps N            train N steps (default: epochs x batches of the preset)\n"
     "  --until-exact R      stop once held-out exact match >= R (0..1), at most --steps steps\n"
     "  --until-loss L       stop once the held-out loss < L (induction: the second half's), at most --steps\n"
@@ -54,7 +56,11 @@ constexpr const char* TRAIN_HELP =
     "                       generalisation; induction: N symbols repeated once)\n"
     "  --seed N             model initialisation and data stream (default 1)\n"
     "  --save FILE          write the checkpoint (.safetensors) at the end or on Ctrl-C\n"
-    "  --save-every N       also write it every N steps while training (long runs)\n"
+    "  --save-every N       also write it every N steps while training (long runs), with its training\n"
+    "                       state beside it (FILE.state: Adam's moments, the step, the data stream)\n"
+    "  --resume             continue the run saved in --save FILE and FILE.state where it stopped, with\n"
+    "                       its saved settings; only --steps (a new total), --save-every, --log (appended),\n"
+    "                       --threads, --backend, --eval-every, --log-every, --json and --quiet may be added\n"
     "  --log FILE.csv       step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
     "  --json               print the final summary as one JSON object\n"
@@ -91,6 +97,196 @@ std::string asset_or(const std::string& path) {
     return find_asset(path);
 }
 
+// The training loop's driver, shared by new and resumed runs: progress lines, the CSV log,
+// saving every --save-every steps, the final save and the summary.
+int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t, const BackendFactory& make_backend,
+                 int test_length, const Checkpoint* start_from, const TrainingState* resume_from) {
+
+    const long long save_every = args.integer("save-every", 0, 1, 1LL << 40);
+    if (save_every > 0 && !args.has("save")) throw CliError("--save-every needs --save FILE");
+    // Runs saved as they go, or resumed, keep their training state beside the checkpoint to the end,
+    // so they can be resumed again (or extended with a larger --steps).
+    const bool resumable = save_every > 0 || resume_from != nullptr;
+    const auto wall_start = std::chrono::steady_clock::now();
+    Trainer trainer(m, t, make_backend, start_from, resume_from);
+    const ModelConfig& mc = trainer.model_config();
+    const bool quiet = args.flag("quiet"), json = args.flag("json");
+    const bool tty = isatty(fileno(stderr)) && !quiet;
+    std::fprintf(stderr, "training %s on %s: d_model %d, heads %d, d_ff %d, layers %d+%d, vocab %d, batch %d, %lld steps%s\n",
+                 to_string(t.task), args.get_or("backend", "cpu").c_str(), mc.d_model, mc.heads, mc.d_ff, mc.encoder_layers, mc.decoder_layers, mc.tgt_vocab,
+                 t.batch, static_cast<long long>(t.total_steps()),
+                 t.target_exact > 0 ? (" (or until " + std::to_string(t.target_exact) + " exact match)").c_str() : "");
+
+    std::ofstream log;
+    if (args.has("log")) {
+        // A resumed run appends to its curve; a new one starts it.
+        const bool append = resume_from && std::filesystem::exists(args.get("log")) &&
+                            std::filesystem::file_size(args.get("log")) > 0;
+        log.open(args.get("log"), append ? std::ios::app : std::ios::trunc);
+        if (!log) throw CliError("--log: cannot write '" + args.get("log") + "'");
+        if (!append) log << "step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s\n";
+    }
+    g_interrupted = 0;
+    auto* previous = std::signal(SIGINT, on_sigint);
+    trainer.start();
+
+    int64_t last_saved = resume_from ? resume_from->step : 0;
+    size_t logged = 0;
+    double last_line = -1e9;
+    bool stop_sent = false;
+    TrainingSnapshot snap;
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        snap = trainer.snapshot();
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        for (; logged < snap.history.size(); ++logged) {
+            const TrainingPoint& p = snap.history[logged];
+            if (log)
+                log << p.step << ',' << p.loss << ',' << p.eval_loss << ',' << p.lr << ',' << p.token_accuracy << ','
+                    << p.exact_match << ',' << p.bleu << ',' << p.tokens_per_s << '\n';
+        }
+        const bool done = snap.state == TrainerState::Finished || snap.state == TrainerState::Diverged;
+        if (save_every > 0 && !done && snap.step >= last_saved + save_every) {
+            if (const std::string error = trainer.save_resumable(args.get("save")); !error.empty())
+                std::fprintf(stderr, "\nwarning: could not save at step %lld: %s\n", static_cast<long long>(snap.step),
+                             error.c_str());
+            last_saved = snap.step;
+        }
+        if (!quiet && snap.step > 0 && (tty ? wall - last_line >= 0.2 : wall - last_line >= 5.0 || done)) {
+            last_line = wall;
+            const TrainingPoint& p = snap.latest;
+            const double eta = snap.step > 0 ? wall / snap.step * (snap.total_steps - snap.step) : -1;
+            char task_part[96];
+            if (t.task == TaskKind::Induction)
+                std::snprintf(task_part, sizeof task_part, "halves %.3f / %.3f  2nd-half acc %5.1f%%", p.first_half_loss,
+                              p.second_half_loss, 100 * p.second_half_accuracy);
+            else if (t.task == TaskKind::Lm)
+                std::snprintf(task_part, sizeof task_part, "ppl %.2f  acc %5.1f%%", std::exp(p.eval_loss), 100 * p.token_accuracy);
+            else
+                std::snprintf(task_part, sizeof task_part, "acc %5.1f%%  exact %5.1f%%  BLEU %5.1f", 100 * p.token_accuracy,
+                              100 * p.exact_match, 100 * p.bleu);
+            std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  eval %.4f  %s  lr %.2e  %.0f tok/s  %s elapsed, ETA %s%s",
+                         tty ? "\r" : "", static_cast<long long>(snap.step), static_cast<long long>(snap.total_steps),
+                         p.loss, p.eval_loss, task_part, p.lr, p.tokens_per_s,
+                         fmt_duration(wall).c_str(), fmt_duration(eta).c_str(), tty ? "\x1b[K" : "\n");
+        }
+        if (done) break;
+        if (g_interrupted && !stop_sent) {
+            trainer.stop();
+            stop_sent = true;
+        }
+    }
+    if (tty) std::fputc('\n', stderr);
+    std::signal(SIGINT, previous);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (log) log.close();
+    if (args.has("save") && resumable) {
+        if (const std::string error = trainer.save_resumable(args.get("save")); !error.empty())
+            throw CliError("--save: " + error);
+        std::fprintf(stderr, "saved %s and its training state %s\n", args.get("save").c_str(),
+                     training_state_path(args.get("save")).c_str());
+    } else if (args.has("save")) {
+        save_checkpoint(args.get("save"), trainer.checkpoint());
+        std::fprintf(stderr, "saved %s\n", args.get("save").c_str());
+    }
+    const double tokens_per_s = snap.elapsed_s > 0 ? static_cast<double>(snap.tokens) / snap.elapsed_s : 0.0;
+    const TrainingPoint& p = snap.latest;
+    // Length generalisation: the trained weights on held-out sequences of another length.
+    EvalResult test;
+    if (test_length > 0) {
+        const Checkpoint c = trainer.checkpoint();
+        std::unique_ptr<Backend> backend = make_backend();
+        Transformer model(c.config, *backend);
+        model.set_parameters(c.parameters);
+        TrainingConfig tt = t;
+        tt.length = test_length;
+        tt.min_length = 0;   // every test sequence of exactly that length
+        const Task test_task(tt, c.config.max_len, c.config.tokenizer, c.config.special);
+        test = next_token_task(t.task) ? evaluate_next_token(model, test_task.held_out(), test_task.repeats())
+                                      : evaluate(model, test_task.held_out(), true);
+    }
+    const bool halves = t.task == TaskKind::Induction, lm = t.task == TaskKind::Lm;
+    if (json) {
+        const cpu::MachineInfo machine = cpu::machine_info();   // where it ran: the machines differ (shared/PERF.md)
+        std::printf("{\"cpu\": %s, \"isa\": \"%s\", \"flops_per_cycle\": %d, \"max_ghz\": %.3f, ",
+                    nlohmann::json(machine.cpu_model).dump().c_str(), cpu::isa_name(cpu::active_isa()),
+                    machine.flops_per_cycle, machine.max_ghz);
+        std::printf("\"task\": \"%s\", \"steps\": %lld, \"loss\": %.6g, \"eval_loss\": %.6g, \"token_accuracy\": %.6g, "
+                    "\"exact_match\": %.6g, \"bleu\": %.6g, \"tokens_per_s\": %.1f, \"train_s\": %.3f, \"wall_s\": %.3f, "
+                    "\"state\": \"%s\", \"message\": \"%s\"",
+                    to_string(t.task), static_cast<long long>(snap.step), p.loss, p.eval_loss, p.token_accuracy,
+                    p.exact_match, p.bleu, tokens_per_s, snap.elapsed_s, wall, to_string(snap.state), snap.message.c_str());
+        if (halves)
+            std::printf(", \"first_half_loss\": %.6g, \"first_half_accuracy\": %.6g, \"second_half_loss\": %.6g, "
+                        "\"second_half_accuracy\": %.6g",
+                        p.first_half_loss, p.first_half_accuracy, p.second_half_loss, p.second_half_accuracy);
+        if (lm) std::printf(", \"perplexity\": %.6g", std::exp(p.eval_loss));
+        if (test_length > 0) {
+            std::printf(", \"test_length\": %d, \"test_loss\": %.6g, \"test_token_accuracy\": %.6g, \"test_exact_match\": %.6g",
+                        test_length, test.loss, test.token_accuracy, test.exact_match);
+            if (halves)
+                std::printf(", \"test_second_half_loss\": %.6g, \"test_second_half_accuracy\": %.6g", test.second_half_loss,
+                            test.second_half_accuracy);
+        }
+        std::printf("}\n");
+    } else if (halves) {
+        std::printf("%s. loss %.4f, held-out loss %.4f: first half (random) %.4f, accuracy %.1f%%; second half (repeated) "
+                    "%.4f, accuracy %.1f%%; whole second half right %.1f%%. %.0f target tokens/s, %.1f s training, %.1f s wall\n",
+                    snap.message.c_str(), p.loss, p.eval_loss, p.first_half_loss, 100 * p.first_half_accuracy,
+                    p.second_half_loss, 100 * p.second_half_accuracy, 100 * p.exact_match, tokens_per_s, snap.elapsed_s, wall);
+    } else if (lm) {
+        std::printf("%s. loss %.4f, held-out loss %.4f, perplexity %.2f, next-token accuracy %.1f%%. %.0f target tokens/s, "
+                    "%.1f s training, %.1f s wall\n",
+                    snap.message.c_str(), p.loss, p.eval_loss, std::exp(p.eval_loss), 100 * p.token_accuracy, tokens_per_s,
+                    snap.elapsed_s, wall);
+    } else {
+        std::printf("%s. loss %.4f, held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%, BLEU %.1f, "
+                    "%.0f target tokens/s, %.1f s training, %.1f s wall\n",
+                    snap.message.c_str(), p.loss, p.eval_loss,
+                    100 * p.token_accuracy, 100 * p.exact_match, 100 * p.bleu, tokens_per_s, snap.elapsed_s, wall);
+    }
+    if (test_length > 0 && !json) {
+        if (halves)
+            std::printf("at length %d: second half loss %.4f, accuracy %.1f%%; whole second half right %.1f%%\n", test_length,
+                        test.second_half_loss, 100 * test.second_half_accuracy, 100 * test.exact_match);
+        else
+            std::printf("at length %d: held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%\n", test_length, test.loss,
+                        100 * test.token_accuracy, 100 * test.exact_match);
+    }
+    if (snap.state == TrainerState::Diverged) return 1;
+    return 0;   // Ctrl-C included: stopped and saved cleanly
+}
+
+// --resume: the saved run's model, tokenizer, weights and settings, continued from its training state.
+int resume_training(const Args& args) {
+    for (const char* name : {"task", "preset", "until-exact", "seed", "d-model", "heads", "d-ff", "layers", "dropout",
+                             "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup", "smoothing",
+                             "clip", "eval-sequences", "symbols", "length", "variant", "vocab", "sentences",
+                             "random-fraction", "data", "subword-vocab", "arch", "positional", "ffn", "norm-kind",
+                             "window", "until-loss", "test-length", "min-length", "compare-row"})
+        if (args.has(name))
+            throw CliError(std::string("--") + name + " cannot be combined with --resume: the saved run's settings are used");
+    if (!args.has("save")) throw CliError("--resume needs --save FILE: the checkpoint to continue (and FILE.state beside it)");
+    const std::string path = args.get("save"), state_path = training_state_path(path);
+    if (!std::filesystem::exists(path)) throw CliError("--resume: no checkpoint '" + path + "'");
+    if (!std::filesystem::exists(state_path))
+        throw CliError("--resume: no training state '" + state_path + "' beside the checkpoint (it is written by "
+                       "--save-every)");
+    const Checkpoint checkpoint = load_checkpoint(path);
+    const TrainingState state = load_training_state(state_path);
+    if (checkpoint.training_json.empty()) throw CliError("--resume: '" + path + "' holds no training settings");
+    TrainingConfig t = training_config_from_json(checkpoint.training_json);
+    t.max_steps = args.integer("steps", t.total_steps(), 1, 1LL << 40);
+    t.eval_every = static_cast<int>(args.integer("eval-every", t.eval_every, 0, 1000000));
+    t.snapshot_every = static_cast<int>(args.integer("log-every", t.snapshot_every, 1, 1000000));
+    if (state.step >= t.total_steps())
+        throw CliError("--resume: the saved run is at step " + std::to_string(state.step) + " of " +
+                       std::to_string(t.total_steps()) + "; give a larger --steps to train further");
+    std::fprintf(stderr, "resuming %s at step %lld\n", path.c_str(), static_cast<long long>(state.step));
+    const BackendFactory make_backend = backend_factory(args.get_or("backend", "cpu"));
+    set_cpu_threads(static_cast<int>(args.integer("threads", 1, 1, 1024)));
+    return run_training(args, checkpoint.config, t, make_backend, 0, &checkpoint, &state);
+}
 }  // namespace
 
 int cmd_train(const Argv& argv) {
@@ -105,7 +301,8 @@ int cmd_train(const Argv& argv) {
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
                      "arch", "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length",
                      "compare-row"},
-                    {"json", "quiet"});
+                    {"json", "quiet", "resume"});
+    if (args.flag("resume")) return resume_training(args);
     // A comparison row is its own settings: options that would change it are refused, so a row
     // run here is the row the README reports.
     const ComparisonRow* row = nullptr;
@@ -125,7 +322,8 @@ int cmd_train(const Argv& argv) {
         throw CliError("--task must be copy, copy-text, reverse, sort, translate, induction or lm (got '" + args.get("task") +
                        "')");
     const auto preset = preset_from_string(args.get_or("preset", *task == TaskKind::Translate ? "translate" : "tiny"));
-    if (!preset) throw CliError("--preset must be tiny, annotated or translate (got '" + args.get("preset") + "')");
+    if (!preset)
+        throw CliError("--preset must be tiny, annotated, translate or everyday (got '" + args.get("preset") + "')");
     const BackendFactory make_backend = backend_factory(args.get_or("backend", "cpu"));
 
     ModelConfig m = row ? comparison_model(*row) : model_for_task(preset_model(*preset), *task);
@@ -193,147 +391,7 @@ int cmd_train(const Argv& argv) {
     t.subword_vocab = static_cast<int>(args.integer("subword-vocab", t.subword_vocab, 300, 64000));
     if (auto error = validate(t)) throw CliError(*error);
     set_cpu_threads(static_cast<int>(args.integer("threads", 1, 1, 1024)));
-
-    const long long save_every = args.integer("save-every", 0, 1, 1LL << 40);
-    if (save_every > 0 && !args.has("save")) throw CliError("--save-every needs --save FILE");
-    const auto wall_start = std::chrono::steady_clock::now();
-    Trainer trainer(m, t, make_backend);
-    const ModelConfig& mc = trainer.model_config();
-    const bool quiet = args.flag("quiet"), json = args.flag("json");
-    const bool tty = isatty(fileno(stderr)) && !quiet;
-    std::fprintf(stderr, "training %s on %s: d_model %d, heads %d, d_ff %d, layers %d+%d, vocab %d, batch %d, %lld steps%s\n",
-                 to_string(t.task), args.get_or("backend", "cpu").c_str(), mc.d_model, mc.heads, mc.d_ff, mc.encoder_layers, mc.decoder_layers, mc.tgt_vocab,
-                 t.batch, static_cast<long long>(t.total_steps()),
-                 t.target_exact > 0 ? (" (or until " + std::to_string(t.target_exact) + " exact match)").c_str() : "");
-
-    std::ofstream log;
-    if (args.has("log")) {
-        log.open(args.get("log"));
-        if (!log) throw CliError("--log: cannot write '" + args.get("log") + "'");
-        log << "step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s\n";
-    }
-    g_interrupted = 0;
-    auto* previous = std::signal(SIGINT, on_sigint);
-    trainer.start();
-
-    int64_t last_saved = 0;
-    size_t logged = 0;
-    double last_line = -1e9;
-    bool stop_sent = false;
-    TrainingSnapshot snap;
-    for (;;) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        snap = trainer.snapshot();
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-        for (; logged < snap.history.size(); ++logged) {
-            const TrainingPoint& p = snap.history[logged];
-            if (log)
-                log << p.step << ',' << p.loss << ',' << p.eval_loss << ',' << p.lr << ',' << p.token_accuracy << ','
-                    << p.exact_match << ',' << p.bleu << ',' << p.tokens_per_s << '\n';
-        }
-        const bool done = snap.state == TrainerState::Finished || snap.state == TrainerState::Diverged;
-        if (save_every > 0 && !done && snap.step >= last_saved + save_every) {
-            save_checkpoint(args.get("save"), trainer.checkpoint());
-            last_saved = snap.step;
-        }
-        if (!quiet && snap.step > 0 && (tty ? wall - last_line >= 0.2 : wall - last_line >= 5.0 || done)) {
-            last_line = wall;
-            const TrainingPoint& p = snap.latest;
-            const double eta = snap.step > 0 ? wall / snap.step * (snap.total_steps - snap.step) : -1;
-            char task_part[96];
-            if (*task == TaskKind::Induction)
-                std::snprintf(task_part, sizeof task_part, "halves %.3f / %.3f  2nd-half acc %5.1f%%", p.first_half_loss,
-                              p.second_half_loss, 100 * p.second_half_accuracy);
-            else if (*task == TaskKind::Lm)
-                std::snprintf(task_part, sizeof task_part, "ppl %.2f  acc %5.1f%%", std::exp(p.eval_loss), 100 * p.token_accuracy);
-            else
-                std::snprintf(task_part, sizeof task_part, "acc %5.1f%%  exact %5.1f%%  BLEU %5.1f", 100 * p.token_accuracy,
-                              100 * p.exact_match, 100 * p.bleu);
-            std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  eval %.4f  %s  lr %.2e  %.0f tok/s  %s elapsed, ETA %s%s",
-                         tty ? "\r" : "", static_cast<long long>(snap.step), static_cast<long long>(snap.total_steps),
-                         p.loss, p.eval_loss, task_part, p.lr, p.tokens_per_s,
-                         fmt_duration(wall).c_str(), fmt_duration(eta).c_str(), tty ? "\x1b[K" : "\n");
-        }
-        if (done) break;
-        if (g_interrupted && !stop_sent) {
-            trainer.stop();
-            stop_sent = true;
-        }
-    }
-    if (tty) std::fputc('\n', stderr);
-    std::signal(SIGINT, previous);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (log) log.close();
-    if (args.has("save")) {
-        save_checkpoint(args.get("save"), trainer.checkpoint());
-        std::fprintf(stderr, "saved %s\n", args.get("save").c_str());
-    }
-    const double tokens_per_s = snap.elapsed_s > 0 ? static_cast<double>(snap.tokens) / snap.elapsed_s : 0.0;
-    const TrainingPoint& p = snap.latest;
-    // Length generalisation: the trained weights on held-out sequences of another length.
-    EvalResult test;
-    if (test_length > 0) {
-        const Checkpoint c = trainer.checkpoint();
-        std::unique_ptr<Backend> backend = make_backend();
-        Transformer model(c.config, *backend);
-        model.set_parameters(c.parameters);
-        TrainingConfig tt = t;
-        tt.length = test_length;
-        tt.min_length = 0;   // every test sequence of exactly that length
-        const Task test_task(tt, c.config.max_len, c.config.tokenizer, c.config.special);
-        test = next_token_task(*task) ? evaluate_next_token(model, test_task.held_out(), test_task.repeats())
-                                      : evaluate(model, test_task.held_out(), true);
-    }
-    const bool halves = *task == TaskKind::Induction, lm = *task == TaskKind::Lm;
-    if (json) {
-        const cpu::MachineInfo machine = cpu::machine_info();   // where it ran: the machines differ (shared/PERF.md)
-        std::printf("{\"cpu\": %s, \"isa\": \"%s\", \"flops_per_cycle\": %d, \"max_ghz\": %.3f, ",
-                    nlohmann::json(machine.cpu_model).dump().c_str(), cpu::isa_name(cpu::active_isa()),
-                    machine.flops_per_cycle, machine.max_ghz);
-        std::printf("\"task\": \"%s\", \"steps\": %lld, \"loss\": %.6g, \"eval_loss\": %.6g, \"token_accuracy\": %.6g, "
-                    "\"exact_match\": %.6g, \"bleu\": %.6g, \"tokens_per_s\": %.1f, \"train_s\": %.3f, \"wall_s\": %.3f, "
-                    "\"state\": \"%s\", \"message\": \"%s\"",
-                    to_string(t.task), static_cast<long long>(snap.step), p.loss, p.eval_loss, p.token_accuracy,
-                    p.exact_match, p.bleu, tokens_per_s, snap.elapsed_s, wall, to_string(snap.state), snap.message.c_str());
-        if (halves)
-            std::printf(", \"first_half_loss\": %.6g, \"first_half_accuracy\": %.6g, \"second_half_loss\": %.6g, "
-                        "\"second_half_accuracy\": %.6g",
-                        p.first_half_loss, p.first_half_accuracy, p.second_half_loss, p.second_half_accuracy);
-        if (lm) std::printf(", \"perplexity\": %.6g", std::exp(p.eval_loss));
-        if (test_length > 0) {
-            std::printf(", \"test_length\": %d, \"test_loss\": %.6g, \"test_token_accuracy\": %.6g, \"test_exact_match\": %.6g",
-                        test_length, test.loss, test.token_accuracy, test.exact_match);
-            if (halves)
-                std::printf(", \"test_second_half_loss\": %.6g, \"test_second_half_accuracy\": %.6g", test.second_half_loss,
-                            test.second_half_accuracy);
-        }
-        std::printf("}\n");
-    } else if (halves) {
-        std::printf("%s. loss %.4f, held-out loss %.4f: first half (random) %.4f, accuracy %.1f%%; second half (repeated) "
-                    "%.4f, accuracy %.1f%%; whole second half right %.1f%%. %.0f target tokens/s, %.1f s training, %.1f s wall\n",
-                    snap.message.c_str(), p.loss, p.eval_loss, p.first_half_loss, 100 * p.first_half_accuracy,
-                    p.second_half_loss, 100 * p.second_half_accuracy, 100 * p.exact_match, tokens_per_s, snap.elapsed_s, wall);
-    } else if (lm) {
-        std::printf("%s. loss %.4f, held-out loss %.4f, perplexity %.2f, next-token accuracy %.1f%%. %.0f target tokens/s, "
-                    "%.1f s training, %.1f s wall\n",
-                    snap.message.c_str(), p.loss, p.eval_loss, std::exp(p.eval_loss), 100 * p.token_accuracy, tokens_per_s,
-                    snap.elapsed_s, wall);
-    } else {
-        std::printf("%s. loss %.4f, held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%, BLEU %.1f, "
-                    "%.0f target tokens/s, %.1f s training, %.1f s wall\n",
-                    snap.message.c_str(), p.loss, p.eval_loss,
-                    100 * p.token_accuracy, 100 * p.exact_match, 100 * p.bleu, tokens_per_s, snap.elapsed_s, wall);
-    }
-    if (test_length > 0 && !json) {
-        if (halves)
-            std::printf("at length %d: second half loss %.4f, accuracy %.1f%%; whole second half right %.1f%%\n", test_length,
-                        test.second_half_loss, 100 * test.second_half_accuracy, 100 * test.exact_match);
-        else
-            std::printf("at length %d: held-out loss %.4f, token accuracy %.1f%%, exact match %.1f%%\n", test_length, test.loss,
-                        100 * test.token_accuracy, 100 * test.exact_match);
-    }
-    if (snap.state == TrainerState::Diverged) return 1;
-    return 0;   // Ctrl-C included: stopped and saved cleanly
+    return run_training(args, m, t, make_backend, test_length, nullptr, nullptr);
 }
 
 }  // namespace tx::cli
