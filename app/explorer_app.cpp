@@ -367,6 +367,12 @@ void ExplorerApp::refresh(bool full) {
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
     }
+    // A shipped model's examples (File -> Models' catalog); other models have none.
+    if (full) {
+        m_view.examples.clear();
+        for (const CatalogModel& m : m_catalog)
+            if (same_file(m_model_source, resolve_asset("models/" + m.file))) m_view.examples = m.examples;
+    }
     // The known words change with the model only: read its corpus once, not on every input.
     const std::string key = m_model_source + '\n' + m_session->training_json();
     if (full && (key != m_known_words_key || !m_view.known_words)) {

@@ -1,6 +1,7 @@
-// Reads assets/models/catalog.json (model_catalog.h): [{"file", "name", "sentence"}, ...].
+// Reads assets/models/catalog.json (model_catalog.h): [{"file", "name", "sentence", "examples"?}, ...].
 #include "model_catalog.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -26,7 +27,21 @@ std::vector<CatalogModel> read_model_catalog(const std::string& path) {
                                          "\" string");
             return m[key].get<std::string>();
         };
-        models.push_back({text("file"), text("name"), text("sentence")});
+        CatalogModel model{text("file"), text("name"), text("sentence"), {}};
+        model.examples.push_back(model.sentence);
+        if (m.contains("examples")) {
+            const auto& list = m["examples"];
+            if (!list.is_array())
+                throw std::runtime_error(path + ": model " + std::to_string(i + 1) + ": \"examples\" must be an array of strings");
+            for (const auto& e : list) {
+                if (!e.is_string() || e.get<std::string>().empty())
+                    throw std::runtime_error(path + ": model " + std::to_string(i + 1) +
+                                             ": every entry of \"examples\" must be a non-empty string");
+                if (std::find(model.examples.begin(), model.examples.end(), e.get<std::string>()) == model.examples.end())
+                    model.examples.push_back(e.get<std::string>());
+            }
+        }
+        models.push_back(std::move(model));
     }
     return models;
 }

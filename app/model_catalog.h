@@ -1,5 +1,6 @@
 // The shipped models (assets/models/catalog.json): what File -> Models lists, each with the file,
-// a short name for the menu and a sentence that suits it. What a model was trained to do is not
+// a short name for the menu, a sentence that suits it (the one it opens on) and more examples for
+// the Input panel's Examples list. What a model was trained to do is not
 // written here: it comes from the checkpoint's own training record (describe_training).
 #pragma once
 #include <string>
@@ -11,6 +12,7 @@ struct CatalogModel {
     std::string file;       // relative to assets/models/
     std::string name;       // menu label, "English → Spanish translation"
     std::string sentence;   // an input that suits the model
+    std::vector<std::string> examples;   // sentence first, then the optional "examples" array
 };
 
 // Reads the catalog; throws std::runtime_error naming the file and the problem.

@@ -29,6 +29,7 @@ struct SessionView {
     uint64_t version = 0;                    // grows on every change; widgets key caches on it
     bool valid = false;                      // false until a model is loaded
     std::string model_source;                // where the weights came from (file, "untrained", "trainer")
+    std::vector<std::string> examples;       // inputs that suit a shipped model (its catalog entry); else empty
     std::string model_description;           // what the model was trained to do (describe_training)
     ModelConfig config;
     std::vector<float> positional_table;     // [max_len, D] the sinusoidal table the model adds (paper §3.5)

@@ -259,6 +259,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
                     "(a space shows as \xE2\x90\xA3). Words outside the vocabulary become UNK (red) and stay visible; "
                     "PAD (grey) fills shorter rows of a batch.");
     ImGui::TextDisabled("special ids: PAD %d \xC2\xB7 BOS %d \xC2\xB7 EOS %d \xC2\xB7 UNK %d", sp.pad, sp.bos, sp.eos, sp.unk);
+    draw_examples(ctx);
     draw_known_words(ctx);
     ImGui::Separator();
 
@@ -385,6 +386,19 @@ void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
         item_tooltip("These words never appear in the source (left) side of the corpus the model was trained on. Its subword "
                      "pieces still give each one ids (nothing becomes UNK), but the model has not learned what they mean "
                      "together: its translation of them is a guess from the pieces.");
+    }
+}
+
+void InputPanel::draw_examples(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    if (v.examples.empty()) return;
+    if (ImGui::Button("Examples")) ImGui::OpenPopup("##examples");
+    item_tooltip("Sentences chosen to show something about this model: pick one to make it the input.");
+    if (!v.known_words || v.known_words->available()) ImGui::SameLine();
+    if (ImGui::BeginPopup("##examples")) {
+        for (const std::string& e : v.examples)
+            if (ImGui::Selectable(e.c_str())) ctx.commands.set_input({e}, std::nullopt);
+        ImGui::EndPopup();
     }
 }
 

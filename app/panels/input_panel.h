@@ -18,6 +18,7 @@ protected:
 
 private:
     void draw_grouped_source(PanelContext& ctx, int b);   // batch row b, pieces under their words
+    void draw_examples(PanelContext& ctx);                // the Examples list of a shipped model
     void draw_known_words(PanelContext& ctx);             // the test-sentence button and the word list
     std::vector<std::string> m_edit;
     std::string m_word_filter;
