@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Quick self-test of tools/make_everyday_corpus.py (stdlib unittest).
+
+Checks what can be checked without Apertium, WordNet or the npm data: the
+"it" tables (Spanish gender/number forms, copula), the ser->estar fix,
+contractions, the round-trip normalisation, question formation, and -- when
+assets/corpus/everyday/ exists -- that the shipped splits are disjoint and
+that the pronoun test set is held out and well indexed.
+
+    python3 tools/test_make_everyday_corpus.py
+"""
+
+import gzip
+import os
+import random
+import re
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_everyday_corpus as M  # noqa: E402
+
+CORPUS = os.path.join(HERE, "..", "assets", "corpus", "everyday")
+TOK = re.compile(r"\w+|[^\w\s]")
+
+
+class Tables(unittest.TestCase):
+    def test_it_adjective_forms_agree(self):
+        for en, (ms, fs, mp, fp, cop) in M.IT_ADJ.items():
+            self.assertIn(cop, ("ser", "estar"), en)
+            if ms.endswith("o"):
+                self.assertEqual(fs, ms[:-1] + "a", en)
+                self.assertEqual(mp, ms + "s", en)
+                self.assertEqual(fp, fs + "s", en)
+            else:   # -e / consonant: one form for both genders
+                self.assertEqual(ms, fs, en)
+                self.assertEqual(mp, fp, en)
+
+    def test_it_frames_use_known_adjectives(self):
+        for v, (past, xk, ys, xadj) in M.IT_FRAMES.items():
+            for a in xadj:
+                self.assertIn(a, M.IT_ADJ, v)
+            for y, yadj in ys:
+                for a in yadj:
+                    self.assertIn(a, M.IT_ADJ, (v, y))
+                # an adjective fitting both nouns would make "it" ambiguous
+                # for the reader; such pairs are skipped by the generator
+                self.assertTrue(set(yadj) - set(xadj), (v, y))
+
+    def test_seed_frame_present(self):
+        past, xk, ys, xadj = M.IT_FRAMES["cross"]
+        self.assertIn("tired", xadj)
+        self.assertIn("wide", dict(ys)["street"])
+        self.assertEqual(M.IT_ADJ["tired"][4], "estar")
+        self.assertEqual(M.IT_ADJ["wide"][1], "ancha")
+        self.assertEqual(M.IT_ADJ["wide"][4], "ser")
+
+
+class Fixes(unittest.TestCase):
+    def test_fix_estar(self):
+        self.assertEqual(M.fix_estar("El bolso es en el coche."),
+                         "El bolso está en el coche.")
+        self.assertEqual(M.fix_estar("Era cansado."), "Estaba cansado.")
+        self.assertEqual(M.fix_estar("¿Dónde es mi bolso?"), "¿Dónde está mi bolso?")
+
+    def test_contractions(self):
+        rng = random.Random(0)
+        cases = {"I do not like tea.": "I don't like tea.",
+                 "He does not swim.": "He doesn't swim.",
+                 "We did not go.": "We didn't go.",
+                 "It is not here.": "It isn't here.",
+                 "They are not tired.": "They aren't tired.",
+                 "I cannot swim.": "I can't swim.",
+                 "She will not come.": "She won't come.",
+                 "Do not open the door.": "Don't open the door."}
+        for a, b in cases.items():
+            self.assertEqual(M.contract(a, rng, p=1.0), b)
+        self.assertEqual(M.contract("I like tea.", rng, p=1.0), "I like tea.")
+
+    def test_roundtrip_norm(self):
+        n = M.rt_norm
+        self.assertEqual(n("Anna's brother is tall."), n("The brother of Anna is tall."))
+        self.assertEqual(n("She reads the book."), n("It reads the book."))
+        self.assertEqual(n("You have three books."), n("Have three books."))
+        self.assertNotEqual(n("I see the dog."), n("I see the cat."))
+
+    def test_lower_first(self):
+        self.assertEqual(M.lower_first("The dog sleeps"), "the dog sleeps")
+        self.assertEqual(M.lower_first("Anna sleeps"), "Anna sleeps")
+        self.assertEqual(M.lower_first("I sleep"), "I sleep")
+        self.assertEqual(M.es_lower_first("Madrid es grande"), "Madrid es grande")
+
+
+class Questions(unittest.TestCase):
+    def setUp(self):
+        V = {"eat": {"lex": "verb.consumption", "past": "ate", "s3": "eats",
+                     "ger": "eating", "trans": True, "intr": True, "f": 1}}
+        self.g = M.Grammar.__new__(M.Grammar)
+        self.g.V = V
+
+    def q(self, words, head=()):
+        toks = [M.tk(w, "eat", "v") if w in ("eat", "ate", "eats", "eating")
+                else M.tk(w) for w in words.split()]
+        return " ".join(self.g.to_question(toks, head))
+
+    def test_do_support(self):
+        self.assertEqual(self.q("you eat the apple"), "do you eat the apple")
+        self.assertEqual(self.q("the dog eats the apple"), "does the dog eat the apple")
+        self.assertEqual(self.q("the dog ate"), "did the dog eat")
+        self.assertEqual(self.q("you ate", head=["what"]), "what did you eat")
+
+    def test_inversion(self):
+        self.assertEqual(self.q("the dog is eating"), "is the dog eating")
+        self.assertEqual(self.q("she will eat", head=["when"]), "when will she eat")
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(CORPUS, "train.tsv.gz")),
+                     "corpus not generated")
+class Corpus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.splits = {}
+        for name in ("train", "valid", "test"):
+            with gzip.open(os.path.join(CORPUS, name + ".tsv.gz"), "rt",
+                           encoding="utf-8") as f:
+                rows = [l.rstrip("\n").split("\t") for l in f]
+            cls.splits[name] = rows
+        with open(os.path.join(CORPUS, "pronoun_test.tsv"), encoding="utf-8") as f:
+            cls.pron = [l.rstrip("\n").split("\t") for l in f]
+
+    def test_format(self):
+        for name, rows in self.splits.items():
+            for r in rows:
+                self.assertEqual(len(r), 2, (name, r))
+                self.assertTrue(r[0] and r[1], (name, r))
+
+    def test_disjoint(self):
+        names = sorted(self.splits)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                for col in (0, 1):
+                    sa = {r[col] for r in self.splits[a]}
+                    sb = {r[col] for r in self.splits[b]}
+                    self.assertFalse(sa & sb, (a, b, col, sorted(sa & sb)[:3]))
+        eng = [r[0] for rows in self.splits.values() for r in rows]
+        self.assertEqual(len(eng), len(set(eng)))
+
+    def test_pronoun_set_held_out(self):
+        self.assertGreaterEqual(len(self.pron), 300)
+        allen = {r[0] for rows in self.splits.values() for r in rows}
+        alles = {r[1] for rows in self.splits.values() for r in rows}
+        for r in self.pron:
+            self.assertNotIn(r[0], allen)
+            self.assertNotIn(r[1], alles)
+        got = {r[0]: r[1] for r in self.pron}
+        self.assertEqual(
+            got["The animal didn't cross the street because it was too tired."],
+            "El animal no cruzó la calle porque estaba demasiado cansado.")
+        self.assertEqual(
+            got["The animal didn't cross the street because it was too wide."],
+            "El animal no cruzó la calle porque era demasiado ancha.")
+
+    def test_pronoun_indices(self):
+        for e, s, i, r, o, a, g in self.pron:
+            et, st = TOK.findall(e), TOK.findall(s)
+            self.assertIn(et[int(i)], ("it", "he", "she", "they"), e)
+            self.assertEqual(et[int(i) - 1], "because", e)
+            self.assertNotEqual(int(r), int(o))
+            self.assertEqual(st[int(a) + 1], ".", s)
+            self.assertEqual(st[int(a) - 1], "demasiado", s)
+            self.assertIn(g, ("m", "f"))
+
+
+if __name__ == "__main__":
+    unittest.main()
