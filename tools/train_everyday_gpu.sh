@@ -4,9 +4,11 @@
 # shared/GPU.md describes): the dependencies come as one archive made on a Debian machine, and the
 # checkpoint goes back in parts small enough for the transfer (join them with cat).
 #
-# Usage: tools/train_everyday_gpu.sh DEPS.tar.xz TRAIN_SECONDS OUT_DIR [txcli train options...]
-#   DEPS.tar.xz   eigen3/ nlohmann/ sentencepiece/{include,lib}/ zlib/{include,lib}/ (see below)
-#   TRAIN_SECONDS the training stops (Ctrl-C: saves the last good step) after this many seconds
+# Usage: tools/train_everyday_gpu.sh DEPS.tar.xz DEADLINE_SECONDS OUT_DIR [txcli train options...]
+#   DEPS.tar.xz      eigen3/ nlohmann/ sentencepiece/{include,lib}/ zlib/{include,lib}/ (see below)
+#   DEADLINE_SECONDS the training stops (Ctrl-C: saves the last good step) this many seconds after
+#                    the script started, the build included; the checkpoint and its training state
+#                    stay in /tmp/everyday-run/ for a later command to fetch
 #   OUT_DIR       gets build.log, train.log, curve.csv and everyday.safetensors.part-aa, -ab, ...
 # Making DEPS.tar.xz on Debian 12 (libeigen3-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev):
 #   d=$(mktemp -d); cp -r /usr/include/eigen3 /usr/include/nlohmann $d/
@@ -17,9 +19,10 @@
 #   tar cJf deps.tar.xz -C $d .
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-deps_archive=$1 seconds=$2 out=$3
+deps_archive=$1 deadline=$2 out=$3
 shift 3
-work=$(mktemp -d)
+work=/tmp/everyday-run
+rm -rf "$work"
 mkdir -p "$out" "$work/deps"
 tar xJf "$deps_archive" -C "$work/deps"
 start=$SECONDS
@@ -32,6 +35,8 @@ export LD_LIBRARY_PATH="$work/deps/sentencepiece/lib${LD_LIBRARY_PATH:+:$LD_LIBR
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 cd "$root"
 # SIGINT is txcli train's Ctrl-C: it stops after the current step and saves the last good weights.
+seconds=$((deadline - SECONDS))
+echo "training for $seconds s"
 timeout --signal=INT --kill-after=60 "$seconds" "$work/build/app/txcli" train --task translate --preset everyday \
     --backend cuda --save "$work/everyday.safetensors" --log "$out/curve.csv" "$@" >"$out/train.log" 2>&1 || true
 tail -5 "$out/train.log"
