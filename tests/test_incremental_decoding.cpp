@@ -438,4 +438,31 @@ TEST_F(ShippedModel, GreedyAndBeamDecodeAsTheFullRecompute) {
     expect_same_decodes(*model, src, 2 * 16 + 10);
 }
 
+// The everyday English -> Spanish model (V = 8000, 4 + 4 layers, 8 heads): the cache holds for a
+// deeper, wider model too, on the sentences it is shown with.
+TEST(EverydayModel, CachedDecodingEqualsTheFullRecompute) {
+    const Checkpoint checkpoint = load_checkpoint(MODELS + "/everyday.safetensors");
+    auto backend = make_cpu_backend();
+    Transformer model(checkpoint.config, *backend);
+    model.set_parameters(checkpoint.parameters);
+    const Tokenizer tokenizer = make_tokenizer(checkpoint);
+    std::vector<std::vector<int>> src;
+    for (const char* text : {"The animal didn't cross the street because it was too wide.", "The young woman drinks cold water."}) {
+        src.push_back(tokenizer.encode(text));
+        src.back().push_back(checkpoint.config.special.eos);
+    }
+    const auto out = greedy_decode(model, src, 30);
+    EXPECT_EQ(tokenizer.decode(out[0]), "El animal no cruzó la calle porque era demasiado ancha.");
+    size_t longest = 0;
+    for (const auto& row : out) longest = std::max(longest, row.size());
+    std::vector<std::vector<int>> tgt;
+    for (const auto& row : out) {
+        tgt.push_back({checkpoint.config.special.bos});
+        tgt.back().insert(tgt.back().end(), row.begin(), row.end());
+        tgt.back().resize(longest + 1, checkpoint.config.special.pad);
+    }
+    EXPECT_CACHED_EQ_FULL(cached_vs_full(model, src, tgt));
+    expect_same_decodes(model, src, 40);
+}
+
 }  // namespace

@@ -91,7 +91,7 @@ std::vector<int> words_of_pieces(const std::string& typed, const std::vector<Tok
 }
 
 TEST(PronounProbe, HeadSharesMatchARecomputation) {
-    const Checkpoint c = load_checkpoint(find_asset("assets/models/default.safetensors"));
+    const Checkpoint c = load_checkpoint(find_asset("assets/models/everyday.safetensors"));
     const Tokenizer tokenizer = make_tokenizer(c);
     auto backend = make_cpu_backend();
     Transformer model(c.config, *backend);

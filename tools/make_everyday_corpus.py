@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make_everyday_corpus.py -- deterministic corpus of EVERYDAY English with
-Spanish translations (issue 26, part 1).
+Spanish translations.
 
 WHAT IT DOES
     1. Vocabulary.  Content words are not hand-picked: nouns, verbs and
