@@ -375,10 +375,22 @@ void ExplorerApp::refresh(bool full) {
     }
     // The known words change with the model only: read its corpus once, not on every input.
     const std::string key = m_model_source + '\n' + m_session->training_json();
-    if (full && (key != m_known_words_key || !m_view.known_words)) {
-        m_view.known_words = std::make_shared<const KnownWords>(load_known_words(
-            m_session->training_json(), m_session->config().tokenizer, [this](const std::string& p) { return resolve_asset(p); }));
+    if (full && key != m_known_words_key) {
         m_known_words_key = key;
+        auto read = [json = m_session->training_json(), tokenizer = m_session->config().tokenizer,
+                     resolve = [this](const std::string& p) { return resolve_asset(p); }] {
+            return load_known_words(json, tokenizer, resolve);
+        };
+        if (m_options.headless()) {
+            // Screenshots and the self-test show the finished list, so they wait for it.
+            m_view.known_words = std::make_shared<const KnownWords>(read());
+            m_view.known_words_loading = false;
+        } else {
+            if (m_known_words_reading.valid()) m_known_words_abandoned.push_back(std::move(m_known_words_reading));
+            m_known_words_reading = std::async(std::launch::async, read);
+            m_view.known_words.reset();
+            m_view.known_words_loading = true;
+        }
     }
     if (!m_view.attention.empty())
         m_selection.attention_block = std::clamp(m_selection.attention_block, 0, static_cast<int>(m_view.attention.size()) - 1);
@@ -440,8 +452,20 @@ void ExplorerApp::handle_keys() {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home))) restart();
 }
 
+void ExplorerApp::adopt_known_words() {
+    const auto ready = [](const std::future<KnownWords>& f) {
+        return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    if (ready(m_known_words_reading)) {
+        m_view.known_words = std::make_shared<const KnownWords>(m_known_words_reading.get());
+        m_view.known_words_loading = false;
+    }
+    std::erase_if(m_known_words_abandoned, ready);   // finished readings of models left before: dropped
+}
+
 void ExplorerApp::draw() {
     ++m_frame;
+    adopt_known_words();
     update_font_sampling();
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);

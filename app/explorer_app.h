@@ -5,12 +5,14 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "options.h"
+#include "known_words.h"
 #include "model_catalog.h"
 #include "checkpoint.h"
 #include "panel.h"
@@ -157,6 +159,11 @@ private:
     enum class WhenReady { Nothing, Start, Step };
     WhenReady m_when_ready = WhenReady::Nothing;   // a Play or Step pressed while it is being made
     std::string m_known_words_key;                 // the model whose known words the view holds
+    // Reading a model's corpus for its known words, off the GUI thread (a 400,000-pair corpus takes
+    // about a second); adopted by the frame that finds it ready, if the model is still the same.
+    std::future<KnownWords> m_known_words_reading;
+    std::vector<std::future<KnownWords>> m_known_words_abandoned;   // for models left before they were read
+    void adopt_known_words();
 
     std::vector<std::unique_ptr<Panel>> m_panels;
     Selection m_selection;

@@ -71,6 +71,7 @@ struct SessionView {
     std::vector<std::vector<float>> outputs; // per step; empty when the step is not finished
     // The words the model saw in training and its test sentences (known_words.h); made once per model.
     std::shared_ptr<const KnownWords> known_words;
+    bool known_words_loading = false;   // being read on a thread (a large corpus takes about a second)
     // The Generate panel's token-by-token run of the first sentence and its cursor; computed on
     // request (Commands::update_generation) while stale, so closed panels cost nothing.
     GenerationTrace generation;

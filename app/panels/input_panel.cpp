@@ -405,6 +405,10 @@ void InputPanel::draw_examples(PanelContext& ctx) {
 void InputPanel::draw_known_words(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const KnownWords* known = v.known_words.get();
+    if (!known && v.known_words_loading) {
+        ImGui::TextDisabled("Reading the training corpus for the words the model knows\xE2\x80\xA6");
+        return;
+    }
     if (!known) return;
     if (!known->available()) {
         ImGui::PushTextWrapPos(0.0f);
