@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# GPU benchmarks of issue 4, ours against PyTorch eager on the same GPU in one run (float32):
+# GPU benchmarks, ours against PyTorch eager on the same GPU in one run (float32):
 #   1. base model forward (512/8/2048, 2+2), batch 1 and 32, lengths 32/128/512, eval mode:
 #      `txcli bench --backend cuda` (steps queued back to back) vs the same work in PyTorch
 #      (embeddings × √D + PE, nn.Transformer with a causal target mask, generator, log-softmax);

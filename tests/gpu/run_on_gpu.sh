@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU machine's whole sequence in one command (issue 31, shared/GPU.md): build without the GUI
+# The GPU machine's whole sequence in one command (see docs/gpu.md): build without the GUI
 # for sm_90 from the dependencies in .deps/, run the GPU tests, the three compute-sanitizer tools
 # on them, and the benchmarks against PyTorch eager. Each stage has its own time limit so that a
 # slow one still leaves the logs of the others; logs go to $OUT (one file per stage).
@@ -66,7 +66,7 @@ for s in "$@"; do
         ;;
     build)
         stage build 420 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTX_BUILD_APP=OFF \
-            -DTX_DEPS_DIR="$DEPS" -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-Xptxas=-v" &&
+            -DTX_DEPS_DIR="$DEPS" -DZLIB_ROOT="$DEPS/zlib" -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=-Xptxas=-v" &&
             stage build 420 cmake --build "$BUILD" -j "$(nproc)" --target tx_gpu_tests txcli attention_bench -- -k 0 ||
             { grep -E ": error|^FAILED:" "$OUT/build.log" | head -40; exit 1; }
         # the kernels' resources (registers, spills, shared memory) from ptxas
