@@ -36,7 +36,7 @@ section "ThreadSanitizer: trainer thread, thread pool, two-thread ops"
 cmake -S "$root" -B "$root/build-tsan" -G Ninja "${quick[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread" >/dev/null
 cmake --build "$root/build-tsan" -j "$jobs" --target tx_tests
-TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_tests" --gtest_brief=1 --gtest_filter='Trainer*:ThreadPool*:Training.OneAndTwoThreadsTrainTheSameBits'
+TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_tests" --gtest_brief=1 --gtest_filter='Trainer*:ThreadPool*:Training.OneAndTwoThreadsTrainTheSameBits:TrainingState.TrainerSavesAResumablePair'
 
 section "libFuzzer (${fuzz_seconds}s per target)"
 CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja "${quick[@]}" -DTX_FUZZ=ON >/dev/null
