@@ -284,6 +284,19 @@ TEST(IncrementalDecoder, ReorderContinuesTheParentRows) {
 
 // Greedy decoding and beam search with kv_cache on against off (the full recompute of every
 // prefix): the same ids, the same scores, the same beam trace, and the model's batch left the same.
+// Decoder inputs of a padded batch from decoded rows: BOS + the row, PAD to the longest.
+std::vector<std::vector<int>> decoder_inputs(const std::vector<std::vector<int>>& decoded, const SpecialTokens& special) {
+    size_t longest = 0;
+    for (const auto& row : decoded) longest = std::max(longest, row.size());
+    std::vector<std::vector<int>> tgt;
+    for (const auto& row : decoded) {
+        tgt.push_back({special.bos});
+        tgt.back().insert(tgt.back().end(), row.begin(), row.end());
+        tgt.back().resize(longest + 1, special.pad);
+    }
+    return tgt;
+}
+
 void expect_same_decodes(Transformer& model, const std::vector<std::vector<int>>& src, int max_new) {
     model.options().kv_cache = false;
     std::vector<GreedyScore> full_scores;
@@ -423,14 +436,7 @@ protected:
 TEST_F(ShippedModel, EveryPositionMatchesTheFullRecompute) {
     // The decoder inputs are the model's own translations (BOS + greedy output), padded batch.
     const auto out = greedy_decode(*model, src, 30);
-    size_t longest = 0;
-    for (const auto& row : out) longest = std::max(longest, row.size());
-    std::vector<std::vector<int>> tgt;
-    for (const auto& row : out) {
-        tgt.push_back({checkpoint.config.special.bos});
-        tgt.back().insert(tgt.back().end(), row.begin(), row.end());
-        tgt.back().resize(longest + 1, checkpoint.config.special.pad);
-    }
+    const std::vector<std::vector<int>> tgt = decoder_inputs(out, checkpoint.config.special);
     EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, src, tgt));
 }
 
@@ -453,14 +459,7 @@ TEST(EverydayModel, CachedDecodingEqualsTheFullRecompute) {
     }
     const auto out = greedy_decode(model, src, 30);
     EXPECT_EQ(tokenizer.decode(out[0]), "El animal no cruzó la calle porque era demasiado ancha.");
-    size_t longest = 0;
-    for (const auto& row : out) longest = std::max(longest, row.size());
-    std::vector<std::vector<int>> tgt;
-    for (const auto& row : out) {
-        tgt.push_back({checkpoint.config.special.bos});
-        tgt.back().insert(tgt.back().end(), row.begin(), row.end());
-        tgt.back().resize(longest + 1, checkpoint.config.special.pad);
-    }
+    const std::vector<std::vector<int>> tgt = decoder_inputs(out, checkpoint.config.special);
     EXPECT_CACHED_EQ_FULL(cached_vs_full(model, src, tgt));
     expect_same_decodes(model, src, 40);
 }
