@@ -474,6 +474,42 @@ TEST(LayerNorm, ForwardMatchesLoop) {
     }
 }
 
+// The weight and bias gradients of LayerNorm and RMSNorm sum dout·x̂ and dout over the rows, for
+// every column: checked against a double loop at row counts below, at and above the point where
+// the work is split by columns (32 rows), with more columns than one block of 16 (fewer than 32
+// rows once left every column past the 16th untouched).
+TEST(NormParameterGradients, EveryColumnAtEveryRowCount) {
+    for (auto [N, C] : {std::pair{5, 40}, std::pair{12, 33}, std::pair{31, 17}, std::pair{32, 40}, std::pair{70, 50}}) {
+        const vector<float> x = random_floats(static_cast<size_t>(N) * C, 41, -2.0f, 3.0f);
+        const vector<float> dout = random_floats(static_cast<size_t>(N) * C, 42);
+        const vector<float> w = random_floats(C, 43, 0.5f, 1.5f);
+        vector<float> out(x.size()), mean(N), rstd(N), dinp(x.size(), 0.0f), dw(C, 0.0f), db(C, 0.0f);
+        tx::cpu::layernorm_forward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), w.data(), N, C, 1e-5f);
+        tx::cpu::layernorm_backward(dinp.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), mean.data(),
+                                    rstd.data(), N, C);
+        vector<double> ref_dw(C, 0.0), ref_db(C, 0.0), rms_dw(C, 0.0);
+        for (int n = 0; n < N; ++n) {
+            double m = 0, var = 0, squares = 0;
+            for (int c = 0; c < C; ++c) m += x[n * C + c], squares += double(x[n * C + c]) * x[n * C + c];
+            m /= C;
+            for (int c = 0; c < C; ++c) var += (x[n * C + c] - m) * (x[n * C + c] - m);
+            const double s = 1.0 / std::sqrt(var / C + 1e-5), r = 1.0 / std::sqrt(squares / C + 1e-5);
+            for (int c = 0; c < C; ++c) {
+                ref_dw[c] += dout[n * C + c] * (x[n * C + c] - m) * s;
+                ref_db[c] += dout[n * C + c];
+                rms_dw[c] += dout[n * C + c] * x[n * C + c] * r;
+            }
+        }
+        expect_close(dw, ref_dw, 1e-4, 1e-4);
+        expect_close(db, ref_db, 1e-4, 1e-4);
+        // RMSNorm: weight only, x̂ = x / rms(x).
+        vector<float> rout(x.size()), rrstd(N), rdinp(x.size(), 0.0f), rdw(C, 0.0f);
+        tx::cpu::rmsnorm_forward(rout.data(), rrstd.data(), x.data(), w.data(), N, C, 1e-5f);
+        tx::cpu::rmsnorm_backward(rdinp.data(), rdw.data(), dout.data(), x.data(), w.data(), rrstd.data(), N, C);
+        expect_close(rdw, rms_dw, 1e-4, 1e-4);
+    }
+}
+
 // ---- dropout ----
 
 using tx::test::reference_keep;   // reference_dropout.h
