@@ -50,7 +50,10 @@ void save_training_state(const std::string& path, const TrainingState& s) {
 }
 
 TrainingState load_training_state(const std::string& path) {
-    const SafetensorsFile file = read_safetensors(path);
+    return training_state_from_safetensors(read_safetensors(path), path);
+}
+
+TrainingState training_state_from_safetensors(const SafetensorsFile& file, const std::string& path) {
     const auto format = file.metadata.find("format");
     if (format == file.metadata.end() || format->second != TRAINING_STATE_FORMAT)
         throw SafetensorsError(path + ": not a training-state file (its metadata lacks \"format\": \"" +

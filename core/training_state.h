@@ -36,5 +36,8 @@ void save_training_state(const std::string& path, const TrainingState& state);
 // Throws SafetensorsError naming the file and the problem: not a state file, missing or
 // mis-shaped moments, unreadable or out-of-range fields.
 TrainingState load_training_state(const std::string& path);
+// The same from a parsed file (the fuzz target's entry); `what` names it in messages.
+struct SafetensorsFile;
+TrainingState training_state_from_safetensors(const SafetensorsFile& file, const std::string& what);
 
 }  // namespace tx

@@ -1,14 +1,16 @@
-// libFuzzer target: arbitrary bytes as a checkpoint file. parse_safetensors and
-// checkpoint_from_safetensors may only refuse with SafetensorsError; any other exception,
+// libFuzzer target: arbitrary bytes as a checkpoint file, and as a training-state file (its
+// Adam moments and step beside a checkpoint). parse_safetensors, checkpoint_from_safetensors and
+// training_state_from_safetensors may only refuse with SafetensorsError; any other exception,
 // crash, sanitizer report or allocation beyond libFuzzer's -rss_limit_mb is a bug.
 // Seeds (corpus_checkpoint/): checkpoints saved by save_checkpoint for 5-token vocabularies
 // with d_model 2 (Post-LN 1+1 layers, Pre-LN 0+1 layers), a subword checkpoint carrying its
-// SentencePiece model, and a hand-made two-tensor file.
+// SentencePiece model, a hand-made two-tensor file and a training state of 3 parameters.
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 
 #include "checkpoint.h"
+#include "training_state.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
@@ -22,6 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 std::fprintf(stderr, "tensor '%s': shape and data disagree\n", t.name.c_str());
                 std::abort();
             }
+        }
+        try {
+            const tx::TrainingState state = tx::training_state_from_safetensors(file, "fuzz input");
+            if (state.adam_m.size() != state.adam_v.size() || state.step < 0 || state.adam_steps > state.step) std::abort();
+        } catch (const tx::SafetensorsError&) {
         }
         const tx::Checkpoint checkpoint = tx::checkpoint_from_safetensors(file, "fuzz input");
         if (static_cast<int64_t>(checkpoint.vocabulary.size()) != checkpoint.config.src_vocab) std::abort();
