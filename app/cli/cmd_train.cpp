@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "args.h"
@@ -58,6 +59,8 @@ constexpr const char* TRAIN_HELP =
     "  --save FILE          write the checkpoint (.safetensors) at the end or on Ctrl-C\n"
     "  --save-every N       also write it every N steps while training (long runs), with its training\n"
     "                       state beside it (FILE.state: Adam's moments, the step, the data stream)\n"
+    "  --init FILE          fine-tune: start from that checkpoint's model, weights and tokenizer instead\n"
+    "                       of fresh ones (options that shape the model are refused; --dropout may be set)\n"
     "  --resume             continue the run saved in --save FILE and FILE.state where it stopped, with\n"
     "                       its saved settings; only --steps (a new total), --save-every, --log (appended),\n"
     "                       --threads, --backend, --eval-every, --log-every, --json and --quiet may be added\n"
@@ -263,7 +266,7 @@ int resume_training(const Args& args) {
                              "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup", "smoothing",
                              "clip", "eval-sequences", "symbols", "length", "variant", "vocab", "sentences",
                              "random-fraction", "data", "subword-vocab", "arch", "positional", "ffn", "norm-kind",
-                             "window", "until-loss", "test-length", "min-length", "compare-row"})
+                             "window", "until-loss", "test-length", "min-length", "compare-row", "init"})
         if (args.has(name))
             throw CliError(std::string("--") + name + " cannot be combined with --resume: the saved run's settings are used");
     if (!args.has("save")) throw CliError("--resume needs --save FILE: the checkpoint to continue (and FILE.state beside it)");
@@ -300,9 +303,12 @@ int cmd_train(const Argv& argv) {
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
                      "arch", "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length",
-                     "compare-row"},
+                     "compare-row", "init"},
                     {"json", "quiet", "resume"});
-    if (args.flag("resume")) return resume_training(args);
+    if (args.flag("resume")) {
+        if (args.has("init")) throw CliError("--init cannot be combined with --resume: the saved run already has its weights");
+        return resume_training(args);
+    }
     // A comparison row is its own settings: options that would change it are refused, so a row
     // run here is the row the README reports.
     const ComparisonRow* row = nullptr;
@@ -314,7 +320,7 @@ int cmd_train(const Argv& argv) {
                                  "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup",
                                  "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols", "length",
                                  "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "arch",
-                                 "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length"})
+                                 "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length", "init"})
             if (args.has(name)) throw CliError(std::string("--") + name + " cannot be combined with --compare-row (the row sets it)");
     }
     const auto task = row ? std::optional<TaskKind>(row->task) : task_from_string(args.get("task"));
@@ -390,8 +396,22 @@ int cmd_train(const Argv& argv) {
     }
     t.subword_vocab = static_cast<int>(args.integer("subword-vocab", t.subword_vocab, 300, 64000));
     if (auto error = validate(t)) throw CliError(*error);
+    // --init: the checkpoint is the model (shape, tokenizer, weights); the options set the training.
+    std::optional<Checkpoint> start;
+    if (args.has("init")) {
+        for (const char* name : {"d-model", "heads", "d-ff", "layers", "max-len", "norm", "tokenizer", "arch",
+                                 "positional", "ffn", "norm-kind", "window", "subword-vocab"})
+            if (args.has(name))
+                throw CliError(std::string("--") + name + " cannot be combined with --init: the checkpoint's model is used");
+        const std::string path = args.get("init");
+        if (!std::filesystem::exists(path)) throw CliError("--init: no checkpoint '" + path + "'");
+        start = load_checkpoint(path);
+        const float dropout = m.dropout;
+        m = start->config;
+        if (args.has("dropout")) m.dropout = dropout;
+    }
     set_cpu_threads(static_cast<int>(args.integer("threads", 1, 1, 1024)));
-    return run_training(args, m, t, make_backend, test_length, nullptr, nullptr);
+    return run_training(args, m, t, make_backend, test_length, start ? &*start : nullptr, nullptr);
 }
 
 }  // namespace tx::cli
