@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "asset_paths.h"
 #include "backend_names.h"
 #include "checkpoint.h"
 #include "known_words.h"
@@ -40,12 +41,6 @@ namespace {
 
 constexpr const char* DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired.";
 
-std::string executable_dir() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string() : exe.parent_path().string();
-}
-
 std::string user_config_dir() {
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/transformer-explorer";
     if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/transformer-explorer";
@@ -71,22 +66,9 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     // an OpenMP pool per thread would spin against the other (shared/PERF.md).
     tx::set_cpu_threads(1);
     tx::keep_freed_memory_for_reuse();
-    // Assets: --assets, next to the executable (installed), or the source tree.
-    std::vector<std::string> candidates;
-    if (!m_options.assets.empty()) candidates.push_back(m_options.assets);
-    const std::string exe = executable_dir();
-    if (!exe.empty()) {
-        candidates.push_back(exe + "/assets");
-        candidates.push_back(exe + "/../share/transformer-explorer/assets");
-    }
-#ifdef TX_ASSETS_DIR
-    candidates.push_back(TX_ASSETS_DIR);
-#endif
-    for (const auto& c : candidates)
-        if (fs::is_directory(c)) {
-            m_assets_dir = c;
-            break;
-        }
+    // Assets: --assets, else beside the executable (installed) or the source tree (asset_paths.h).
+    if (!m_options.assets.empty() && fs::is_directory(m_options.assets)) m_assets_dir = m_options.assets;
+    else m_assets_dir = assets_root();
     if (!m_options.assets.empty() && m_assets_dir != m_options.assets)
         report_error("assets folder '" + m_options.assets + "' not found; using " +
                      (m_assets_dir.empty() ? std::string("none") : m_assets_dir));

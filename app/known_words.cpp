@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "asset_paths.h"
 #include "parallel_corpus.h"
 #include "tasks.h"
 #include "training_config.h"

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "asset_paths.h"
 #include "parallel_corpus.h"
 #include "subword_training.h"
 
@@ -79,19 +80,6 @@ Batch make_next_token_batch(const std::vector<Example>& examples, const SpecialT
         batch.tokens += static_cast<int>(out.size()) + 1;
     }
     return batch;
-}
-
-std::string find_asset(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
-    fs::path dir = fs::current_path(ec);
-    for (int up = 0; up < 5 && !ec && !dir.empty(); ++up) {
-        if (fs::exists(dir / path, ec)) return (dir / path).string();
-        if (!dir.has_parent_path() || dir.parent_path() == dir) break;
-        dir = dir.parent_path();
-    }
-    return path;
 }
 
 namespace {

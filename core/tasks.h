@@ -124,8 +124,4 @@ private:
     std::set<std::vector<int>> m_held_out_inputs;
 };
 
-// A relative asset path tried against the working directory and its parents (so txcli and the
-// tests find assets/ from a build folder); returned unchanged when nothing matches.
-std::string find_asset(const std::string& path);
-
 }  // namespace tx

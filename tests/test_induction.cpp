@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "asset_paths.h"
 #include "evaluation.h"
 #include "tasks.h"
 #include "trainer.h"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 
+#include "asset_paths.h"
 #include "checkpoint.h"
 #include "backend.h"
 #include "transformer.h"

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "asset_paths.h"
 #include "tasks.h"
 #include "trainer.h"
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "asset_paths.h"
 #include "checkpoint.h"
 #include "parallel_corpus.h"
 #include "safetensors.h"

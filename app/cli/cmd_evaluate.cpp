@@ -6,6 +6,7 @@
 
 #include "alignment.h"
 #include "args.h"
+#include "asset_paths.h"
 #include "beam_search.h"
 #include "bleu.h"
 #include "checkpoint.h"

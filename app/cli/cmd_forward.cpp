@@ -26,7 +26,8 @@ constexpr const char* NO_POSITIONAL_HELP =
     "  --no-positional      run without adding the positional encoding (the model then cannot tell word order)\n";
 
 Session open_session(const Args& args) {
-    Session session(model_from_options(args, args.flag("sample")), backend_from_name(args.get_or("backend", "cpu")));
+    // No model options: the shipped translation model, so a first "txcli decode --src ..." translates.
+    Session session(model_from_options(args, args.flag("sample"), true), backend_from_name(args.get_or("backend", "cpu")));
     session.set_positional_encoding(!args.flag("no-positional"));
     return session;
 }
@@ -67,7 +68,9 @@ const char* FORWARD_HELP =
     "Runs one sentence, or a padded batch of up to 4, through the model. Without --tgt the decoder input is\n"
     "BOS + the greedy output; with --tgt it is BOS + the tokens of TEXT (teacher forcing). A decoder-only model\n"
     "reads each --src as a prompt: its decoder input is BOS + the prompt + the continuation (or + TEXT).\n"
-    "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n\n";
+    "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n"
+    "The model: --checkpoint FILE; or a fresh one when a model option is given; otherwise the shipped\n"
+    "English -> Spanish model (assets/models/default.safetensors).\n\n";
 
 constexpr int MAX_BEAM = 64;
 
@@ -112,6 +115,8 @@ const char* DECODE_HELP =
     "per source; with --sample, each token drawn at random from the model's distribution (one padded batch).\n"
     "A decoder-only model reads each --src as a prompt and prints its continuation: from BOS + the prompt until\n"
     "EOS or 32 more tokens (within max_len).\n"
+    "The model: --checkpoint FILE; or a fresh one when a model option is given; otherwise the shipped\n"
+    "English -> Spanish model (assets/models/default.safetensors).\n"
     "  --beam N             beam size, 1..64 (default 1: greedy decoding)\n"
     "  --length-penalty A   GNMT length penalty, A >= 0 (default 0.6 with --beam > 1): hypotheses are ranked\n"
     "                       by log P(Y) / ((5 + |Y|) / 6)^A, where |Y| counts the output tokens and the EOS\n"

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "args.h"
+#include "asset_paths.h"
 #include "commands.h"
 #include "cpu_isa.h"
 #include "evaluation.h"
@@ -91,13 +92,6 @@ std::string fmt_duration(double s) {
     if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
     else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
     return buf;
-}
-
-std::string asset_or(const std::string& path) {
-    if (std::filesystem::exists(path)) return path;
-    const std::filesystem::path in_assets = std::filesystem::path(assets_dir()).parent_path() / path;
-    if (std::filesystem::exists(in_assets)) return in_assets.string();
-    return find_asset(path);
 }
 
 // The training loop's driver, shared by new and resumed runs: progress lines, the CSV log,
@@ -383,16 +377,16 @@ int cmd_train(const Argv& argv) {
         throw CliError("--min-length is for the induction task (its first halves vary in length)");
     t.min_length = static_cast<int>(args.integer("min-length", std::min(t.min_length, t.length), 0, t.length));
     t.variant = args.get_or("variant", t.variant);
-    t.vocab_path = asset_or(args.get_or("vocab", t.vocab_path));
-    t.sentences_path = asset_or(args.get_or("sentences", t.sentences_path));
+    t.vocab_path = find_asset(args.get_or("vocab", t.vocab_path));
+    t.sentences_path = find_asset(args.get_or("sentences", t.sentences_path));
     t.random_fraction = static_cast<float>(args.real("random-fraction", t.random_fraction, 0.0, 1.0));
     if (args.has("data")) {
         if (!std::filesystem::exists(args.get("data"))) throw CliError("--data: no file '" + args.get("data") + "'");
         t.data_path = args.get("data");
         t.valid_path.clear();   // one file: every 20th pair is held out
     } else {
-        t.data_path = asset_or(t.data_path);
-        t.valid_path = asset_or(t.valid_path);
+        t.data_path = find_asset(t.data_path);
+        t.valid_path = find_asset(t.valid_path);
     }
     t.subword_vocab = static_cast<int>(args.integer("subword-vocab", t.subword_vocab, 300, 64000));
     if (auto error = validate(t)) throw CliError(*error);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "asset_paths.h"
 #include "backend_names.h"
 #include "session.h"
 #include "tokenizer.h"
@@ -53,18 +54,24 @@ void apply_variant_options(const Args& args, ModelConfig& config) {
     config.window = static_cast<int>(args.integer("window", config.window, 0, 4096));
 }
 
-std::string assets_dir() {
-    if (const char* env = std::getenv("TX_ASSETS_DIR"); env && *env) return env;
-    return TX_ASSETS_DIR;
-}
-
-Checkpoint model_from_options(const Args& args, bool command_seed) {
-    if (args.has("checkpoint")) {
+Checkpoint model_from_options(const Args& args, bool command_seed, bool shipped_by_default) {
+    // The options that shape a fresh model (--seed is the command's own when command_seed).
+    const auto shaping_option = [&]() -> std::string {
         for (const auto& name : MODEL_OPTIONS)
-            if (name != "checkpoint" && !(command_seed && name == "seed") && args.has(name))
-                throw CliError("--" + name + " cannot be combined with --checkpoint (the checkpoint holds the config)");
-        if (args.flag("no-scale")) throw CliError("--no-scale cannot be combined with --checkpoint");
+            if (name != "checkpoint" && !(command_seed && name == "seed") && args.has(name)) return name;
+        return args.flag("no-scale") ? "no-scale" : "";
+    };
+    if (args.has("checkpoint")) {
+        if (const std::string name = shaping_option(); !name.empty())
+            throw CliError("--" + name + " cannot be combined with --checkpoint (the checkpoint holds the config)");
         return load_checkpoint(args.get("checkpoint"));
+    }
+    if (shipped_by_default && shaping_option().empty()) {
+        const std::string path = find_asset(SHIPPED_MODEL);
+        if (!std::filesystem::exists(path))
+            throw CliError(std::string("no --checkpoint given, and the shipped model '") + SHIPPED_MODEL +
+                           "' is not found (set TX_ASSETS_DIR to the assets folder, or give --checkpoint FILE)");
+        return load_checkpoint(path);
     }
     ModelConfig config;
     config.d_model = static_cast<int>(args.integer("d-model", 64, 1, 4096));
@@ -84,7 +91,7 @@ Checkpoint model_from_options(const Args& args, bool command_seed) {
         throw CliError("--tokenizer must be word or char, got '" + tokenizer + "'");
     config.tokenizer = tokenizer == "word" ? TokenizerKind::Word : TokenizerKind::Char;
     const std::string vocab_path =
-        args.get_or("vocab", assets_dir() + (tokenizer == "word" ? "/vocab/words.txt" : "/vocab/chars.txt"));
+        args.get_or("vocab", assets_root() + (tokenizer == "word" ? "/vocab/words.txt" : "/vocab/chars.txt"));
     const Vocabulary vocabulary = load_vocabulary(vocab_path);
     if (config.d_model % config.heads != 0)
         throw CliError("d_model (" + std::to_string(config.d_model) + ") must be divisible by heads (" +

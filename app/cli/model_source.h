@@ -1,6 +1,6 @@
-// Where a command's model comes from: --checkpoint FILE, or a fresh model from the model
-// options (--d-model, --heads, --d-ff, --layers, --max-len, --dropout, --norm, --no-scale,
-// --tokenizer, --seed) over the shipped vocabulary. Also the backend choice (--backend).
+// Where a command's model comes from: --checkpoint FILE, a fresh model from the model options
+// (--d-model, --heads, --d-ff, --layers, --max-len, --dropout, --norm, --no-scale, --tokenizer,
+// --seed) over the shipped vocabulary, or the shipped model. Also the backend choice (--backend).
 #pragma once
 #include <memory>
 #include <set>
@@ -22,11 +22,14 @@ extern const char* MODEL_OPTIONS_HELP;
 // on a config, refusing unknown spellings; decoder-only sets encoder_layers to 0.
 void apply_variant_options(const Args& args, ModelConfig& config);
 
-std::string assets_dir();
-// --checkpoint FILE when given (other model options are then refused), else a fresh model.
+// The model that forward and decode open when no --checkpoint and no model option is given.
+inline constexpr const char* SHIPPED_MODEL = "assets/models/default.safetensors";
+
+// --checkpoint FILE when given (other model options are then refused), else a fresh model from the
+// options, or, with shipped_by_default and no model option at all, the shipped model (SHIPPED_MODEL).
 // command_seed: --seed belongs to the command (decode --sample's random draws), not to the model:
 // it may then go with --checkpoint, and a fresh model keeps the default initialisation seed.
-Checkpoint model_from_options(const Args& args, bool command_seed = false);
+Checkpoint model_from_options(const Args& args, bool command_seed = false, bool shipped_by_default = false);
 // "cpu" (default) or "cuda"; refuses a backend this build does not have, or a device that
 // cannot be used, with the reason.
 std::unique_ptr<Backend> backend_from_name(const std::string& name);
