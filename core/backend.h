@@ -85,12 +85,11 @@ public:
     // that has them says so, and the model then leaves the mask step unmaterialised; the others
     // (CUDA) keep the two steps, and these are never called on them.
     virtual bool fuses_masked_softmax() const { return false; }
-    virtual void masked_softmax_forward(float*, const float*, const float*, int, int, int, int, float) {
-        throw DeviceError(name() + " backend has no masked_softmax_forward");
-    }
-    virtual void masked_softmax_backward(float*, const float*, const float*, const float*, int, int, int, int, float) {
-        throw DeviceError(name() + " backend has no masked_softmax_backward");
-    }
+    // The defaults (backend.cpp) throw DeviceError naming the op.
+    virtual void masked_softmax_forward(float* probs, const float* scores, const float* mask, int B, int H, int T, int S,
+                                        float scale);
+    virtual void masked_softmax_backward(float* dscores, const float* dprobs, const float* probs, const float* mask,
+                                         int B, int H, int T, int S, float scale);
     virtual void residual_forward(float* out, const float* a, const float* b, int N) = 0;
     virtual void residual_backward(float* da, float* db, const float* dout, int N) = 0;
     virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
@@ -139,20 +138,16 @@ public:
     // model then leaves the sublayer's own dropout to them; the others (CUDA) keep the separate
     // dropout, residual and norm ops, and these are never called on them.
     virtual bool fuses_add_norm() const { return false; }
-    virtual void residual_dropout_norm_forward(float*, float*, float*, float*, float*, const float*, const float*,
-                                               const float*, const float*, int, int, float, uint64_t, float) {
-        throw DeviceError(name() + " backend has no residual_dropout_norm_forward");
-    }
-    virtual void residual_dropout_norm_backward(float*, float*, float*, float*, const float*, const float*,
-                                                const float*, const float*, const float*, const float*, int, int) {
-        throw DeviceError(name() + " backend has no residual_dropout_norm_backward");
-    }
-    virtual void residual_dropout_forward(float*, float*, const float*, const float*, int, float, uint64_t) {
-        throw DeviceError(name() + " backend has no residual_dropout_forward");
-    }
-    virtual void residual_dropout_backward(float*, float*, const float*, const float*, int) {
-        throw DeviceError(name() + " backend has no residual_dropout_backward");
-    }
+    // The defaults (backend.cpp) throw DeviceError naming the op.
+    virtual void residual_dropout_norm_forward(float* out, float* sum, float* mask, float* mean, float* rstd,
+                                               const float* x, const float* sub, const float* weight, const float* bias,
+                                               int N, int C, float p, uint64_t seed, float eps);
+    virtual void residual_dropout_norm_backward(float* dx, float* dsub, float* dweight, float* dbias, const float* dout,
+                                                const float* sum, const float* mask, const float* weight,
+                                                const float* mean, const float* rstd, int N, int C);
+    virtual void residual_dropout_forward(float* out, float* mask, const float* x, const float* sub, int N, float p,
+                                          uint64_t seed);
+    virtual void residual_dropout_backward(float* dx, float* dsub, const float* dout, const float* mask, int N);
 
 protected:
     std::chrono::steady_clock::time_point m_timer_start;
