@@ -8,6 +8,7 @@ TX_PACKAGES=(
   libeigen3-dev nlohmann-json3-dev libgtest-dev googletest libsentencepiece-dev zlib1g-dev
   libimgui-dev libglfw3-dev libstb-dev libgl-dev libgl1-mesa-dri
   xvfb xauth
+  dpkg-dev file
   clang libclang-rt-14-dev
 )
 
