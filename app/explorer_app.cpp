@@ -63,7 +63,7 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     m_view.cuda_unavailable = backend_unavailable_reason("cuda");
     m_view.cuda_device = backend_device("cuda");
     // One matrix-product thread: the UI and the trainer thread each run on a core of their own;
-    // an OpenMP pool per thread would spin against the other (shared/PERF.md).
+    // a second pool per thread would spin against the other (docs/design.md §10).
     tx::set_cpu_threads(1);
     tx::keep_freed_memory_for_reuse();
     // Assets: --assets, else beside the executable (installed) or the source tree (asset_paths.h).

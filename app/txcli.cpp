@@ -1,4 +1,4 @@
-// txcli: the headless command line of Transformer Explorer (DESIGN.md §3 lists the commands).
+// txcli: the headless command line of Transformer Explorer (docs/design.md §13 lists the commands).
 // Every error ends as one line on stderr and a non-zero exit; nothing is left half-written.
 #include <cstdio>
 #include <exception>
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     tx::keep_freed_memory_for_reuse();
-    tx::set_cpu_threads(1);   // the stable baseline (shared/PERF.md); bench and train take --threads
+    tx::set_cpu_threads(1);   // the stable baseline (docs/design.md §10); bench and train take --threads
     try {
         if (command == "init") return cmd_init(rest);
         if (command == "info") return cmd_info(rest);

@@ -1,4 +1,4 @@
-// Checkpoints (checkpoint.h, DESIGN.md §3): the parameters as F32 tensors under their §3 names,
+// Checkpoints (checkpoint.h, docs/design.md §6): the parameters as F32 tensors under their §4 names,
 // and __metadata__ {"format": CHECKPOINT_FORMAT, "config": to_json(config) + "vocabulary" (+
 // "training")}. Loading trusts nothing: every tensor must match ParameterTable(config) exactly.
 #include "checkpoint.h"

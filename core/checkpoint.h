@@ -1,4 +1,4 @@
-// Checkpoints: one .safetensors file with the parameters under their DESIGN.md §3 names and
+// Checkpoints: one .safetensors file with the parameters under their docs/design.md §4 names and
 // __metadata__ {"format": "transformer-explorer/1", "config": <JSON: hyperparameters,
 // tokenizer kind, vocabulary, special ids, and the training settings when present>}. A
 // SentencePiece model's bytes travel as the U8 tensor "tokenizer.model", so one file still holds

@@ -1,5 +1,5 @@
 // Model configuration: every hyperparameter of the encoder-decoder, its validation and
-// its JSON form (stored in a checkpoint's __metadata__ "config", see DESIGN.md §3).
+// its JSON form (stored in a checkpoint's __metadata__ "config", see docs/design.md §6).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,9 +10,9 @@
 namespace tx {
 
 enum class NormPlacement { Post, Pre };   // Post: LN(x + f(x)) as the paper; Pre: x + f(LN(x))
-// SentencePiece: subword pieces from a model that travels inside the checkpoint (DESIGN.md §3).
+// SentencePiece: subword pieces from a model that travels inside the checkpoint (docs/design.md §6).
 enum class TokenizerKind { Word, Char, SentencePiece };
-// The model variants of DESIGN.md §3 "Contracts added with the second wave"; the first value of
+// The model variants of docs/design.md §3; the first value of
 // each is the 2017 paper's, and a checkpoint without the field means that value.
 enum class Arch { EncoderDecoder, DecoderOnly };
 // Sinusoidal and Learned add a [max_len, D] table to the embeddings; Rope rotates each

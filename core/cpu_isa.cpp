@@ -68,7 +68,8 @@ std::string cpuinfo_field(const std::string& key) {
 }
 
 // AVX-512 on AMD family 25 (Zen 4) runs on 256-bit pipes, so it is no wider than AVX2 there; Zen
-// 5 and Intel server cores have 512-bit pipes (shared/PERF.md: 228 GFLOP/s at ~3.5 GHz on Zen 5).
+// 5 and Intel server cores have 512-bit pipes (docs/design.md §10: one Zen 5 core measured
+// 228 GFLOP/s at ~3.5 GHz).
 bool avx512_on_256_bit_pipes() {
     static const bool zen4 = cpuinfo_field("vendor_id") == "AuthenticAMD" && cpuinfo_field("cpu family") == "25";
     return zen4;

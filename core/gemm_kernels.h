@@ -36,7 +36,7 @@ void pack_weight_avx2(float* out, const float* weight, int C, int OC);
 
 // Scratch for packed panels, per calling thread (the GUI and the trainer may multiply at once,
 // and the pool's threads pack their own A blocks): at least `floats` floats, 64-byte aligned, grown
-// once and reused (a fresh page costs ~10 µs here, shared/PERF.md). Slot 0 holds packed B, 1 A.
+// once and reused (a fresh page costs ~10 µs here, docs/design.md §10). Slot 0 holds packed B, 1 A.
 float* gemm_scratch(int slot, size_t floats);
 
 // sgemm_nt for one inp row (N = 1, a decoding step at batch 1), C, OC ≥ 1: bound by streaming the

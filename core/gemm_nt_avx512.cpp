@@ -7,7 +7,7 @@
 // loading 4 + 6 vectors per 24 FMAs (nt_kernel_4x6); at the end of C one transposing reduction
 // turns them into the tile's 24 sums (nt_finish_tile).
 //
-// Cache use (1 MiB L2 per core, 48 KiB L1; shared/PERF.md): inp rows in chunks of 256 KiB stay
+// Cache use (1 MiB L2 per core, 48 KiB L1; docs/design.md §10): inp rows in chunks of 256 KiB stay
 // in L2 while every block of 6 weight rows passes over them; C in blocks of 512 floats keeps
 // a tile's 10 rows of a block in L1 while the block's weight rows serve all tiles of the chunk;
 // each tile prefetches one row of the next weight block into L2, so weights that come from

@@ -39,7 +39,7 @@ GenerationTiming time_generation(Transformer& model, const std::vector<int>& src
     timing.lengths = lengths;
     try {
         // One untimed run each way at the longest length first: the model's buffers are then
-        // allocated and touched (a fresh page costs ~10 µs, DESIGN.md §4), which is not generation.
+        // allocated and touched (a fresh page costs ~10 µs, docs/design.md §10), which is not generation.
         for (int cached = 1; cached >= 0; --cached) {
             model.options().kv_cache = cached == 1;
             decode_with(model, {src}, *std::max_element(lengths.begin(), lengths.end()), choose);

@@ -1,5 +1,5 @@
 // glibc's malloc settings of memory_reuse.h: the same values as the GLIBC_TUNABLES that
-// shared/PERF.md gives the tuned PyTorch peer (mmap threshold 32 MiB, its largest; trimming
+// docs/design.md §10 gives the tuned PyTorch peer (mmap threshold 32 MiB, its largest; trimming
 // only above 1 GiB of free heap top).
 #include "memory_reuse.h"
 

@@ -1,4 +1,4 @@
-// Parameter table in DESIGN.md §3 order, and the seeded Xavier-uniform initialisation.
+// Parameter table in docs/design.md §4 order, and the seeded Xavier-uniform initialisation.
 #include "parameters.h"
 
 #include <cmath>

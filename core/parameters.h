@@ -1,5 +1,5 @@
 // The model's parameters: their names, shapes and offsets in one flat float buffer, in the
-// order and layout of DESIGN.md §3 (row-major, linear weights [out, in], y = x·Wᵀ + b).
+// order and layout of docs/design.md §4 (row-major, linear weights [out, in], y = x·Wᵀ + b).
 // Parameters, gradients and Adam moments share this layout, so Adam is one loop and a
 // checkpoint is one pass.
 #pragma once

@@ -1,5 +1,5 @@
 // The SentencePiece side of Tokenizer (tokenizer.h): pieces from Debian's libsentencepiece, the
-// model's serialized bytes kept so that a checkpoint carries them (DESIGN.md §3). Ids are the
+// model's serialized bytes kept so that a checkpoint carries them (docs/design.md §6). Ids are the
 // model's own, so PAD 0, BOS 1, EOS 2, UNK 3 must be its first four pieces (subword_training.cpp
 // trains models that way). Decoding is done here, not by the library, so that UNK reads "<unk>"
 // and byte pieces that do not form valid UTF-8 show as U+FFFD instead of vanishing.

@@ -1,5 +1,5 @@
 // Threads used by the CPU backend's ops and matrix products (thread_pool.h's pool). One by
-// default: it is the stable baseline on the project's 2-core machines (shared/PERF.md).
+// default: it is the stable baseline on the project's 2-core machines (docs/design.md §10).
 #pragma once
 
 namespace tx {

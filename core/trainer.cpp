@@ -1,6 +1,6 @@
 // TrainingRun (the loop, thread-free) and Trainer (that loop on its own thread). The worker is
 // the only writer of the model and of the published snapshot; callers queue commands under
-// one mutex and copy the snapshot under another, held only for the copy (DESIGN.md §2).
+// one mutex and copy the snapshot under another, held only for the copy (docs/design.md §2).
 #include "trainer.h"
 
 #include <chrono>

@@ -1,7 +1,7 @@
 // The step list of the encoder-decoder: build() appends every step with its forward and
 // backward closures; backward() walks the steps in exact reverse. Closures read the batch
 // sizes (m_B, m_S, m_T) and buffer pointers when they run, so one step list serves every
-// batch shape. Buffers only grow (DESIGN.md §4: allocate once per shape, reuse).
+// batch shape. Buffers only grow (docs/design.md §10: allocate once per shape, reuse).
 #include "transformer.h"
 
 #include <algorithm>

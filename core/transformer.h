@@ -1,5 +1,5 @@
 // The encoder-decoder Transformer (or, with arch decoder-only, its decoder alone) written once
-// against Backend&, as an ordered list of named steps (DESIGN.md §2-3). Each step has a forward
+// against Backend&, as an ordered list of named steps (docs/design.md §3, §5). Each step has a forward
 // and a backward; running every step is the forward pass, and the step outputs are the trace.
 // Shapes: B batch, S source length, T target length, D d_model, H heads, dk = D/H, F d_ff,
 // V vocabulary.

@@ -270,7 +270,7 @@ const DeviceProbe& probe() {
         if (err != cudaSuccess) {
             cudaGetLastError();
             // Any error here means "no GPU": without a driver it is cudaErrorInsufficientDriver,
-            // not cudaErrorNoDevice (shared/GPU.md).
+            // not cudaErrorNoDevice (docs/design.md §7).
             result.unavailable_reason = "no usable CUDA device: " + cuda::error_text(err);
             return;
         }

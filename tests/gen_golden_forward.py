@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # Golden forward fixtures for tests/test_golden.cpp, computed in PyTorch independently of our C++.
 # A tiny encoder-decoder (V 13, D 16, H 4, F 32, 2+2 layers, max_len 32) is written from
-# torch.nn.functional ops as DESIGN.md §3 specifies, in float64, and its layers and stacks are
+# torch.nn.functional ops as docs/design.md §3 specifies, in float64, and its layers and stacks are
 # checked against torch.nn.TransformerEncoderLayer/DecoderLayer/Encoder/Decoder (weights copied).
 # Writes, for Post-LN and Pre-LN:
 #   fixtures/golden_<norm>.ckpt.safetensors   the checkpoint (our names, [out,in] layouts, our metadata)
@@ -88,7 +88,7 @@ def pad_rows(rows):
 
 
 class Reference:
-    """The model as DESIGN.md §3 says, from functional ops in float64; records every step."""
+    """The model as docs/design.md §3 says, from functional ops in float64; records every step."""
 
     def __init__(self, params, pre):
         self.p = {k: v.double() for k, v in params.items()}

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Golden gradients from PyTorch for tests/test_training.cpp (GoldenGradients.*).
 
-Builds our encoder-decoder in PyTorch from our parameter layout (DESIGN.md §3: linear weights
+Builds our encoder-decoder in PyTorch from our parameter layout (docs/design.md §3-4: linear weights
 [out, in], y = x·Wᵀ + b, separate q/k/v projections, embeddings × √d_model, sinusoidal PE,
 Post-LN without final norms or Pre-LN with encoder.norm/decoder.norm, masks with -inf),
 runs forward + label-smoothed KL loss (the Annotated Transformer's LabelSmoothing, mean over
@@ -84,7 +84,7 @@ def layer_norm(P, name, x):
 
 
 def attention(P, prefix, xq, xkv, keep):
-    """keep [B, Tq, Tk] bool: True = may attend. Masked scores are -inf (DESIGN.md §3)."""
+    """keep [B, Tq, Tk] bool: True = may attend. Masked scores are -inf (docs/design.md §3)."""
     B, Tq, _ = xq.shape
     Tk = xkv.shape[1]
     dk = D // H

@@ -72,7 +72,7 @@ def make_config(changes):
 
 
 def ffn_width(c):
-    # SwiGLU: round(2/3·d_ff), to the nearest multiple of 8 from 64 on (DESIGN.md §3; LLaMA's rule)
+    # SwiGLU: round(2/3·d_ff), to the nearest multiple of 8 from 64 on (docs/design.md §3; LLaMA's rule)
     if c["ffn"] != "swiglu":
         return c["d_ff"]
     f = max(1, int(math.floor(2.0 * c["d_ff"] / 3.0 + 0.5)))
@@ -80,7 +80,7 @@ def ffn_width(c):
 
 
 def parameter_table(c):
-    """[(name, shape)]: the names of DESIGN.md §3 and its second-wave additions."""
+    """[(name, shape)]: the names of docs/design.md §4, variants included."""
     D, Fw = c["d_model"], ffn_width(c)
     encoder = c["arch"] == "encoder-decoder"
     t = ([("src_embed.weight", [V, D])] if encoder else []) + [("tgt_embed.weight", [V, D])]

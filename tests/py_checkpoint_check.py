@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Cross-checks a checkpoint written by txcli against an independent PyTorch reference (DESIGN.md §3):
+# Cross-checks a checkpoint written by txcli against an independent PyTorch reference (docs/design.md §6):
 #  1. reads the .safetensors file with a pure-Python reader (json + struct; F32 and U8; the data
 #     offsets are checked), the "config" JSON in __metadata__ and the U8 tensor "tokenizer.model",
 #     which goes into sentencepiece.SentencePieceProcessor(model_proto=...); the processor's pieces
@@ -231,7 +231,7 @@ class Reference:
 # Loading and checking the checkpoint
 
 def expected_parameters(cfg):
-    """{name: shape} for the encoder-decoder of DESIGN.md §3 (tests/model_layout.py plus learned positions)."""
+    """{name: shape} for the encoder-decoder of docs/design.md §4 (tests/model_layout.py plus learned positions)."""
     sys.path.insert(0, HERE)
     import model_layout  # noqa: E402
     if cfg["encoder_layers"] != cfg["decoder_layers"]:

@@ -133,7 +133,7 @@ TEST_F(CheckpointTest, RoundTripIsBitExact) {
     }
 }
 
-// The variants' parameters (DESIGN.md §3): learned position tables, SwiGLU's bias-free gate, up
+// The variants' parameters (docs/design.md §4): learned position tables, SwiGLU's bias-free gate, up
 // and down, RMSNorm's gain without bias; they and the config fields survive a round trip.
 TEST_F(CheckpointTest, VariantRoundTripKeepsFieldsAndParameterNames) {
     Checkpoint saved = tiny_checkpoint(NormPlacement::Pre);

@@ -136,7 +136,7 @@ TEST_P(GoldenForward, MasksMatchTheReference) {
     EXPECT_EQ(model->tgt_mask(), tgt_mask->data);
 }
 
-// DESIGN.md §2: running all steps equals one forward call, bit for bit.
+// docs/design.md §5: running all steps equals one forward call, bit for bit.
 TEST_P(GoldenForward, RunningStepByStepEqualsForwardBitForBit) {
     auto whole = make_model();
     whole->forward();

@@ -1,4 +1,4 @@
-// Whole-model gradient check (STYLE.md "Testing ops"): a 1-layer, 2-head model (d_model 8,
+// Whole-model gradient check (docs/design.md §11): a 1-layer, 2-head model (d_model 8,
 // d_ff 16, vocabulary 9) on a padded batch of 2, Post-LN and Pre-LN, label smoothing on.
 // backward()'s gradients against central finite differences of loss() on a sample of every
 // tensor's elements; a deliberately wrong gradient must fail the same comparison. The model is
@@ -153,7 +153,7 @@ TEST(ModelGradient, DropoutInTrainingModeMatchesFiniteDifferencesWithTheSameSeed
     check_model(tiny_config(NormPlacement::Post, 0.2f), true);
 }
 
-// Each variant of DESIGN.md §3 on its own, and the LLaMA-like combination, on the same tiny
+// Each variant of docs/design.md §3 on its own, and the LLaMA-like combination, on the same tiny
 // model: each adds an op pair and a branch to the step list, and each backward must match.
 struct Variant {
     const char* name;

@@ -234,7 +234,7 @@ TEST(Transformer, PadKeysGetExactlyZeroAndMaskedScoresAreMinusInfinity) {
 }
 
 // A query row whose every key is masked (a target that starts with PAD) attends to nothing:
-// zero probabilities and zero context, never NaN (DESIGN.md §3).
+// zero probabilities and zero context, never NaN (docs/design.md §3).
 TEST(Transformer, FullyMaskedRowGivesZerosNotNaN) {
     Model m(small_config());
     m.model.set_batch({{5, 6, 2}}, {{0, 5, 6}});

@@ -1,4 +1,4 @@
-// The model variants (DESIGN.md §3: learned / RoPE / ALiBi / no positions, GELU / SwiGLU,
+// The model variants (docs/design.md §3: learned / RoPE / ALiBi / no positions, GELU / SwiGLU,
 // RMSNorm, sliding window, the LLaMA-like combination, decoder-only) against the independent PyTorch
 // reference of tests/gen_variant_fixtures.py: every step output, the masks, the loss and every
 // parameter's gradient; the step list holds exactly the reference's steps. Then a training test:
@@ -134,7 +134,7 @@ TEST(VariantGolden, LlamaLikeCombination) { check_variant("llama_like"); }
 TEST(VariantGolden, DecoderOnlyLearnedGelu) { check_variant("decoder_only"); }
 TEST(VariantGolden, DecoderOnlyLlamaLike) { check_variant("decoder_only_llama"); }
 
-// The trace's step names of DESIGN.md §3 appear where the variants say, and only there.
+// The trace's step names of docs/design.md §5 appear where the variants say, and only there.
 TEST(Variants, StepNamesFollowTheConfig) {
     auto backend = make_cpu_backend();
     ModelConfig c;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # Converts a PyTorch model built from torch.nn.Transformer (or a GPT-style nn.TransformerEncoder run
-# with a causal mask) into a Transformer Explorer checkpoint (.safetensors, DESIGN.md §3): each
+# with a causal mask) into a Transformer Explorer checkpoint (.safetensors, docs/design.md §6): each
 # attention's in_proj_weight [3D, D] / in_proj_bias [3D] is split into q_proj, k_proj, v_proj
 # ([D, D] / [D] each, torch's row order q, k, v), the other names are mapped, and the config and
 # vocabulary go into __metadata__. Linear weights stay [out, in] (y = x·Wᵀ + b, as ours).
@@ -278,7 +278,7 @@ def convert(cfg, base, state):
     V = int(state[tgt_key].shape[0])
     kind, vocabulary, sp_model = read_tokenizer(cfg.get("tokenizer"), base)
     check_vocabulary(vocabulary, V, "vocabulary" if sp_model is None else "SentencePiece model")
-    # The explorer's checkpoints share one vocabulary between source and target (DESIGN.md §3).
+    # The explorer's checkpoints share one vocabulary between source and target (docs/design.md §6).
     embed_scale = 1.0 if scaled else 1.0 / math.sqrt(D)   # ours multiplies by √D, so fold the inverse in
     if module == "transformer":
         m.put("src_embed.weight", m.take(named("src_embed"), [V, D]) * embed_scale)

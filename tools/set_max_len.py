@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Sets max_len in a Transformer Explorer checkpoint's config (.safetensors, DESIGN.md §3) and
+# Sets max_len in a Transformer Explorer checkpoint's config (.safetensors, docs/design.md §6) and
 # rewrites the file atomically (a temporary file beside it, then a rename). Only for positions
 # that are computed, not stored (sinusoidal, RoPE, ALiBi, none): a learned table src_pos/tgt_pos
 # has max_len rows, which this does not invent. Tensors are copied byte for byte; the config's

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains the everyday English -> Spanish model (txcli's everyday preset) with the CUDA backend, on
 # a GPU machine that has nvcc, CMake, ninja and g++ but no Debian packages and no network (as
-# shared/GPU.md describes): the dependencies come as one archive made on a Debian machine, and the
+# docs/gpu.md describes): the dependencies come as one archive made on a Debian machine, and the
 # checkpoint goes back in parts small enough for the transfer (join them with cat).
 #
 # Usage: tools/train_everyday_gpu.sh DEPS.tar.xz DEADLINE_SECONDS OUT_DIR [txcli train options...]

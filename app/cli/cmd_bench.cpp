@@ -2,7 +2,7 @@
 // (forward, loss, backward, Adam) at a given batch and length, per backend. With two backends
 // (--backend cpu,cuda) it prints them side by side with the speed-up and, per step, the largest
 // absolute difference between their outputs. --json prints one object per backend and line
-// (DESIGN.md §3). --decode N,... times greedy decoding instead: tokens per second with the KV
+// (docs/design.md §13). --decode N,... times greedy decoding instead: tokens per second with the KV
 // cache and with the full recompute of the decoder over the prefix for every token.
 #include <algorithm>
 #include <chrono>
@@ -136,7 +136,7 @@ void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, 
                 const std::vector<double>* diffs, const std::string& reference) {
     nlohmann::json out;
     out["backend"] = run.name;
-    // where it ran (shared/PERF.md: the machines differ): CPU, GEMM path, FMA ceiling per core
+    // where it ran (docs/design.md §10: the machines differ): CPU, GEMM path, FMA ceiling per core
     const cpu::MachineInfo machine = cpu::machine_info();
     out["cpu"] = machine.cpu_model;
     out["isa"] = cpu::isa_name(cpu::active_isa());

@@ -1,5 +1,5 @@
 // txcli forward / decode: sentences through a Session; forward prints tokens and the step list
-// and can dump the trace (every step's output, DESIGN.md §3) as .safetensors; decode is greedy,
+// and can dump the trace (every step's output, docs/design.md §5) as .safetensors; decode is greedy,
 // beam search or sampling. For a decoder-only model each --src is a prompt: the decoder input is
 // BOS + its tokens and the output printed is its continuation.
 #include <algorithm>

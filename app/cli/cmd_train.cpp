@@ -204,7 +204,7 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
     }
     const bool halves = t.task == TaskKind::Induction, lm = t.task == TaskKind::Lm;
     if (json) {
-        const cpu::MachineInfo machine = cpu::machine_info();   // where it ran: the machines differ (shared/PERF.md)
+        const cpu::MachineInfo machine = cpu::machine_info();   // where it ran: the machines differ (docs/design.md §10)
         std::printf("{\"cpu\": %s, \"isa\": \"%s\", \"flops_per_cycle\": %d, \"max_ghz\": %.3f, ",
                     nlohmann::json(machine.cpu_model).dump().c_str(), cpu::isa_name(cpu::active_isa()),
                     machine.flops_per_cycle, machine.max_ghz);

@@ -18,7 +18,7 @@ extern const std::set<std::string> MODEL_OPTIONS;
 extern const std::set<std::string> MODEL_FLAGS;
 // The help lines describing them.
 extern const char* MODEL_OPTIONS_HELP;
-// Sets the variant options (--arch, --positional, --ffn, --norm-kind, --window, DESIGN.md §3)
+// Sets the variant options (--arch, --positional, --ffn, --norm-kind, --window, docs/design.md §3)
 // on a config, refusing unknown spellings; decoder-only sets encoder_layers to 0.
 void apply_variant_options(const Args& args, ModelConfig& config);
 

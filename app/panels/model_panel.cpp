@@ -86,7 +86,7 @@ ModelPanel::ModelPanel()
     : Panel("The model's hyperparameters. Edit them (or start from a preset), then press Rebuild: that builds a new model with "
             "fresh random weights (Xavier, from the seed); d_model must split evenly into heads (dk = d_model / heads).") {}
 
-// The modern variants (DESIGN.md §3): one combo per field, each choice with a one-line
+// The modern variants (docs/design.md §3): one combo per field, each choice with a one-line
 // explanation of what it changes; the window as a number of keys. Returns whether one changed.
 bool ModelPanel::variant_fields() {
     bool changed = false;

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # Forward-pass benchmark: ours (`txcli bench --json`) against PyTorch 1.13 side by side, one
-# thread, batch 1, float32, eval, in alternating rounds (shared/PERF.md: a fair peer).
+# thread, batch 1, float32, eval, in alternating rounds (docs/design.md §10: a fair peer).
 # The peer does the same work as our forward: embeddings × √D + sinusoidal PE, nn.Transformer
 # (batch_first, causal target mask) and the generator's linear + log-softmax over the same
-# vocabulary; the time of nn.Transformer alone is reported too (PERF.md's figures are that).
+# vocabulary; the time of nn.Transformer alone is reported too (earlier peer figures timed it alone).
 # The peer runs in two long-lived worker processes: "as installed" (the environment as it is)
 # and "tuned" (OPENBLAS_CORETYPE unset, the OpenMP OpenBLAS when installed, glibc malloc kept
 # from returning and re-faulting PyTorch's temporaries).
@@ -33,7 +33,7 @@ def worker():
     import torch
 
     torch.set_num_threads(1)
-    # torch.set_num_threads does not reach OpenBLAS's own pool (PERF.md)
+    # torch.set_num_threads does not reach OpenBLAS's own pool (docs/design.md §10)
     for lib in ("libopenblas.so.0", "libblas.so.3"):
         try:
             ctypes.CDLL(lib).openblas_set_num_threads(1)

@@ -4,7 +4,7 @@
 # no cache): per decoder layer a preallocated K/V cache [H, n, dk], one query row per step, the
 # cross-attention K/V projected once. Same checkpoint weights, batch 1, a 16-id source, greedy
 # choice of exactly n tokens after BOS (EOS does not stop either side), the encoder included, one
-# thread, float32. Rounds alternate ours and the peer's two settings (shared/PERF.md): "as
+# thread, float32. Rounds alternate ours and the peer's two settings (docs/design.md §10): "as
 # installed" and "tuned" (OPENBLAS_CORETYPE unset, the OpenMP OpenBLAS, glibc malloc kept).
 # Usage: bench_generate.py --txcli PATH --checkpoint BASE.safetensors [--lengths 32,128,512]
 #        [--rounds 3] [--repeats 3] [--json FILE]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PyTorch peer of `txcli train --preset annotated --task copy` (shared/PERF.md).
+"""The PyTorch peer of `txcli train --preset annotated --task copy` (docs/design.md §10).
 
 Same task and conventions as ours (core/tasks.cpp): 10 symbols (ids 4..13), length 9, src =
 tokens + EOS, decoder input = BOS + tokens, targets = tokens + EOS, PAD 0 BOS 1 EOS 2; 200
@@ -11,7 +11,7 @@ warmup 400, batch 80, 20 batches × 20 epochs, loss = KL to the one-hot target (
 per target token. Timed: training steps only (evaluation excluded), like ours.
 
 Prints one JSON line: {"impl": "pytorch", "tokens_per_s": ..., "exact_match": ..., ...}.
-Threads: --threads N sets torch's intra-op pool and OpenBLAS's own pool (PERF.md).
+Threads: --threads N sets torch's intra-op pool and OpenBLAS's own pool (docs/design.md §10).
 """
 import argparse
 import ctypes

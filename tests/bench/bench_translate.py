@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PyTorch peer of `txcli train --task translate --preset translate` (shared/PERF.md).
+"""The PyTorch peer of `txcli train --task translate --preset translate` (docs/design.md §10).
 
 Same data, same batches, same model and loss as ours:
 - Data: source<TAB>target pairs (core/parallel_corpus.cpp), tokenized with the SentencePiece model

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # The LLaMA-like preset (decoder-only, RoPE, SwiGLU, RMSNorm, Pre-norm) against PyTorch 1.13 doing
-# the same work, one thread, float32, in alternating rounds (shared/PERF.md: a fair peer): forward
+# the same work, one thread, float32, in alternating rounds (docs/design.md §10: a fair peer): forward
 # ms at batch 1 and L = 32 / 128 (eval), and training target tokens/s (batch 8 x 64 tokens:
 # forward, label-smoothed loss, backward, gradient norm, Adam). Ours is `txcli bench --json`.
 # PyTorch 1.13 has no RoPE or RMSNorm module: the peer writes them in plain torch from the papers'
@@ -33,7 +33,7 @@ def worker():
     import torch.nn.functional as F
 
     torch.set_num_threads(1)
-    for lib in ("libopenblas.so.0", "libblas.so.3"):   # torch.set_num_threads does not reach OpenBLAS (PERF.md)
+    for lib in ("libopenblas.so.0", "libblas.so.3"):   # torch.set_num_threads does not reach OpenBLAS (docs/design.md §10)
         try:
             ctypes.CDLL(lib).openblas_set_num_threads(1)
             break

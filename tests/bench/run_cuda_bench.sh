@@ -3,7 +3,7 @@
 # without the GUI, prints txcli's CPU-vs-CUDA table for the base model, then runs
 # tests/bench/bench_cuda.py (ours against PyTorch eager on the same GPU).
 # Usage: tests/bench/run_cuda_bench.sh [BUILD_DIR] [DEPS_DIR]
-#   DEPS_DIR holds eigen3/, googletest/ and nlohmann/ where Debian's packages are missing (GPU.md).
+#   DEPS_DIR holds eigen3/, googletest/ and nlohmann/ where Debian's packages are missing (docs/gpu.md).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-"$ROOT/build-gpu"}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Forward and SGEMM benchmarks against PyTorch / OpenBLAS on one thread (shared/PERF.md).
+# Forward and SGEMM benchmarks against PyTorch / OpenBLAS on one thread (docs/design.md §10).
 # Usage: tests/bench/run_forward_bench.sh [BUILD_DIR] [ROUNDS]
 #   BUILD_DIR (default: build) is a configured CMake build of this tree; txcli and sgemm_bench
 #   are built there if needed. Waits (up to 10 minutes) for a quiet machine: load average < 1.

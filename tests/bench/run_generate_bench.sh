@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cached generation against PyTorch on one thread (shared/PERF.md): a base-size model (d_model 512,
+# Cached generation against PyTorch on one thread (docs/design.md §10): a base-size model (d_model 512,
 # 8 heads, d_ff 2048, 2+2 layers, max_len 1024) made with txcli init, greedy generation of 32, 128
 # and 512 tokens with our KV cache, our full recompute, and PyTorch's hand-written cached loop.
 # Usage: tests/bench/run_generate_bench.sh [BUILD_DIR] [ROUNDS] [LENGTHS] [REPEATS] [JSON]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Training throughput, ours vs PyTorch, side by side in one run on THREADS threads (shared/PERF.md):
+# Training throughput, ours vs PyTorch, side by side in one run on THREADS threads (docs/design.md §10):
 # the annotated copy task (512/8/2048, 2+2, batch 80, 20 × 20 batches, dropout 0.1) — target
 # tokens/s of the training steps and held-out greedy exact match on 200 sequences — then the
 # tiny preset's time to 100% exact match. Ours and the peer alternate; ROUNDS rounds (default 2).

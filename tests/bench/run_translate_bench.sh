@@ -1,5 +1,5 @@
 #!/bin/sh
-# Translation training throughput, ours vs PyTorch, side by side in one run (shared/PERF.md):
+# Translation training throughput, ours vs PyTorch, side by side in one run (docs/design.md §10):
 # `txcli train --task translate --preset translate` (128/4/512, 3+3, batch 64 grouped by length,
 # label smoothing 0.1, dropout 0.1) and its peer tests/bench/bench_translate.py on the same pairs,
 # the same SentencePiece ids (from a 1-step checkpoint of ours made first) and the same batches.

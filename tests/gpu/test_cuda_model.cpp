@@ -27,7 +27,7 @@ constexpr double ATOL = 1e-4, RTOL = 1e-3;
 // (relative) moves no gradient by more than 7% of this tolerance.
 constexpr double GRAD_ATOL = 1e-5;
 
-// The 2017 model in both norm placements, and the variants' combinations (DESIGN.md §3), each
+// The 2017 model in both norm placements, and the variants' combinations (docs/design.md §3), each
 // through its own ops on the GPU.
 struct ModelVariant {
     const char* name;
