@@ -31,7 +31,7 @@ bool set_active_isa(Isa isa);
 // except that an AVX-512 path takes the AVX2 tile where AVX-512 runs on 256-bit FMA pipes (AMD
 // Zen 4). There the AVX-512 tile gains no FLOPs, and its B panel (32 KiB) fills the 32 KiB L1
 // where the AVX2 tile's (16 KiB) leaves room: the AVX2 tile was 4–10% faster at the training
-// step's 2048-wide products and as fast elsewhere (README). Both tiles give the same bits (the
+// step's 2048-wide products and as fast elsewhere (docs/speed.md). Both tiles give the same bits (the
 // same K blocks, every sum in k order). set_active_isa resets it to that default.
 Isa packed_tile();
 // Runs the packed product on `tile`, the active path's own or, on the AVX-512 path, the AVX2 one

@@ -35,7 +35,7 @@ constexpr int MAX_TILE_ROWS = 127;
 // One row (batch 1) goes to the one-row kernel instead: in a decoding step at batch 1 the ~33 MB
 // of a base model's decoder weights no longer fit the 32 MiB L3 and come from memory each step,
 // where the 4 × 6 tiles read 6 strided rows with one prefetch and reached ~15 GB/s; the row kernel
-// streams 8 rows with prefetches ahead (tests/bench/run_generate_bench.sh, README).
+// streams 8 rows with prefetches ahead (tests/bench/run_generate_bench.sh, docs/speed.md).
 constexpr int FEW_ROWS = 4;
 constexpr int SOME_ROWS = 8;
 

@@ -248,7 +248,7 @@ ModelConfig preset_model(Preset preset) {
         m.d_ff = 256;
         m.dropout = 0.0f;
     } else if (preset == Preset::Translate) {
-        // English -> Spanish on the shipped corpus, subword tokens. Chosen by measurement (README,
+        // English -> Spanish on the shipped corpus, subword tokens. Chosen by measurement (docs/models.md,
         // "Translation"): after 3.5 minutes on one core, 128/4/512 reached validation BLEU 97.7 and
         // 256/4/1024 68.6; the corpus is small and regular, so the smaller model learns it sooner.
         m.d_model = 128;
@@ -322,7 +322,7 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
         t.eval_every = 100;
     } else {
         // Tuned so the copy task (10 symbols, length 9) reaches 100% exact match on the 200
-        // held-out sequences in a few seconds on one core (tests/bench/run_train_bench.sh; README,
+        // held-out sequences in a few seconds on one core (tests/bench/run_train_bench.sh; docs/speed.md,
         // "The tiny preset's time to 100%"). Seeds 1-6, evaluating every 25 steps: lr factor 0.15
         // with warm-up 20 (a peak rate of 4.2e-3) first reached 100% at 225-350 steps, where lr 1
         // with warm-up 100 (peak 1.25e-2) took 550-1075 and its exact match swung by tens of
@@ -348,7 +348,7 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
         t.epochs = 60;
     }
     if (task == TaskKind::Induction) {
-        // Chosen so the loss step shows within a minute on one core (README, "Next-token tasks"):
+        // Chosen so the loss step shows within a minute on one core (docs/models.md, "Next-token tasks"):
         // with the tiny model as 2 decoder-only layers the held-out loss plateaus near 2.3 until
         // step ~400, then falls as the induction head forms; 94% of second halves' symbols are
         // right at step 2000 (62 s). Halves of 4-8 of 20 symbols keep sequences short (fast steps).
@@ -365,7 +365,7 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
     } else if (task == TaskKind::Lm) {
         // The translate preset's batch and schedule on the English side; 1000 pieces (not 2000)
         // keep the embedding and generator of a 64-wide model small. Measured: 4000 steps of the
-        // tiny model reach validation perplexity 9.3 (README).
+        // tiny model reach validation perplexity 9.3 (docs/models.md).
         t.batch = 64;
         t.batches_per_epoch = 500;
         t.epochs = 10;

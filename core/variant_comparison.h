@@ -1,8 +1,8 @@
-// The variant comparison (README, "Comparing the variants"): one table of rows, each a task
+// The variant comparison (docs/variants.md, "Comparing the variants"): one table of rows, each a task
 // (copy: encoder-decoder; induction: decoder-only), a position scheme, an FFN and a seed, all
 // trained with the same model size, schedule and step budget. txcli (train --compare-row,
 // compare-variants --list), tools/compare_variants.sh and the app's Training panel all read the
-// rows from here, so a row rerun anywhere is the row the README reports.
+// rows from here, so a row rerun anywhere is the row docs/variants.md reports.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -42,7 +42,7 @@ int comparison_test_length(TaskKind task);
 // "100% held-out exact match" / "second-half loss < 0.1", for tables and the app.
 std::string comparison_target(TaskKind task);
 
-// What the README's table reports for one row (tools/compare_variants.sh writes these to
+// What docs/variants.md's table reports for one row (tools/compare_variants.sh writes these to
 // assets/compare/results.json). steps is empty when the row did not reach its target in budget.
 struct ComparisonResult {
     std::optional<int64_t> steps;

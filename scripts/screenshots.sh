@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remakes the README's screenshots (docs/screenshots/) with the app's own --screenshot option,
+# Remakes the screenshots in docs/screenshots/ with the app's own --screenshot option,
 # under a virtual X server, from an existing build (bash scripts/run.sh builds one).
 #   usage: scripts/screenshots.sh [BUILD_DIR]
 set -euo pipefail
@@ -48,7 +48,7 @@ if [ ! -f "$lm" ]; then
         --out "$lm" > /dev/null
 fi
 shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My brother reads a long" --sentence "Will the dogs"
-# One thread, as the README's decoding benchmark: a second one shared with other programs mostly adds noise.
+# One thread, as the decoding benchmark of docs/speed.md: a second one shared with other programs mostly adds noise.
 OMP_NUM_THREADS=1 shot backend-cache.png --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
 shot training-compare.png --train 2000 --train-row copy-rope-relu-s1 --panel training

@@ -165,7 +165,7 @@ TEST_F(ShippedTranslation, TranslatesAndAlignsProbes) {
     }
 }
 
-// The figure the README reports, on the first 50 test sentences: the shipped model measured
+// The figure docs/models.md reports, on the first 50 test sentences: the shipped model measured
 // 98.2% on all 2000 (txcli evaluate --alignments); 90% leaves room for a retrained model but
 // fails one whose cross-attention does not align.
 TEST_F(ShippedTranslation, CrossAttentionFindsTheReferenceWords) {

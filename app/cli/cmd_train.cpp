@@ -304,7 +304,7 @@ int cmd_train(const Argv& argv) {
         return resume_training(args);
     }
     // A comparison row is its own settings: options that would change it are refused, so a row
-    // run here is the row the README reports.
+    // run here is the row docs/variants.md reports.
     const ComparisonRow* row = nullptr;
     if (args.has("compare-row")) {
         row = find_comparison_row(args.get("compare-row"));

@@ -252,7 +252,7 @@ void TrainingPanel::draw_comparison_chooser(PanelContext& ctx) {
     const ModelConfig m = comparison_model(row);
     const TrainingConfig t = comparison_training(row);
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("A row of the README's comparison table: the tiny model (%d/%d/%d, %s) with these positions and "
+    ImGui::TextDisabled("A row of the variant comparison table (docs/variants.md): the tiny model (%d/%d/%d, %s) with these positions and "
                         "FFN, the same schedule (batch %d, lr %.1f, warm-up %d) and at most %lld steps for every row. "
                         "Target: %s, evaluated every %d steps. Trained on %s; the table's last column tests on %s.",
                         m.d_model, m.heads, m.d_ff,
@@ -296,7 +296,7 @@ void TrainingPanel::draw_comparison_progress(PanelContext& ctx) {
                        row_label(*row).c_str(), comparison_target(row->task).c_str(), static_cast<long long>(t.step),
                        static_cast<long long>(tc.total_steps()), now, result.c_str());
     if (const ComparisonResult* r = reported(m_reported, row->id))
-        ImGui::TextDisabled("The README's table for this row: %s.", reported_text(*r, row->task).c_str());
+        ImGui::TextDisabled("The comparison table (docs/variants.md) for this row: %s.", reported_text(*r, row->task).c_str());
     ImGui::PopTextWrapPos();
 }
 

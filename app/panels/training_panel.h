@@ -2,7 +2,7 @@
 // weights or fine-tuning a checkpoint; play, pause, single step, reset, save; live plots of train
 // and validation loss, learning rate, accuracy, exact match, BLEU and tokens/s; sample decodes; and
 // the cross-attention of a probe input redrawn as it trains. "Compare variants" reruns one row of
-// the README's comparison table (core/variant_comparison.h) and shows its progress toward the
+// the comparison table of docs/variants.md (core/variant_comparison.h) and shows its progress toward the
 // row's target next to the figure the table reports. Reads the TrainingSnapshot the app copies
 // each frame: it never waits on the trainer's thread.
 #pragma once
@@ -21,7 +21,7 @@ public:
     // translation (100 validation sentences every 100 steps: BLEU needs greedy decodes, and 500 of
     // them every few steps would hold training up) and "The red car is big." as its probe.
     static TrainingConfig live_training(Preset preset, TaskKind task);
-    // The figures of the README's comparison table (assets/compare/results.json); a missing or bad
+    // The figures of the comparison table of docs/variants.md (assets/compare/results.json); a missing or bad
     // file leaves the panel without them and says why.
     void load_comparison_results(const std::string& path);
     int comparison_choice() const { return m_compare_row; }   // index into comparison_rows()

@@ -1,5 +1,5 @@
 // Font sampling (see font_sampling.h). Measured under Xvfb at 1600×1000 with a 481-token sentence
-// (README, frame times): the Attention layout's median frame went from ~16 ms to ~13 ms.
+// (docs/speed.md, frame times): the Attention layout's median frame went from ~16 ms to ~13 ms.
 #include "widgets/font_sampling.h"
 
 #include <GL/gl.h>
