@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "layer_plan.h"
+
 namespace tx {
 
 bool IncrementalDecoder::supports(const RunOptions& options) { return options.causal_mask && !options.training; }
@@ -109,31 +111,28 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
         m_backend.copy(m_x.data(), m_sum.data(), static_cast<size_t>(B) * D * sizeof(float));
     }
 
+    // Each layer's sublayers in the plan's order (layer_plan.h), as Transformer::build runs them.
+    const std::vector<SublayerPlan> plan = layer_plan(c, false);
     for (int l = 0; l < c.decoder_layers; ++l) {
         const std::string p = "decoder.layers." + std::to_string(l);
-        // The FFN's norm is norm3 after cross-attention's norm2, norm2 in a decoder-only layer.
-        const std::string ffn_norm = p + (m_cross ? ".norm3" : ".norm2");
-        if (c.norm == NormPlacement::Post) {
-            self_attention(l, m_x.data());
-            add_and_norm(p + ".norm1", m_attn.data());
-            if (m_cross) {
-                cross_attention(l, m_x.data());
-                add_and_norm(p + ".norm2", m_attn.data());
+        for (const SublayerPlan& s : plan) {
+            const bool post = c.norm == NormPlacement::Post;
+            const float* input = m_x.data();
+            if (!post) {
+                norm(p + "." + s.norm, m_x.data(), m_normed.data());
+                input = m_normed.data();
             }
-            feed_forward(l, m_x.data());
-            add_and_norm(ffn_norm, m_ffn.data());
-        } else {
-            norm(p + ".norm1", m_x.data(), m_normed.data());
-            self_attention(l, m_normed.data());
-            add(m_attn.data());
-            if (m_cross) {
-                norm(p + ".norm2", m_x.data(), m_normed.data());
-                cross_attention(l, m_normed.data());
-                add(m_attn.data());
+            const float* out = m_attn.data();
+            switch (s.kind) {
+                case SublayerKind::SelfAttention: self_attention(l, input); break;
+                case SublayerKind::CrossAttention: cross_attention(l, input); break;
+                case SublayerKind::FeedForward:
+                    feed_forward(l, input);
+                    out = m_ffn.data();
+                    break;
             }
-            norm(ffn_norm, m_x.data(), m_normed.data());
-            feed_forward(l, m_normed.data());
-            add(m_ffn.data());
+            if (post) add_and_norm(p + "." + s.norm, out);
+            else add(out);
         }
     }
     const float* y = m_x.data();

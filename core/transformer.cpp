@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "layer_plan.h"
 #include "ops.h"
 #include "step_explanations.h"
 
@@ -386,32 +387,38 @@ Transformer::PositionEntry Transformer::position_entry(PositionalKind kind) {
 void Transformer::build() {
     const ModelConfig& c = m_config;
     const bool encoder = c.arch == Arch::EncoderDecoder;
-    // One layer: its sublayers in order, each wrapped as the norm placement says. Post-LN:
-    // x = normK(x + sublayer(x)); Pre-LN: x = x + sublayer(normK(x)), K = 1, 2, 3.
-    using Sublayer = std::function<size_t(size_t)>;
-    auto layer = [&](const std::string& p, Stack stack, int i, size_t x, const std::vector<Sublayer>& sublayers) {
-        for (size_t k = 0; k < sublayers.size(); ++k) {
-            const std::string n = std::to_string(k + 1);
+    // One layer: the sublayers of its plan in order (layer_plan.h), each wrapped as the norm
+    // placement says. Post-LN: x = normK(x + sublayer(x)); Pre-LN: x = x + sublayer(normK(x)).
+    size_t memory = SIZE_MAX;
+    auto layer = [&](Stack stack, int i, size_t x) {
+        const bool in_encoder = stack == Stack::Encoder;
+        const std::string p = (in_encoder ? "encoder.layers." : "decoder.layers.") + std::to_string(i);
+        const auto sublayer = [&](const SublayerPlan& s, size_t in) {
+            const std::string name = p + "." + s.name;
+            switch (s.kind) {
+                case SublayerKind::SelfAttention:
+                    return build_attention(name, in_encoder ? AttentionKind::EncoderSelf : AttentionKind::DecoderSelf, i,
+                                           stack, in, in);
+                case SublayerKind::CrossAttention:
+                    return build_attention(name, AttentionKind::Cross, i, stack, in, memory);
+                case SublayerKind::FeedForward: break;
+            }
+            return build_ffn(name, stack, i, in);
+        };
+        for (const SublayerPlan& s : layer_plan(c, in_encoder)) {
             if (c.norm == NormPlacement::Post) {
-                const size_t a = sublayers[k](x);
-                x = build_norm(p + ".norm" + n, stack, i, a, x, StepKind::AddNorm);
+                const size_t a = sublayer(s, x);
+                x = build_norm(p + "." + s.norm, stack, i, a, x, StepKind::AddNorm);
             } else {
-                const size_t normed = build_norm(p + ".norm" + n, stack, i, x, SIZE_MAX, StepKind::Norm);
-                x = build_residual(p + ".residual" + n, stack, i, x, sublayers[k](normed));
+                const size_t normed = build_norm(p + "." + s.norm, stack, i, x, SIZE_MAX, StepKind::Norm);
+                x = build_residual(p + "." + s.residual, stack, i, x, sublayer(s, normed));
             }
         }
         return x;
     };
-    size_t memory = SIZE_MAX;
     if (encoder) {
         size_t x = build_positions(Stack::Encoder, true, build_embedding(Stack::Encoder, true));
-        for (int i = 0; i < c.encoder_layers; ++i) {
-            const std::string p = "encoder.layers." + std::to_string(i);
-            x = layer(p, Stack::Encoder, i, x,
-                      {[&](size_t in) { return build_attention(p + ".self_attn", AttentionKind::EncoderSelf, i,
-                                                               Stack::Encoder, in, in); },
-                       [&](size_t in) { return build_ffn(p + ".ffn", Stack::Encoder, i, in); }});
-        }
+        for (int i = 0; i < c.encoder_layers; ++i) x = layer(Stack::Encoder, i, x);
         if (c.has_final_norm())
             x = build_norm("encoder.norm", Stack::Encoder, -1, x, SIZE_MAX, StepKind::Norm);
         memory = x;
@@ -419,18 +426,7 @@ void Transformer::build() {
 
     m_first_decoder_step = m_steps.size();
     size_t y = build_positions(Stack::Decoder, false, build_embedding(Stack::Decoder, false));
-    for (int i = 0; i < c.decoder_layers; ++i) {
-        const std::string p = "decoder.layers." + std::to_string(i);
-        std::vector<Sublayer> sublayers = {[&](size_t in) {
-            return build_attention(p + ".self_attn", AttentionKind::DecoderSelf, i, Stack::Decoder, in, in);
-        }};
-        if (encoder)   // decoder-only (GPT) layers have no cross-attention
-            sublayers.push_back([&](size_t in) {
-                return build_attention(p + ".cross_attn", AttentionKind::Cross, i, Stack::Decoder, in, memory);
-            });
-        sublayers.push_back([&](size_t in) { return build_ffn(p + ".ffn", Stack::Decoder, i, in); });
-        y = layer(p, Stack::Decoder, i, y, sublayers);
-    }
+    for (int i = 0; i < c.decoder_layers; ++i) y = layer(Stack::Decoder, i, y);
     if (c.has_final_norm()) y = build_norm("decoder.norm", Stack::Decoder, -1, y, SIZE_MAX, StepKind::Norm);
     build_generator(y);
 }

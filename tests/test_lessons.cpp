@@ -1,4 +1,4 @@
-// The lesson loader (app/lessons.h): the shipped lessons read without an error, and a bad lesson
+// The lesson loader (explain/lessons.h): the shipped lessons read without an error, and a bad lesson
 // file gives one message naming the file and what is wrong in it, while the good files still load.
 #include <gtest/gtest.h>
 

@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "decoding.h"
 #include "incremental_decoder.h"
+#include "layer_plan.h"
 #include "tasks.h"
 
 namespace tx::app {
@@ -35,24 +36,33 @@ std::vector<int> ranking(const std::vector<float>& log_probs) {
 
 std::vector<GenerationStep> generation_steps(const ModelConfig& config) {
     const bool pre = config.norm == NormPlacement::Pre;
-    // A decoder-only layer has no cross-attention: its FFN's norm is norm2 (transformer.cpp).
-    const bool cross = config.arch == Arch::EncoderDecoder;
-    const std::string ffn_norm = cross ? "norm3" : "norm2";
     std::vector<GenerationStep> steps;
-    steps.push_back({GenerationStepKind::Embed, -1, "tgt_embed + tgt_pos",
-                     "embed the input token \xC3\x97 \xE2\x88\x9A" "d_model and add the positional encoding of its position"});
+    const bool table = config.positional == PositionalKind::Sinusoidal || config.positional == PositionalKind::Learned;
+    steps.push_back({GenerationStepKind::Embed, -1, table ? "tgt_embed + tgt_pos" : "tgt_embed",
+                     "embed the input token \xC3\x97 \xE2\x88\x9A" "d_model; " + positions_enter(config)});
+    // One decoder layer's sublayers, in the order the model runs them (layer_plan.h).
+    const std::vector<SublayerPlan> plan = layer_plan(config, false);
     for (int l = 0; l < config.decoder_layers; ++l) {
         const std::string p = "decoder.layers." + std::to_string(l);
-        steps.push_back({GenerationStepKind::SelfAttention, l, p + ".self_attn",
-                         std::string(pre ? "norm1, then " : "") + "append this position's k and v to the cache; its q row "
-                         "attends to every cached key" + (pre ? "; add" : "; add & norm1")});
-        if (cross)
-            steps.push_back({GenerationStepKind::CrossAttention, l, p + ".cross_attn",
-                             std::string(pre ? "norm2, then " : "") + "the q row attends to the source keys (K, V computed once)" +
-                                 (pre ? "; add" : "; add & norm2")});
-        steps.push_back({GenerationStepKind::FeedForward, l, p + ".ffn",
-                         (pre ? ffn_norm + ", then " : std::string()) + "the position-wise feed-forward network on the one row" +
-                             (pre ? "; add" : "; add & " + ffn_norm)});
+        for (const SublayerPlan& s : plan) {
+            std::string what;
+            GenerationStepKind kind = GenerationStepKind::FeedForward;
+            switch (s.kind) {
+                case SublayerKind::SelfAttention:
+                    kind = GenerationStepKind::SelfAttention;
+                    what = "append this position's k and v to the cache; its q row attends to every cached key";
+                    break;
+                case SublayerKind::CrossAttention:
+                    kind = GenerationStepKind::CrossAttention;
+                    what = "the q row attends to the source keys (K, V computed once)";
+                    break;
+                case SublayerKind::FeedForward:
+                    what = "the position-wise feed-forward network on the one row";
+                    break;
+            }
+            what = pre ? s.norm + ", then " + what + "; add" : what + "; add & " + s.norm;
+            steps.push_back({kind, l, p + "." + s.name, what});
+        }
     }
     steps.push_back({GenerationStepKind::Generator, -1, "generator.log_probs",
                      std::string(config.has_final_norm() ? "decoder.norm, then " : "") + "linear to the vocabulary and log-softmax: the next-token distribution"});

@@ -1,0 +1,101 @@
+// The neuron view's numbers (explain/neuron_trace.h) for the shipped translation model, against a
+// recomputation here in double from the traced q, k, v steps: the dot product, the scaled score,
+// the softmax row and the weighted sum of values; and a PAD key masked to exactly 0.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "checkpoint.h"
+#include "neuron_trace.h"
+#include "session.h"
+#include "session_view.h"
+
+namespace tx::app {
+namespace {
+
+SessionView run_view(Session& session) {
+    session.run_to_end();
+    SessionView view;
+    refresh_view(view, session, "test", true);
+    return view;
+}
+
+int first_block(const SessionView& view, AttentionKind kind) {
+    for (size_t i = 0; i < view.attention.size(); ++i)
+        if (view.attention[i].kind == kind) return static_cast<int>(i);
+    return -1;
+}
+
+// The [B,H,rows,width] step output's row r of head h, batch row b.
+std::vector<double> row(const SessionView& view, size_t step, int b, int h, int rows, int r, int width) {
+    const std::vector<float>& out = *view.output(step);
+    const size_t at = ((static_cast<size_t>(b) * view.config.heads + h) * rows + r) * width;
+    return std::vector<double>(out.begin() + static_cast<std::ptrdiff_t>(at),
+                               out.begin() + static_cast<std::ptrdiff_t>(at + width));
+}
+
+TEST(NeuronTrace, CrossAttentionCellMatchesARecomputation) {
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors"));
+    session.set_fused_attention(false);   // every step materialised
+    session.set_input({"The small white dogs will not sleep in the old house."});
+    const SessionView view = run_view(session);
+    const int block = first_block(view, AttentionKind::Cross);
+    ASSERT_GE(block, 0);
+    const AttentionBlock& a = view.attention[block];
+    const int h = 1, i = 2, j = 3, dk = view.d_k();
+    const int R = view.T, C = view.S;
+    const NeuronTrace t = trace_neuron(view, {block, 0, h, i, j});
+    ASSERT_TRUE(t.error.empty()) << t.error;
+    ASSERT_TRUE(t.complete && t.have_qk && t.have_probs && t.have_context);
+
+    const std::vector<double> q = row(view, a.scores_q, 0, h, R, i, dk);
+    double dot = 0.0;
+    for (int d = 0; d < dk; ++d) dot += q[d] * row(view, a.scores_k, 0, h, C, j, dk)[d];
+    EXPECT_NEAR(t.dot, dot, 1e-9 * (1.0 + std::abs(dot)));
+    EXPECT_NEAR(t.score, dot / std::sqrt(static_cast<double>(dk)), 1e-9 * (1.0 + std::abs(dot)));
+    EXPECT_NEAR(t.traced_score, t.score, 1e-5 * (1.0 + t.dot_abs));
+
+    // Softmax over the row of masked scores, in double.
+    const std::vector<double> masked = row(view, a.masked_scores, 0, h, R, i, C);
+    double m = -INFINITY, sum = 0.0;
+    for (double s : masked) m = std::max(m, s);
+    for (double s : masked) sum += std::exp(s - m);
+    const std::vector<double> probs = row(view, a.probs, 0, h, R, i, C);
+    double total = 0.0;
+    for (int k = 0; k < C; ++k) {
+        EXPECT_NEAR(t.probs_recomputed[k], std::exp(masked[k] - m) / sum, 1e-6);
+        EXPECT_NEAR(probs[k], std::exp(masked[k] - m) / sum, 1e-6);
+        total += t.probs_recomputed[k];
+    }
+    EXPECT_NEAR(total, 1.0, 1e-6);
+    EXPECT_NEAR(t.exp_j / t.exp_sum, std::exp(masked[j] - m) / sum, 1e-12);
+
+    // context_i = Σ_j p_ij v_j.
+    for (int d = 0; d < dk; ++d) {
+        double c = 0.0;
+        for (int k = 0; k < C; ++k) c += probs[k] * row(view, a.v, 0, h, C, k, dk)[d];
+        EXPECT_NEAR(t.context_sum[d], c, 1e-5);
+        EXPECT_NEAR(t.traced_context[d], c, 1e-5);
+    }
+}
+
+TEST(NeuronTrace, APadKeyIsMaskedToExactlyZero) {
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors"));
+    session.set_fused_attention(false);
+    session.set_input({"The cat sat.", "The small white dogs will not sleep in the old house."});
+    const SessionView view = run_view(session);
+    const int block = first_block(view, AttentionKind::EncoderSelf);
+    ASSERT_GE(block, 0);
+    const int last_key = view.S - 1;   // row 0 is the short sentence: its last key is PAD
+    const NeuronTrace t = trace_neuron(view, {block, 0, 0, 0, last_key});
+    ASSERT_TRUE(t.error.empty()) << t.error;
+    EXPECT_TRUE(t.key_is_pad);
+    EXPECT_TRUE(t.masked);
+    EXPECT_EQ(t.traced_prob, 0.0f);
+    EXPECT_NE(t.mask_text.find("padding mask"), std::string::npos) << t.mask_text;
+}
+
+}  // namespace
+}  // namespace tx::app
