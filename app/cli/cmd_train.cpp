@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "args.h"
@@ -128,6 +129,7 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
     trainer.start();
 
     int64_t last_saved = resume_from ? resume_from->step : 0;
+    std::string curve_pending;   // --log lines not yet written (see below)
     size_t logged = 0;
     double last_line = -1e9;
     bool stop_sent = false;
@@ -138,15 +140,26 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
         for (; logged < snap.history.size(); ++logged) {
             const TrainingPoint& p = snap.history[logged];
-            if (log)
-                log << p.step << ',' << p.loss << ',' << p.eval_loss << ',' << p.lr << ',' << p.token_accuracy << ','
-                    << p.exact_match << ',' << p.bleu << ',' << p.tokens_per_s << '\n';
+            std::ostringstream line;
+            line << p.step << ',' << p.loss << ',' << p.eval_loss << ',' << p.lr << ',' << p.token_accuracy << ','
+                 << p.exact_match << ',' << p.bleu << ',' << p.tokens_per_s << '\n';
+            curve_pending += line.str();
+        }
+        // A run saved as it goes writes its curve at each save, so after a kill the curve ends
+        // where the saved state does and a resumed run appends no step twice.
+        if (log && save_every == 0) {
+            log << curve_pending;
+            curve_pending.clear();
         }
         const bool done = snap.state == TrainerState::Finished || snap.state == TrainerState::Diverged;
         if (save_every > 0 && !done && snap.step >= last_saved + save_every) {
-            if (const std::string error = trainer.save_resumable(args.get("save")); !error.empty())
+            if (const std::string error = trainer.save_resumable(args.get("save")); !error.empty()) {
                 std::fprintf(stderr, "\nwarning: could not save at step %lld: %s\n", static_cast<long long>(snap.step),
                              error.c_str());
+            } else if (log) {
+                log << curve_pending << std::flush;
+                curve_pending.clear();
+            }
             last_saved = snap.step;
         }
         if (!quiet && snap.step > 0 && (tty ? wall - last_line >= 0.2 : wall - last_line >= 5.0 || done)) {
@@ -176,7 +189,10 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
     if (tty) std::fputc('\n', stderr);
     std::signal(SIGINT, previous);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (log) log.close();
+    if (log) {
+        log << curve_pending;
+        log.close();
+    }
     if (args.has("save") && resumable) {
         if (const std::string error = trainer.save_resumable(args.get("save")); !error.empty())
             throw CliError("--save: " + error);
