@@ -78,8 +78,10 @@ std::string csv_field(const std::string& text) {
 std::string matrix_csv(const float* values, int rows, int cols, const std::vector<std::string>& row_labels,
                        const std::vector<std::string>& col_labels, const std::string& corner) {
     std::string out = csv_field(corner);
-    for (int c = 0; c < cols; ++c)
-        out += "," + csv_field(c < static_cast<int>(col_labels.size()) ? col_labels[static_cast<size_t>(c)] : std::to_string(c));
+    for (int c = 0; c < cols; ++c) {
+        out += ',';
+        out += csv_field(c < static_cast<int>(col_labels.size()) ? col_labels[static_cast<size_t>(c)] : std::to_string(c));
+    }
     out += "\n";
     char buf[32];
     for (int r = 0; r < rows; ++r) {
