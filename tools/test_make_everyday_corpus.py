@@ -89,7 +89,86 @@ class Fixes(unittest.TestCase):
         self.assertEqual(M.lower_first("The dog sleeps"), "the dog sleeps")
         self.assertEqual(M.lower_first("Anna sleeps"), "Anna sleeps")
         self.assertEqual(M.lower_first("I sleep"), "I sleep")
+        self.assertEqual(M.lower_first("I'm tired"), "I'm tired")
         self.assertEqual(M.es_lower_first("Madrid es grande"), "Madrid es grande")
+
+
+class FixLexicon(unittest.TestCase):
+    """What --fix-lexicon (the default generation of the shipped corpus
+    since corpus2) adds: bans, the synonym-tolerant round trip, "I'm"."""
+
+    def test_vulgar_gloss(self):
+        bad = ["informal intensifiers; \"what a bally (or blinking) nuisance\"",
+               "obscene terms for female genitals",
+               "a man who is a despicable person (vulgar)"]
+        ok = ["feline mammal usually having thick soft fur",
+              "someone who is physically or mentally handicapped (slang for a dog)",
+              "a tool used for cutting", "vulgar display of wealth"]
+        for g in bad:
+            self.assertTrue(M.VULGAR_GLOSS.search(g), g)
+        for g in ok[:3]:
+            self.assertFalse(M.VULGAR_GLOSS.search(g), g)
+
+    def test_synonym_table(self):
+        keys = [(en, pos) for en, pos, es, back in M.RT_SYNONYMS]
+        self.assertEqual(len(keys), len(set(keys)))
+        for en, pos, es, back in M.RT_SYNONYMS:
+            self.assertIn(pos, ("n", "v", "adj"))
+            self.assertTrue(re.match(r"^[a-z]+$", en) and re.match(r"^[a-záéíóúñ]+$", es), en)
+        # wrong senses stay rejected by the round trip
+        for en in ("bottle", "coat", "plane", "station", "address", "key", "stone",
+                   "baby", "love", "meet", "sit", "pretty", "quick", "sorry",
+                   "fight", "certain", "high"):
+            self.assertNotIn(en, {k for k, _ in keys}, en)
+        for en in ("friend", "child", "teacher", "kitchen", "town", "food",
+                   "meat", "get", "make", "tell", "watch", "wear"):
+            self.assertIn(en, {k for k, _ in keys}, en)
+
+    def test_rt_compare(self):
+        alias = {("friend", "fellow"): {"amigo"}, ("friends", "fellows"): {"amigo"},
+                 ("told", "said"): {"decir"}}
+        c = M.rt_compare
+        self.assertEqual(c("I see the dog.", "I see the dog.", alias), set())
+        self.assertEqual(c("My friend is here.", "My fellow is here.", alias),
+                         {frozenset({"amigo"})})
+        self.assertEqual(c("She told the friends.", "It said the fellows.", alias),
+                         {frozenset({"amigo"}), frozenset({"decir"})})
+        self.assertIsNone(c("My friend is here.", "My fellow is here.", None))
+        self.assertIsNone(c("My friend is here.", "My partner is here.", alias))
+        self.assertIsNone(c("My friend is here.", "The fellow of me is here.", alias))
+        # the English word and its synonym are not interchangeable the other way
+        self.assertIsNone(c("My fellow is here.", "My friend is here.", alias))
+
+    def test_contract_pron(self):
+        cases = {"I am tired.": "I'm tired.", "It is not here.": "It's not here.",
+                 "They are in Madrid.": "They're in Madrid.",
+                 'Tom said, "I am tired."': 'Tom said, "I\'m tired."',
+                 "The dog is big.": "The dog is big."}
+        for a, b in cases.items():
+            self.assertEqual(M.contract_pron(a, random.Random(0), p=1.0), b)
+
+    def test_time_phrases(self):
+        en = [e for e, s, t in M.TIME_ADJ_FIX]
+        self.assertIn("in August", en)
+        self.assertEqual(M.TIME_ADJ_FIX[:len(M.TIME_ADJ)], M.TIME_ADJ)
+
+    @unittest.skipUnless(os.path.exists(M.WN) and os.path.exists(M.A_DIR) and
+                         os.path.exists(os.environ.get("EVERYDAY_NPM", "/nonexistent")),
+                         "needs WordNet, Apertium and EVERYDAY_NPM=<node_modules>")
+    def test_lexicon(self):
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            N, V, A = M.build_lexicon(os.environ["EVERYDAY_NPM"], fix=True)[:3]
+        for w in ("fucking", "bloody"):
+            self.assertNotIn(w, A)
+        for w in ("cat", "dog", "friend", "teacher", "child", "kitchen", "food"):
+            self.assertIn(w, N)
+        for w in ("go", "get", "make", "tell", "watch", "wear"):
+            self.assertIn(w, V)
+        self.assertFalse(N["wife"]["mass"])
+        self.assertFalse(N["grandmother"]["mass"])
+        self.assertTrue(N["water"]["mass"])
 
 
 class Questions(unittest.TestCase):
