@@ -26,10 +26,10 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "Transformer Explorer")
 set(CPACK_PACKAGE_CONTACT "Transformer Explorer developers <transformer-explorer@users.noreply.github.com>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Watch a Transformer compute, step by step, and train one live")
-set(CPACK_PACKAGE_DESCRIPTION
-    "A desktop app in which you type a sentence and watch a complete encoder-decoder Transformer translate it, "
-    "one operation at a time: attention weights, masks, positional encodings, layer norms, decoding. "
-    "It trains models live, and ships an English-to-Spanish model. txcli runs the same model from a terminal.")
+set(CPACK_PACKAGE_DESCRIPTION "A desktop app in which you type a sentence and watch a complete \
+encoder-decoder Transformer translate it, one operation at a time: attention weights, masks, positional \
+encodings, layer norms, decoding. It trains models live, and ships English-to-Spanish models. txcli runs \
+the same models from a terminal.")
 set(CPACK_DEBIAN_PACKAGE_SECTION education)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)   # the library packages from the binaries (dpkg-shlibdeps)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # transformer-explorer_VERSION_ARCH.deb
