@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "tx/config.h"
 #include "imgui.h"
 #include "imgui_internal.h"   // the tab bar's layout, for the lesson highlight
 #include "session_view.h"
-#include "trainer.h"
-#include "training_config.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
 
 namespace tx::app {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "cpu_isa.h"
+#include "tx/cpu_isa.h"
 
 namespace tx::test {
 

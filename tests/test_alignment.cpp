@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "alignment.h"
-#include "bleu.h"
-#include "checkpoint.h"
-#include "decoding.h"
-#include "parameters.h"
-#include "subword_training.h"
+#include "tx/alignment.h"
+#include "tx/bleu.h"
+#include "tx/checkpoint.h"
+#include "tx/decoding.h"
+#include "tx/parameters.h"
+#include "text/subword_training.h"
 
 namespace tx {
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "asset_paths.h"
+#include "tx/asset_paths.h"
 
 namespace tx {
 namespace {

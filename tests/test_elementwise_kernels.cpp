@@ -5,10 +5,10 @@
 // 24 bits / 2^24 ≥ p, out = inp·mask; Adam (Kingma & Ba 2015, Algorithm 1) in double.
 // Edge lengths (1, 7, 15, 16, 17, 33, 1000) cover partial vectors of 8 and 16 lanes; a long tensor
 // on 2 threads covers ranges that start inside a vector. Shapes: flat tensors of N values.
-#include "cpu_isa.h"
-#include "ops.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
 
-#include "threads.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "gemm.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "threads.h"
-#include "weight_cache.h"
+#include "tx/cpu_isa.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
+#include "tx/weight_cache.h"
 
 namespace {
 

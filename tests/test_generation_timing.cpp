@@ -10,11 +10,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backend.h"
-#include "generation_timing.h"
-#include "incremental_decoder.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/generation_timing.h"
+#include "tx/incremental_decoder.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "layer_plan.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/layer_plan.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

@@ -3,10 +3,10 @@
 // Plus the properties the rest of the program relies on: masked probabilities are exactly 0,
 // fully masked rows are zeros, the dropout mask is reproducible, and hand-worked values for
 // cross-entropy and Adam. Tolerances: |got - ref| <= atol + rtol*|ref|.
-#include "backend.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "threads.h"
+#include "tx/backend.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "checkpoint.h"
-#include "decoding.h"
-#include "sampling.h"
-#include "tasks.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/checkpoint.h"
+#include "tx/decoding.h"
+#include "tx/sampling.h"
+#include "tx/tasks.h"
+#include "tx/transformer.h"
 
 namespace {
 

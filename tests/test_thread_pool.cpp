@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "parallel_for.h"
-#include "thread_pool.h"
-#include "threads.h"
+#include "runtime/parallel_for.h"
+#include "runtime/thread_pool.h"
+#include "tx/threads.h"
 
 namespace {
 

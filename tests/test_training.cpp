@@ -8,17 +8,17 @@
 #include <algorithm>
 #include <set>
 
-#include "backend.h"
-#include "evaluation.h"
-#include "ops.h"
-#include "optimizer.h"
-#include "parameters.h"
-#include "safetensors.h"
-#include "tasks.h"
-#include "threads.h"
-#include "trainer.h"
-#include "training_config.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/evaluation.h"
+#include "tx/ops.h"
+#include "tx/optimizer.h"
+#include "tx/parameters.h"
+#include "tx/safetensors.h"
+#include "tx/tasks.h"
+#include "tx/threads.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <set>
 
-#include "tasks.h"
-#include "variant_comparison.h"
+#include "tx/tasks.h"
+#include "tx/variant_comparison.h"
 
 namespace tx {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "variant_comparison.h"
+#include "tx/variant_comparison.h"
 
 namespace tx::cli {
 

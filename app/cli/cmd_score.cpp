@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "args.h"
-#include "bleu.h"
-#include "chrf.h"
+#include "tx/bleu.h"
+#include "tx/chrf.h"
 #include "commands.h"
-#include "parallel_corpus.h"
+#include "tx/parallel_corpus.h"
 
 namespace tx::cli {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "panel.h"
-#include "variant_comparison.h"
+#include "tx/variant_comparison.h"
 
 namespace tx::app {
 

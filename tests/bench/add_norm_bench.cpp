@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "ops.h"
-#include "ops_add_norm.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
+#include "ops/ops_add_norm.h"
+#include "tx/threads.h"
 
 namespace {
 

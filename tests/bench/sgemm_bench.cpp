@@ -15,11 +15,11 @@
 #include <functional>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "gemm.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
 
 extern "C" void openblas_set_num_threads(int threads);
 extern "C" char* openblas_get_corename(void);

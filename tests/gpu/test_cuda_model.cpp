@@ -9,14 +9,14 @@
 #include <string>
 #include <thread>
 
-#include "evaluation.h"
-#include "incremental_decoder.h"
-#include "optimizer.h"
-#include "parameters.h"
+#include "tx/evaluation.h"
+#include "tx/incremental_decoder.h"
+#include "tx/optimizer.h"
+#include "tx/parameters.h"
 #include "parity.h"
-#include "trainer.h"
-#include "training_config.h"
-#include "transformer.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
+#include "tx/transformer.h"
 
 namespace tx::test {
 namespace {
