@@ -78,7 +78,7 @@ public:
     // Backend panel: times generating 8 … 64 tokens with and without the KV cache (SessionView::generation_timing).
     virtual void measure_generation() = 0;
     // The Training panel's "Compare variants": a new trainer with one row of the variant comparison
-    // (core/variant_comparison.h: its model, schedule, budget and target), started at once.
+    // (core/include/tx/variant_comparison.h: its model, schedule, budget and target), started at once.
     virtual void trainer_compare_variant(const std::string& row_id) = 0;
 };
 

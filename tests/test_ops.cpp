@@ -184,7 +184,7 @@ TEST(Linear, NullBiasMatchesLoop) {
     expect_close(out, ref_linear(to_double(x), to_double(w), nullptr, N, C, OC), 1e-5, 1e-5);
 }
 
-// The float forward product has kernels of its own (core/gemm.h; on the AVX-512 path 4×6 register
+// The float forward product has kernels of its own (core/kernels/gemm.h; on the AVX-512 path 4×6 register
 // tiles, C in blocks of 512, rows in chunks of ≤ 128, a narrow last block of columns, a partial
 // last vector of C; the packed product or Eigen's for other shapes). These shapes reach those
 // edges on the path this run takes (tests/test_gemm_isa.cpp runs every path), on buffers that

@@ -1,5 +1,5 @@
 // LayerNorm and RMSNorm rows on every instruction-set path (norm_kernels.h) against a double loop
-// reference at edge row lengths, and the fused sublayer connection (core/ops_add_norm.h) against
+// reference at edge row lengths, and the fused sublayer connection (core/ops/ops_add_norm.h) against
 // the separate ops it replaces (bit for bit), a loop reference, central finite differences in double
 // (dropout with its fixed, seeded mask), the += rule, 1 thread = 2 threads, and whole training runs.
 // Shapes: x, sub, sum, out, mask (N,C); weight, bias (C); mean, rstd (N).

@@ -1,4 +1,4 @@
-// The fused masked, scaled softmax (core/ops_softmax_fused.h) against a plain loop reference and
+// The fused masked, scaled softmax (core/ops/ops_softmax_fused.h) against a plain loop reference and
 // the unfused composition it replaces (scale·scores -> attention_mask -> softmax, and their
 // backwards), its backward against central finite differences in double (finite_differences.h),
 // and 1 thread = 2 threads bit for bit in float. Shapes (B,H,T,S), mask (B,T,S).

@@ -1,5 +1,5 @@
 // The float softmax, masked softmax and log-softmax ops on every instruction-set path this CPU can
-// run (core/softmax_kernels.h; cpu_isa.h), against double loops written from the definitions, at row
+// run (core/kernels/softmax_kernels.h; cpu_isa.h), against double loops written from the definitions, at row
 // lengths that cut the AVX-512 (16) and AVX2 (8) registers anywhere, with -inf entries, rows of
 // nothing but -inf, and large and small logits; and the kernels' vector exp against double exp.
 // Shapes: rows (R,C) row-major, one row per R; attention's (B,H,T,S) with mask (B,T,S).

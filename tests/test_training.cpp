@@ -351,7 +351,7 @@ TEST(Training, SameSeedGivesTheSameLossCurveBitForBit) {
 }
 
 // The CPU ops share rows, heads and chunks over the threads with one writer per output value
-// (core/parallel_for.h), and the matrix products split whole output blocks: two threads must
+// (core/runtime/parallel_for.h), and the matrix products split whole output blocks: two threads must
 // train the same bits as one. The tiny preset's batch (80 rows of 16 values each side, d_ff 256,
 // 4 heads) is large enough that every shared op really splits.
 TEST(Training, OneAndTwoThreadsTrainTheSameBits) {

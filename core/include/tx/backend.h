@@ -81,7 +81,7 @@ public:
     // the (T,S) matrices; forward only (the model uses it in evaluation mode).
     virtual void fused_attention_forward(float* out, const float* q, const float* k, const float* v,
                                          const float* mask, int B, int H, int T, int S, int dk, float scale) = 0;
-    // Mask and softmax in one pass each way (core/ops_softmax_fused.h), for training: a backend
+    // Mask and softmax in one pass each way (core/ops/ops_softmax_fused.h), for training: a backend
     // that has them says so, and the model then leaves the mask step unmaterialised; the others
     // (CUDA) keep the two steps, and these are never called on them.
     virtual bool fuses_masked_softmax() const { return false; }
@@ -133,7 +133,7 @@ public:
                                  float eps) = 0;
     virtual void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp,
                                   const float* weight, const float* rstd, int N, int C) = 0;
-    // The sublayer connection in one pass each way (core/ops_add_norm.h), for training: Post-LN's
+    // The sublayer connection in one pass each way (core/ops/ops_add_norm.h), for training: Post-LN's
     // norm(x + dropout(sub)) and Pre-LN's x + dropout(sub). A backend that has them says so, and the
     // model then leaves the sublayer's own dropout to them; the others (CUDA) keep the separate
     // dropout, residual and norm ops, and these are never called on them.

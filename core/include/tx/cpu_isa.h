@@ -1,4 +1,4 @@
-// cpu_isa: which vector instruction set the float GEMMs (core/gemm.h, core/gemm_packed.h) run on,
+// cpu_isa: which vector instruction set the float GEMMs (core/kernels/gemm.h, core/kernels/gemm_packed.h) run on,
 // chosen once at run time from the CPU's features, so that one binary runs everywhere on x86-64
 // and at full speed on AVX2+FMA and on AVX-512 machines. Paths: "avx512", "avx2", "generic"
 // (Eigen's product, compiled for whatever the build targets). TX_ISA in the environment forces one.

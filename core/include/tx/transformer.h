@@ -139,7 +139,7 @@ public:
     // Training on a backend with the fused mask+softmax: one pass from the scores to the
     // probabilities (and back), the mask step's own output left unmaterialised.
     bool fused_softmax_active() const { return m_options.training && m_backend.fuses_masked_softmax(); }
-    // Training on a backend with the fused sublayer connection (core/ops_add_norm.h): the sublayer's
+    // Training on a backend with the fused sublayer connection (core/ops/ops_add_norm.h): the sublayer's
     // dropout, the residual and (Post-LN) the norm in one pass each way. The sublayer's own step then
     // keeps its output before dropout, as the attention step keeps its probabilities.
     bool fused_add_norm_active() const { return m_options.training && m_backend.fuses_add_norm(); }
