@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "backend_comparison.h"
+#include "tx/backend_comparison.h"
 #include "backend_names.h"
-#include "checkpoint.h"
-#include "generation_timing.h"
-#include "session.h"
+#include "tx/checkpoint.h"
+#include "tx/generation_timing.h"
+#include "tx/session.h"
 
 namespace fs = std::filesystem;
 

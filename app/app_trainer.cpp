@@ -9,12 +9,12 @@
 #include <thread>
 
 #include "backend_names.h"
-#include "checkpoint.h"
+#include "tx/checkpoint.h"
 #include "known_words.h"
 #include "panels/training_panel.h"
-#include "session.h"
-#include "trainer.h"
-#include "variant_comparison.h"
+#include "tx/session.h"
+#include "tx/trainer.h"
+#include "tx/variant_comparison.h"
 
 namespace fs = std::filesystem;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "tx/backend.h"
 
 namespace tx::app {
 

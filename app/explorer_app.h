@@ -14,7 +14,7 @@
 #include "options.h"
 #include "known_words.h"
 #include "model_catalog.h"
-#include "checkpoint.h"
+#include "tx/checkpoint.h"
 #include "panel.h"
 
 namespace tx {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "panel_registry.h"
-#include "training_config.h"
-#include "variant_comparison.h"
+#include "tx/training_config.h"
+#include "tx/variant_comparison.h"
 
 namespace tx::app {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sampling.h"
+#include "tx/sampling.h"
 
 namespace tx::app {
 

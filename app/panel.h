@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "tx/config.h"
 #include "imgui.h"
 #include "imgui_internal.h"   // the tab bar's layout, for the lesson highlight
 #include "session_view.h"
-#include "trainer.h"
-#include "training_config.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
 
 namespace tx::app {
 
@@ -78,7 +78,7 @@ public:
     // Backend panel: times generating 8 … 64 tokens with and without the KV cache (SessionView::generation_timing).
     virtual void measure_generation() = 0;
     // The Training panel's "Compare variants": a new trainer with one row of the variant comparison
-    // (core/variant_comparison.h: its model, schedule, budget and target), started at once.
+    // (core/include/tx/variant_comparison.h: its model, schedule, budget and target), started at once.
     virtual void trainer_compare_variant(const std::string& row_id) = 0;
 };
 

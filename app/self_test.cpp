@@ -18,13 +18,13 @@
 #include "panels/training_panel.h"
 #include "panels/positional_panel.h"
 #include "panels/model_panel.h"
-#include "parameters.h"
+#include "tx/parameters.h"
 #include "widgets/export.h"
-#include "checkpoint.h"
-#include "sampling.h"
-#include "decoding.h"
-#include "session.h"
-#include "variant_comparison.h"
+#include "tx/checkpoint.h"
+#include "tx/sampling.h"
+#include "tx/decoding.h"
+#include "tx/session.h"
+#include "tx/variant_comparison.h"
 
 namespace fs = std::filesystem;
 

@@ -7,8 +7,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "memory_reuse.h"
-#include "threads.h"
+#include "tx/memory_reuse.h"
+#include "tx/threads.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 # Installing and packaging: `cmake --install` puts transformer-explorer and txcli in bin/, the
 # assets in share/transformer-explorer/assets (the programs find them from their own folder,
-# core/asset_paths.h), a desktop entry and an icon; `cpack` makes a .deb of the same tree.
+# core/include/tx/asset_paths.h), a desktop entry and an icon; `cpack` makes a .deb of the same tree.
 # The .deb is built without CUDA (TX_CUDA=OFF, CMakePresets.json "package"): the CUDA runtime is not
 # a Debian package, so a package that needed it could not be installed with its dependencies.
 include(GNUInstallDirs)

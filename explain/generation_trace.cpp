@@ -10,11 +10,11 @@
 #include <memory>
 #include <numeric>
 
-#include "backend.h"
-#include "decoding.h"
-#include "incremental_decoder.h"
-#include "layer_plan.h"
-#include "tasks.h"
+#include "tx/backend.h"
+#include "tx/decoding.h"
+#include "tx/incremental_decoder.h"
+#include "tx/layer_plan.h"
+#include "tx/tasks.h"
 
 namespace tx::app {
 

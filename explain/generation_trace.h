@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sampling.h"
-#include "transformer.h"
+#include "tx/sampling.h"
+#include "tx/transformer.h"
 
 namespace tx::app {
 

@@ -5,10 +5,10 @@
 #include <cctype>
 #include <filesystem>
 
-#include "asset_paths.h"
-#include "parallel_corpus.h"
-#include "tasks.h"
-#include "training_config.h"
+#include "tx/asset_paths.h"
+#include "tx/parallel_corpus.h"
+#include "tx/tasks.h"
+#include "tx/training_config.h"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "tokenizer.h"
+#include "tx/tokenizer.h"
 
 namespace tx::app {
 

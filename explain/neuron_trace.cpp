@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops.h"
+#include "tx/ops.h"
 
 namespace tx::app {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops.h"
+#include "tx/ops.h"
 
 namespace tx::app {
 

@@ -1,10 +1,10 @@
 // Builds the SessionView snapshot from a Session (see session_view.h).
 #include "session_view.h"
 
-#include "training_config.h"
+#include "tx/training_config.h"
 
-#include "ops.h"
-#include "session.h"
+#include "tx/ops.h"
+#include "tx/session.h"
 
 namespace tx::app {
 

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "backend_comparison.h"
-#include "beam_search.h"
-#include "config.h"
+#include "tx/backend_comparison.h"
+#include "tx/beam_search.h"
+#include "tx/config.h"
 #include "generation_bench.h"
-#include "generation_timing.h"
+#include "tx/generation_timing.h"
 #include "generation_trace.h"
-#include "tokenizer.h"
-#include "transformer.h"
+#include "tx/tokenizer.h"
+#include "tx/transformer.h"
 
 namespace tx {
 class Session;

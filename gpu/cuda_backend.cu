@@ -1,4 +1,4 @@
-// CudaBackend: tx::Backend on one CUDA device (twin of core/cpu_backend.cpp). Tensors live in
+// CudaBackend: tx::Backend on one CUDA device (twin of core/ops/cpu_backend.cpp). Tensors live in
 // device memory and stay there between steps; ops are queued on one stream (cuBLAS bound to it)
 // and only upload/download/synchronize wait. Steps are timed with CUDA events on that stream.
 // Every failure becomes tx::DeviceError naming the op; nothing here aborts the process.

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "backend.h"
+#include "tx/backend.h"
 
 namespace tx {
 

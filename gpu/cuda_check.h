@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "backend.h"
+#include "tx/backend.h"
 
 namespace tx::cuda {
 

@@ -1,4 +1,4 @@
-// CUDA twins of core/ops.h: the same names and argument order (outputs, inputs, sizes), plus the
+// CUDA twins of core/include/tx/ops.h: the same names and argument order (outputs, inputs, sizes), plus the
 // stream they are queued on last — or, for the ops that are matrix products, the cuBLAS handle
 // bound to that stream. Pointers are device pointers. Shape letters as ops.h: B batch, T query
 // length, S key length, D model width, H heads, dk = D/H, V vocabulary, N rows, C columns.

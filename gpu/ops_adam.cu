@@ -1,6 +1,6 @@
 // The optimizer's ops on the GPU: Adam (Kingma & Ba 2015) with bias correction as one kernel over
 // the flat parameter, gradient and moment buffers, in torch.optim.Adam's arrangement (twin of
-// core/ops_adam.cpp); and the gradient's squared norm and in-place scaling for clipping (twins of
+// core/ops/ops_adam.cpp); and the gradient's squared norm and in-place scaling for clipping (twins of
 // CpuBackend::squared_norm and scale).
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// ALiBi on the GPU (twin of core/ops_alibi.cpp, Press et al. 2022): scores (B,H,T,S) minus
+// ALiBi on the GPU (twin of core/ops/ops_alibi.cpp, Press et al. 2022): scores (B,H,T,S) minus
 // m_h·|(q0 + t) − s| with the paper's per-head slopes m_h (H). One thread per score; each thread
 // forms its head's slope with the CPU's formula (exp2 in double), so no slope table is uploaded.
 #include "cuda_check.h"
@@ -10,7 +10,7 @@ namespace {
 
 constexpr int THREADS = 256;
 
-// The paper's get_slopes in closed form (see core/ops_alibi.cpp): P = 2^⌊log2 H⌋ heads get
+// The paper's get_slopes in closed form (see core/ops/ops_alibi.cpp): P = 2^⌊log2 H⌋ heads get
 // 2^(−8/P·(h+1)), the remaining H − P get 2^(−8/(2P)·(2(h−P)+1)).
 __device__ inline float alibi_slope(int h, int H) {
     int P = 1;

@@ -1,4 +1,4 @@
-// Scaled dot-product attention on the GPU, step by step (twin of core/ops_attention.cpp): the
+// Scaled dot-product attention on the GPU, step by step (twin of core/ops/ops_attention.cpp): the
 // kernels the step-through shows. scores and context are strided-batched cuBLAS products, one
 // (T,S) or (T,dk) matrix per (b,h); mask and softmax are kernels. q (B,H,T,dk), k and v
 // (B,H,S,dk), scores/probs (B,H,T,S), mask (B,T,S) shared by the heads.

@@ -1,4 +1,4 @@
-// Fused attention on the GPU (twin of core/ops_attention_fused.cpp): FlashAttention's idea (Dao
+// Fused attention on the GPU (twin of core/ops/ops_attention_fused.cpp): FlashAttention's idea (Dao
 // et al. 2022) in float32. A block takes QUERY_ROWS query rows of one (b,h) and PARTS threads a
 // row; it walks the keys in tiles staged in shared memory, and each thread of a row takes every
 // PARTS-th key of a tile, keeping its own running max m, running sum l and unnormalised context

@@ -1,4 +1,4 @@
-// Elementwise ops on the GPU over flat buffers of N values (twin of core/ops_elementwise.cpp):
+// Elementwise ops on the GPU over flat buffers of N values (twin of core/ops/ops_elementwise.cpp):
 // residual add, ReLU, and inverted dropout whose mask is the CPU's bit for bit (same hash).
 #include "cuda_check.h"
 #include "ops.cuh"
@@ -35,7 +35,7 @@ __global__ void relu_backward_kernel(float* dinp, const float* dout, const float
     if (out[i] > 0.0f) dinp[i] += dout[i];
 }
 
-// The CPU's dropout draw (core/dropout_draw.h), copied exactly:
+// The CPU's dropout draw (core/ops/dropout_draw.h), copied exactly:
 //   z = splitmix64(seed ^ (i * 0x9E3779B97F4A7C15)),  u = (z >> 40) * 2^-24,  keep = u >= p
 __device__ inline unsigned long long splitmix64(unsigned long long z) {
     z += 0x9E3779B97F4A7C15ull;

@@ -1,4 +1,4 @@
-// Linear layers on the GPU with cuBLAS (twin of core/ops_linear.cpp).
+// Linear layers on the GPU with cuBLAS (twin of core/ops/ops_linear.cpp).
 // cuBLAS is column-major; our buffers are row-major. A row-major (R,C) matrix is the column-major
 // (C,R) matrix with leading dimension C, i.e. its transpose, so each product is written for the
 // transposes:  out = inp·Wᵀ  becomes  outᵀ = W·inpᵀ, and so on (the comments give both forms).

@@ -1,4 +1,4 @@
-// The training loss on the GPU (twin of core/ops_loss.cpp): log_softmax over the vocabulary and
+// The training loss on the GPU (twin of core/ops/ops_loss.cpp): log_softmax over the vocabulary and
 // the label-smoothed cross-entropy as the Annotated Transformer's KL divergence. log_probs (R,V),
 // targets and losses (R). One warp a row.
 #include <cmath>
@@ -15,7 +15,7 @@ constexpr int ROWS_PER_BLOCK = 4;
 constexpr int THREADS = 256;
 
 // The smoothed target of one row: 1 - smoothing on the target, 0 on pad, smoothing/(V-2) on the
-// V-2 others (as core/ops_loss.cpp's SmoothedTarget).
+// V-2 others (as core/ops/ops_loss.cpp's SmoothedTarget).
 struct SmoothedTarget {
     float on, off;
     int target, pad;

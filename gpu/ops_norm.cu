@@ -1,7 +1,7 @@
-// Layer normalisation on the GPU (twin of core/ops_norm.cpp), as torch.nn.LayerNorm: biased
+// Layer normalisation on the GPU (twin of core/ops/ops_norm.cpp), as torch.nn.LayerNorm: biased
 // variance, eps inside the square root. inp, out (N,C); weight, bias (C); mean, rstd (N) cached.
 // One warp a row for the row work; the parameter gradients are column sums over the N rows.
-// RMSNorm (twin of core/ops_norm.cpp's, Zhang & Sennrich 2019) below it, with the same layout.
+// RMSNorm (twin of core/ops/ops_norm.cpp's, Zhang & Sennrich 2019) below it, with the same layout.
 #include "cuda_check.h"
 #include "ops.cuh"
 #include "warp_reduce.cuh"

@@ -1,7 +1,8 @@
-# Fails when a kernel unit (core/gemm_*_avx2.cpp, core/gemm_*_avx512.cpp, core/gemv_nt_*.cpp, core/softmax_avx*.cpp, core/norm_rows_*.cpp, core/elementwise_avx*.cpp,
+# Fails when a kernel unit (core/kernels/: gemm_*_avx2.cpp, gemm_*_avx512.cpp, gemv_nt_*.cpp, softmax_avx*.cpp,
+# norm_rows_*.cpp, elementwise_avx*.cpp,
 # compiled with their own -m flags) defines a weak symbol: an inline function or template instance that the linker
 # may keep for the whole program, so that code built for AVX-512 would run on a CPU without it
-# (core/gemm_kernels.h); and when an AVX2 unit holds an EVEX-encoded (AVX-512) instruction, as a
+# (core/kernels/gemm_kernels.h); and when an AVX2 unit holds an EVEX-encoded (AVX-512) instruction, as a
 # -march=native build on an AVX-512 machine would give it without -mno-avx512f.
 # Usage: cmake -DNM=nm -DOBJDUMP=objdump -DOBJECTS="a.o|b.o|..." -P check_kernel_symbols.cmake
 string(REPLACE "|" ";" objects "${OBJECTS}")

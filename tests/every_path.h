@@ -1,4 +1,4 @@
-// Test helpers for the per-instruction-set kernels (core/cpu_isa.h): run a test body once on every
+// Test helpers for the per-instruction-set kernels (core/include/tx/cpu_isa.h): run a test body once on every
 // path this CPU supports (generic, avx2, avx512), each named in failure messages, and restore the
 // path that was active however the body ends.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "cpu_isa.h"
+#include "tx/cpu_isa.h"
 
 namespace tx::test {
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/fixtures/chrf_cases.json: corpora with their corpus chrF for tests/test_chrf.cpp, an
-independent reference for core/chrf.cpp. Python's standard library only (sacrebleu is not installable
+independent reference for core/metrics/chrf.cpp. Python's standard library only (sacrebleu is not installable
 here); written from sacreBLEU 2.x's definition of CHRF() with its defaults (chrF2):
   - character n-grams, n = 1..6, of each sentence with every whitespace character removed
     ("".join(s.split())), counted over Python str characters (code points); no word n-grams;

@@ -6,7 +6,7 @@
 # Writes, for Post-LN and Pre-LN:
 #   fixtures/golden_<norm>.ckpt.safetensors   the checkpoint (our names, [out,in] layouts, our metadata)
 #   fixtures/golden_<norm>.trace.safetensors  src_ids, tgt_ids, src_mask, tgt_mask (F32), every step
-#                                             output under core/transformer.cpp's step names, and
+#                                             output under core/model/transformer.cpp's step names, and
 #                                             greedy.ids [B, MAX_NEW] (generated ids, -1 after EOS)
 # Run: /usr/bin/python3 tests/gen_golden_forward.py  (Debian's python3-torch 1.13; deterministic)
 import json
@@ -40,7 +40,7 @@ def f32(x):
 
 
 def config_json(norm):
-    # Exactly what core/config.cpp to_json writes (nlohmann::json: keys sorted, no spaces, floats
+    # Exactly what core/model/config.cpp to_json writes (nlohmann::json: keys sorted, no spaces, floats
     # printed from the float's double value), plus the vocabulary the checkpoint carries.
     c = {
         "d_ff": FF, "d_model": D, "decoder_layers": LAYERS, "dropout": f32(0.1), "encoder_layers": LAYERS,
@@ -52,7 +52,7 @@ def config_json(norm):
 
 
 def parameter_table(pre):
-    """(name, shape) in core/parameters.cpp order."""
+    """(name, shape) in core/model/parameters.cpp order."""
     return model_layout.parameter_table(V, D, FF, LAYERS, pre)
 
 
@@ -278,7 +278,7 @@ def check_against_torch_nn(ref, src, tgt):
 
 
 def greedy(ref, src):
-    """Greedy decoding from BOS over the padded batch, as core/decoding.cpp: rows that produced EOS
+    """Greedy decoding from BOS over the padded batch, as core/decode/decoding.cpp: rows that produced EOS
     are fed PAD while the others go on. Returns [B, MAX_NEW] ids, -1 after a row stopped."""
     with torch.no_grad():
         memory = ref.encode(src)

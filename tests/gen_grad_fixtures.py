@@ -45,7 +45,7 @@ TARGETS = pad([o + [EOS] for o in OUTPUTS])
 
 
 def parameter_table(pre_ln):
-    """(name, shape) in core/parameters.cpp order."""
+    """(name, shape) in core/model/parameters.cpp order."""
     return model_layout.parameter_table(V, D, F, LAYERS, pre_ln)
 
 

@@ -31,7 +31,7 @@ TGT = [[BOS, 9, 5, 6, 7], [BOS, 4, 10, PAD, PAD]]
 
 
 def sinusoidal_table(length, d):
-    """The paper's table as ours (core/ops_embedding.cpp): even columns sin, odd cos, of pos / 10000^(2i/d)."""
+    """The paper's table as ours (core/ops/ops_embedding.cpp): even columns sin, odd cos, of pos / 10000^(2i/d)."""
     pe = torch.zeros(length, d)
     pos = torch.arange(length, dtype=torch.float64)
     for j in range(d):

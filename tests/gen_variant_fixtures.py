@@ -9,7 +9,7 @@
 # padded batch; fixtures/variant_<name>.safetensors holds
 #   param.<name>   every parameter (our names and [out,in] layouts)
 #   src_ids, tgt_ids [B,L], targets [B*T], src_mask [B,1,1,S], src_self_mask [B,1,S,S], tgt_mask [B,1,T,T]
-#   trace.<step>   every step output under core/transformer.cpp's step names
+#   trace.<step>   every step output under core/model/transformer.cpp's step names
 #   loss [1], grad.<name>   label-smoothed loss (smoothing 0.1) and its gradient by autograd
 # and __metadata__ {"config": our config JSON}.
 # Run: /usr/bin/python3 tests/gen_variant_fixtures.py  (Debian's python3-torch 1.13; deterministic)

@@ -1,4 +1,4 @@
-"""Our parameter names and shapes in core/parameters.cpp order (docs/design.md §4), for the
+"""Our parameter names and shapes in core/model/parameters.cpp order (docs/design.md §4), for the
 fixture generators: one list, so the golden-forward and gradient fixtures cannot disagree."""
 
 

@@ -1,5 +1,5 @@
 // The keep decision of dropout for element i, written out from the definition in
-// core/dropout_draw.h's comment (independent of the kernels, so that every path, the CUDA one
+// core/ops/dropout_draw.h's comment (independent of the kernels, so that every path, the CUDA one
 // included, is checked against it): a splitmix64 hash of seed and i, its top 24 bits as u in
 // [0, 1), kept where u ≥ p.
 #pragma once

@@ -1,4 +1,4 @@
-// Alignments read off cross-attention (core/alignment.h): the probe file's format and its errors,
+// Alignments read off cross-attention (core/include/tx/alignment.h): the probe file's format and its errors,
 // the piece-to-word bookkeeping checked on an untrained model against a hand sum of the traced
 // probabilities, and the shipped English -> Spanish model on a few probes where the right source
 // word is known ("The red car is big." -> "rojo" looks at "red").
@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "alignment.h"
-#include "bleu.h"
-#include "checkpoint.h"
-#include "decoding.h"
-#include "parameters.h"
-#include "subword_training.h"
+#include "tx/alignment.h"
+#include "tx/bleu.h"
+#include "tx/checkpoint.h"
+#include "tx/decoding.h"
+#include "tx/parameters.h"
+#include "text/subword_training.h"
 
 namespace tx {
 namespace {

@@ -1,4 +1,4 @@
-// Asset lookup (core/asset_paths.h): the same answer from any working directory, TX_ASSETS_DIR
+// Asset lookup (core/include/tx/asset_paths.h): the same answer from any working directory, TX_ASSETS_DIR
 // first, and a path the user gave relative to the working directory kept as it is.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "asset_paths.h"
+#include "tx/asset_paths.h"
 
 namespace tx {
 namespace {

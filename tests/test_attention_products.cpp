@@ -1,11 +1,11 @@
-// Attention's per-head products in float (core/ops_attention.cpp: scores = scale·q·kᵀ, context =
+// Attention's per-head products in float (core/ops/ops_attention.cpp: scores = scale·q·kᵀ, context =
 // probs·v, and their backwards) on every instruction-set path (cpu_isa.h), against double loops, at
 // shapes on both sides of where they leave Eigen's product for gemm_packed.h's (T, S ≥ 32; dk ≥ 32,
 // or any dk without AVX in Eigen), and 1 thread = 2 threads bit for bit. q (B,H,T,dk), k and v
 // (B,H,S,dk), scores and probs (B,H,T,S).
-#include "cpu_isa.h"
-#include "ops.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

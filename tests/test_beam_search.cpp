@@ -13,11 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "backend.h"
-#include "beam_search.h"
-#include "decoding.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/beam_search.h"
+#include "tx/decoding.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bleu.h"
+#include "tx/bleu.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "checkpoint.h"
-#include "parameters.h"
+#include "tx/checkpoint.h"
+#include "tx/parameters.h"
 
 namespace tx {
 namespace {

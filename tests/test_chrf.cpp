@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "chrf.h"
+#include "tx/chrf.h"
 
 namespace {
 

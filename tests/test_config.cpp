@@ -6,7 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "config.h"
+#include "tx/config.h"
 
 namespace tx {
 namespace {

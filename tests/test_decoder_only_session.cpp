@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "beam_search.h"
-#include "decoding.h"
-#include "sampling.h"
-#include "session.h"
+#include "tx/beam_search.h"
+#include "tx/decoding.h"
+#include "tx/sampling.h"
+#include "tx/session.h"
 
 namespace tx {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel_corpus.h"
+#include "tx/parallel_corpus.h"
 
 namespace {
 

@@ -1,14 +1,14 @@
-// Dropout, ReLU's forward and backward (core/ops_elementwise.cpp), the attention mask
-// (core/ops_attention.cpp), the Adam update (core/ops_adam.cpp) and a linear
-// layer's bias gradient (core/ops_linear.cpp) on every instruction-set path in one process, against references written here from their definitions: the
+// Dropout, ReLU's forward and backward (core/ops/ops_elementwise.cpp), the attention mask
+// (core/ops/ops_attention.cpp), the Adam update (core/ops/ops_adam.cpp) and a linear
+// layer's bias gradient (core/ops/ops_linear.cpp) on every instruction-set path in one process, against references written here from their definitions: the
 // mask from an independent splitmix64 (Steele et al. 2014) of seed ^ i·golden, kept where its top
 // 24 bits / 2^24 ≥ p, out = inp·mask; Adam (Kingma & Ba 2015, Algorithm 1) in double.
 // Edge lengths (1, 7, 15, 16, 17, 33, 1000) cover partial vectors of 8 and 16 lanes; a long tensor
 // on 2 threads covers ranges that start inside a vector. Shapes: flat tensors of N values.
-#include "cpu_isa.h"
-#include "ops.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
 
-#include "threads.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

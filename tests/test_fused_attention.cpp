@@ -8,10 +8,10 @@
 #include <random>
 #include <vector>
 
-#include "backend.h"
-#include "ops.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/ops.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace {
 

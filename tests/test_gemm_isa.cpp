@@ -1,4 +1,4 @@
-// The float GEMMs on every instruction-set path this CPU can run (core/cpu_isa.h): the run-time
+// The float GEMMs on every instruction-set path this CPU can run (core/include/tx/cpu_isa.h): the run-time
 // choice and TX_ISA, then sgemm_nt (through linear_forward) and sgemm_packed on each path against
 // double loops, at sizes that cut the AVX-512 tiles (4 × 6 dot products, 8 × 32 packed) and the
 // AVX2 ones (3 × 4, 6 × 16) anywhere, with row strides wider than the rows and unaligned buffers,
@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "gemm.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "threads.h"
-#include "weight_cache.h"
+#include "tx/cpu_isa.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
+#include "tx/weight_cache.h"
 
 namespace {
 

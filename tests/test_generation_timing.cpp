@@ -1,4 +1,4 @@
-// Generation timed with and without the KV cache (core/generation_timing.h): both ways make exactly
+// Generation timed with and without the KV cache (core/include/tx/generation_timing.h): both ways make exactly
 // N tokens (EOS skipped), the same ones, in positive time, on encoder-decoder and decoder-only models,
 // and leave the model's options as they were. Also the cache under the Post-LN final norm
 // (ModelConfig::final_norm, imported torch.nn.Transformer models): its log-probabilities equal a full
@@ -10,11 +10,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backend.h"
-#include "generation_timing.h"
-#include "incremental_decoder.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/generation_timing.h"
+#include "tx/incremental_decoder.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "checkpoint.h"
-#include "decoding.h"
-#include "safetensors.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/checkpoint.h"
+#include "tx/decoding.h"
+#include "tx/safetensors.h"
+#include "tx/transformer.h"
 
 namespace {
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "checkpoint.h"
-#include "safetensors.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/checkpoint.h"
+#include "tx/safetensors.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

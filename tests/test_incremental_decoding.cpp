@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "beam_search.h"
-#include "checkpoint.h"
-#include "decoding.h"
-#include "incremental_decoder.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/beam_search.h"
+#include "tx/checkpoint.h"
+#include "tx/decoding.h"
+#include "tx/incremental_decoder.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace {
 

@@ -9,11 +9,11 @@
 #include <fstream>
 #include <set>
 
-#include "asset_paths.h"
-#include "evaluation.h"
-#include "tasks.h"
-#include "trainer.h"
-#include "transformer.h"
+#include "tx/asset_paths.h"
+#include "tx/evaluation.h"
+#include "tx/tasks.h"
+#include "tx/trainer.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

@@ -1,4 +1,4 @@
-// The layer plan (core/layer_plan.h): the sublayers of each layer in order, with their norms, and
+// The layer plan (core/include/tx/layer_plan.h): the sublayers of each layer in order, with their norms, and
 // the model's own step list following it for every architecture and norm placement.
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "layer_plan.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/layer_plan.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

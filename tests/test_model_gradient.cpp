@@ -15,9 +15,9 @@
 #include <random>
 #include <set>
 
-#include "backend.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

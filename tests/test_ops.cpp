@@ -3,10 +3,10 @@
 // Plus the properties the rest of the program relies on: masked probabilities are exactly 0,
 // fully masked rows are zeros, the dropout mask is reproducible, and hand-worked values for
 // cross-entropy and Adam. Tolerances: |got - ref| <= atol + rtol*|ref|.
-#include "backend.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "threads.h"
+#include "tx/backend.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 
@@ -184,7 +184,7 @@ TEST(Linear, NullBiasMatchesLoop) {
     expect_close(out, ref_linear(to_double(x), to_double(w), nullptr, N, C, OC), 1e-5, 1e-5);
 }
 
-// The float forward product has kernels of its own (core/gemm.h; on the AVX-512 path 4×6 register
+// The float forward product has kernels of its own (core/kernels/gemm.h; on the AVX-512 path 4×6 register
 // tiles, C in blocks of 512, rows in chunks of ≤ 128, a narrow last block of columns, a partial
 // last vector of C; the packed product or Eigen's for other shapes). These shapes reach those
 // edges on the path this run takes (tests/test_gemm_isa.cpp runs every path), on buffers that

@@ -1,16 +1,16 @@
 // LayerNorm and RMSNorm rows on every instruction-set path (norm_kernels.h) against a double loop
-// reference at edge row lengths, and the fused sublayer connection (core/ops_add_norm.h) against
+// reference at edge row lengths, and the fused sublayer connection (core/ops/ops_add_norm.h) against
 // the separate ops it replaces (bit for bit), a loop reference, central finite differences in double
 // (dropout with its fixed, seeded mask), the += rule, 1 thread = 2 threads, and whole training runs.
 // Shapes: x, sub, sum, out, mask (N,C); weight, bias (C); mean, rstd (N).
-#include "backend.h"
-#include "cpu_isa.h"
-#include "ops.h"
-#include "ops_add_norm.h"
-#include "trainer.h"
+#include "tx/backend.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
+#include "ops/ops_add_norm.h"
+#include "tx/trainer.h"
 
 #include "finite_differences.h"
-#include "threads.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // With h = 1e-6 the truncation error (~h²) and the rounding error (~1e-16·|L|/h) both sit far below
 // the tolerance 1e-6·max(1, |ref|). Also: the checker does catch a wrong gradient, and backward
 // run twice gives twice the gradient (the += rule of ops.h).
-#include "ops.h"
+#include "tx/ops.h"
 
 #include "finite_differences.h"
 

@@ -1,12 +1,12 @@
-// The fused masked, scaled softmax (core/ops_softmax_fused.h) against a plain loop reference and
+// The fused masked, scaled softmax (core/ops/ops_softmax_fused.h) against a plain loop reference and
 // the unfused composition it replaces (scale·scores -> attention_mask -> softmax, and their
 // backwards), its backward against central finite differences in double (finite_differences.h),
 // and 1 thread = 2 threads bit for bit in float. Shapes (B,H,T,S), mask (B,T,S).
-#include "ops.h"
-#include "ops_softmax_fused.h"
+#include "tx/ops.h"
+#include "ops/ops_softmax_fused.h"
 
 #include "finite_differences.h"
-#include "threads.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

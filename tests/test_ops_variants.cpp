@@ -3,8 +3,8 @@
 // the properties that make each one what it is (RoPE's relative positions, ALiBi's slopes from the
 // paper's code, RMSNorm's unit RMS), each backward against central finite differences in double
 // (with random upstream g: L(x) = Σ g·forward(x)), the += rule, and the same bits on 1 or 2 threads.
-#include "ops.h"
-#include "threads.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
 
 #include "finite_differences.h"
 

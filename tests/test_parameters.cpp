@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "parameters.h"
+#include "tx/parameters.h"
 
 namespace tx {
 namespace {

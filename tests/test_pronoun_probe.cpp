@@ -7,12 +7,12 @@
 #include <fstream>
 #include <regex>
 
-#include "asset_paths.h"
-#include "checkpoint.h"
-#include "backend.h"
-#include "transformer.h"
-#include "pronoun_probe.h"
-#include "tasks.h"
+#include "tx/asset_paths.h"
+#include "tx/checkpoint.h"
+#include "tx/backend.h"
+#include "tx/transformer.h"
+#include "tx/pronoun_probe.h"
+#include "tx/tasks.h"
 
 namespace tx {
 namespace {

@@ -1,4 +1,4 @@
-// Sampling (core/sampling.h): the filter against hand-computed distributions (temperature, top-k,
+// Sampling (core/include/tx/sampling.h): the filter against hand-computed distributions (temperature, top-k,
 // top-p with its boundary token, ties by id, the order of the three), the inverse-CDF draw, the
 // sampler's empirical frequencies against its distribution, and sample_decode on the shipped
 // English -> Spanish model: top-k = 1 and a near-zero temperature are greedy, a seed reproduces,
@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "checkpoint.h"
-#include "decoding.h"
-#include "sampling.h"
-#include "tasks.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/checkpoint.h"
+#include "tx/decoding.h"
+#include "tx/sampling.h"
+#include "tx/tasks.h"
+#include "tx/transformer.h"
 
 namespace {
 

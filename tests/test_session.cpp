@@ -7,8 +7,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "decoding.h"
-#include "session.h"
+#include "tx/decoding.h"
+#include "tx/session.h"
 
 namespace tx {
 namespace {

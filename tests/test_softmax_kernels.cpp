@@ -1,13 +1,13 @@
 // The float softmax, masked softmax and log-softmax ops on every instruction-set path this CPU can
-// run (core/softmax_kernels.h; cpu_isa.h), against double loops written from the definitions, at row
+// run (core/kernels/softmax_kernels.h; cpu_isa.h), against double loops written from the definitions, at row
 // lengths that cut the AVX-512 (16) and AVX2 (8) registers anywhere, with -inf entries, rows of
 // nothing but -inf, and large and small logits; and the kernels' vector exp against double exp.
 // Shapes: rows (R,C) row-major, one row per R; attention's (B,H,T,S) with mask (B,T,S).
-#include "cpu_isa.h"
-#include "ops.h"
-#include "ops_softmax_fused.h"
-#include "softmax_kernels.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
+#include "ops/ops_softmax_fused.h"
+#include "kernels/softmax_kernels.h"
+#include "tx/threads.h"
 
 #include <gtest/gtest.h>
 

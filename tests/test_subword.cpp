@@ -12,11 +12,11 @@
 #include <fstream>
 #include <set>
 
-#include "checkpoint.h"
-#include "parallel_corpus.h"
-#include "parameters.h"
-#include "subword_training.h"
-#include "tasks.h"
+#include "tx/checkpoint.h"
+#include "tx/parallel_corpus.h"
+#include "tx/parameters.h"
+#include "text/subword_training.h"
+#include "tx/tasks.h"
 
 namespace tx {
 namespace {

@@ -1,4 +1,4 @@
-// The CPU ops' thread pool (core/thread_pool.h) and parallel_for on it: every part runs exactly
+// The CPU ops' thread pool (core/runtime/thread_pool.h) and parallel_for on it: every part runs exactly
 // once per job, over thousands of back-to-back jobs (the hand-over a training step repeats), a
 // nested or concurrent call runs on its caller alone, and nothing is lost either way. The
 // ThreadSanitizer stage of the CI runs these too.
@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "parallel_for.h"
-#include "thread_pool.h"
-#include "threads.h"
+#include "runtime/parallel_for.h"
+#include "runtime/thread_pool.h"
+#include "tx/threads.h"
 
 namespace {
 

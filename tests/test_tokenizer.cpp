@@ -8,7 +8,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "tokenizer.h"
+#include "tx/tokenizer.h"
 
 namespace tx {
 namespace {

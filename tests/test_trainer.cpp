@@ -11,9 +11,9 @@
 #include <fstream>
 #include <thread>
 
-#include "asset_paths.h"
-#include "tasks.h"
-#include "trainer.h"
+#include "tx/asset_paths.h"
+#include "tx/tasks.h"
+#include "tx/trainer.h"
 
 namespace tx {
 namespace {

@@ -8,17 +8,17 @@
 #include <algorithm>
 #include <set>
 
-#include "backend.h"
-#include "evaluation.h"
-#include "ops.h"
-#include "optimizer.h"
-#include "parameters.h"
-#include "safetensors.h"
-#include "tasks.h"
-#include "threads.h"
-#include "trainer.h"
-#include "training_config.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/evaluation.h"
+#include "tx/ops.h"
+#include "tx/optimizer.h"
+#include "tx/parameters.h"
+#include "tx/safetensors.h"
+#include "tx/tasks.h"
+#include "tx/threads.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {
@@ -351,7 +351,7 @@ TEST(Training, SameSeedGivesTheSameLossCurveBitForBit) {
 }
 
 // The CPU ops share rows, heads and chunks over the threads with one writer per output value
-// (core/parallel_for.h), and the matrix products split whole output blocks: two threads must
+// (core/runtime/parallel_for.h), and the matrix products split whole output blocks: two threads must
 // train the same bits as one. The tiny preset's batch (80 rows of 16 values each side, d_ff 256,
 // 4 heads) is large enough that every shared op really splits.
 TEST(Training, OneAndTwoThreadsTrainTheSameBits) {

@@ -11,13 +11,13 @@
 #include <string>
 #include <thread>
 
-#include "asset_paths.h"
-#include "checkpoint.h"
-#include "parallel_corpus.h"
-#include "safetensors.h"
-#include "tasks.h"
-#include "trainer.h"
-#include "training_state.h"
+#include "tx/asset_paths.h"
+#include "tx/checkpoint.h"
+#include "tx/parallel_corpus.h"
+#include "tx/safetensors.h"
+#include "tx/tasks.h"
+#include "tx/trainer.h"
+#include "tx/training_state.h"
 
 namespace tx {
 namespace {

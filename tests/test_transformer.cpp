@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "parameters.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/parameters.h"
+#include "tx/transformer.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The variant comparison's rows (core/variant_comparison.h): every position scheme and FFN for
+// The variant comparison's rows (core/include/tx/variant_comparison.h): every position scheme and FFN for
 // both tasks with every seed, each row changing only its own fields from one shared setting; the
 // length-generalisation test really reaches positions training never saw; and the figures file
 // the app shows (assets/compare/results.json) covers every row and is read as written.
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <set>
 
-#include "tasks.h"
-#include "variant_comparison.h"
+#include "tx/tasks.h"
+#include "tx/variant_comparison.h"
 
 namespace tx {
 namespace {

@@ -3,8 +3,8 @@
 // a fixed upstream gradient in float64, stored as F32) from the papers' formulas. Each op runs here in
 // float (the model's type) and in double on the same inputs; backwards start from zero buffers.
 // Tolerance atol + rtol·|ref|: the stored references carry one float rounding (6e-8 relative).
-#include "ops.h"
-#include "safetensors.h"
+#include "tx/ops.h"
+#include "tx/safetensors.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

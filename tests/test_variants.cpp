@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "config.h"
-#include "evaluation.h"
-#include "safetensors.h"
-#include "trainer.h"
-#include "training_config.h"
-#include "transformer.h"
+#include "tx/backend.h"
+#include "tx/config.h"
+#include "tx/evaluation.h"
+#include "tx/safetensors.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
+#include "tx/transformer.h"
 
 namespace tx {
 namespace {

@@ -364,7 +364,7 @@ def convert(cfg, base, state):
 
 
 def order_like_ours(tensors, config):
-    """Our ParameterTable order (core/parameters.cpp): embeddings, positions, encoder, decoder, final norms,
+    """Our ParameterTable order (core/model/parameters.cpp): embeddings, positions, encoder, decoder, final norms,
     generator; the loader matches by name, the order keeps files comparable."""
     def rank(name):
         for i, head in enumerate(("src_embed", "tgt_embed", "src_pos", "tgt_pos", "encoder.layers", "decoder.layers",

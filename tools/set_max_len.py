@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 
-MAX_LEN_LIMIT = 4096   # core/config.cpp's bound
+MAX_LEN_LIMIT = 4096   # core/model/config.cpp's bound
 
 
 def read(path):

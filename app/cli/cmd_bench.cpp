@@ -12,14 +12,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "backend_comparison.h"
+#include "tx/backend_comparison.h"
 #include "commands.h"
-#include "cpu_isa.h"
-#include "incremental_decoder.h"
+#include "tx/cpu_isa.h"
+#include "tx/incremental_decoder.h"
 #include "model_source.h"
-#include "optimizer.h"
-#include "threads.h"
-#include "transformer.h"
+#include "tx/optimizer.h"
+#include "tx/threads.h"
+#include "tx/transformer.h"
 
 namespace tx::cli {
 

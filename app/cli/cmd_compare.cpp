@@ -1,4 +1,4 @@
-// txcli compare-variants: lists the rows of the variant comparison (core/variant_comparison.h),
+// txcli compare-variants: lists the rows of the variant comparison (core/include/tx/variant_comparison.h),
 // one a line, for tools/compare_variants.sh and for people: each row is trained with
 // `txcli train --compare-row ID`.
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "variant_comparison.h"
+#include "tx/variant_comparison.h"
 
 namespace tx::cli {
 

@@ -4,20 +4,20 @@
 #include <chrono>
 #include <cstdio>
 
-#include "alignment.h"
+#include "tx/alignment.h"
 #include "args.h"
-#include "asset_paths.h"
-#include "beam_search.h"
-#include "bleu.h"
-#include "checkpoint.h"
-#include "chrf.h"
+#include "tx/asset_paths.h"
+#include "tx/beam_search.h"
+#include "tx/bleu.h"
+#include "tx/checkpoint.h"
+#include "tx/chrf.h"
 #include "commands.h"
-#include "decoding.h"
+#include "tx/decoding.h"
 #include "model_source.h"
-#include "parallel_corpus.h"
-#include "pronoun_probe.h"
-#include "tasks.h"
-#include "threads.h"
+#include "tx/parallel_corpus.h"
+#include "tx/pronoun_probe.h"
+#include "tx/tasks.h"
+#include "tx/threads.h"
 
 namespace tx::cli {
 

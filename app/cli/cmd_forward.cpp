@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "beam_search.h"
+#include "tx/beam_search.h"
 #include "commands.h"
-#include "decoding.h"
+#include "tx/decoding.h"
 #include "model_source.h"
-#include "safetensors.h"
-#include "sampling.h"
-#include "session.h"
+#include "tx/safetensors.h"
+#include "tx/sampling.h"
+#include "tx/session.h"
 
 namespace tx::cli {
 

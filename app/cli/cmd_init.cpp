@@ -3,7 +3,7 @@
 
 #include "commands.h"
 #include "model_source.h"
-#include "parameters.h"
+#include "tx/parameters.h"
 
 namespace tx::cli {
 

@@ -1,6 +1,6 @@
 // txcli score: translations made elsewhere (Apertium, another model, by hand) against the second
 // column of a pairs file: corpus BLEU on bleu_words tokens, as `txcli evaluate` computes it, and
-// corpus chrF2 as sacreBLEU does (core/chrf.h). No model is loaded.
+// corpus chrF2 as sacreBLEU does (core/include/tx/chrf.h). No model is loaded.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "args.h"
-#include "bleu.h"
-#include "chrf.h"
+#include "tx/bleu.h"
+#include "tx/chrf.h"
 #include "commands.h"
-#include "parallel_corpus.h"
+#include "tx/parallel_corpus.h"
 
 namespace tx::cli {
 

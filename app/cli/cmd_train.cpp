@@ -15,17 +15,17 @@
 #include <thread>
 
 #include "args.h"
-#include "asset_paths.h"
+#include "tx/asset_paths.h"
 #include "commands.h"
-#include "cpu_isa.h"
-#include "evaluation.h"
+#include "tx/cpu_isa.h"
+#include "tx/evaluation.h"
 #include "model_source.h"
-#include "tasks.h"
-#include "threads.h"
-#include "trainer.h"
-#include "training_state.h"
-#include "transformer.h"
-#include "variant_comparison.h"
+#include "tx/tasks.h"
+#include "tx/threads.h"
+#include "tx/trainer.h"
+#include "tx/training_state.h"
+#include "tx/transformer.h"
+#include "tx/variant_comparison.h"
 
 namespace tx::cli {
 

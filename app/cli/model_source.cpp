@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "asset_paths.h"
+#include "tx/asset_paths.h"
 #include "backend_names.h"
-#include "session.h"
-#include "tokenizer.h"
+#include "tx/session.h"
+#include "tx/tokenizer.h"
 
 namespace tx::cli {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "args.h"
-#include "backend.h"
-#include "trainer.h"
-#include "checkpoint.h"
+#include "tx/backend.h"
+#include "tx/trainer.h"
+#include "tx/checkpoint.h"
 
 namespace tx::cli {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "decoding.h"
+#include "tx/decoding.h"
 #include "widgets/font_sampling.h"
 #include "widgets/ui.h"
 

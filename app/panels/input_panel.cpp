@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstdio>
 
-#include "decoding.h"
+#include "tx/decoding.h"
 #include "imgui_stdlib.h"
 #include "known_words.h"
 #include "widgets/ui.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "training_config.h"
+#include "tx/training_config.h"
 #include "widgets/ui.h"
 
 namespace tx::app {

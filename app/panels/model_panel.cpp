@@ -6,7 +6,7 @@
 #include <string>
 
 #include "imgui_stdlib.h"
-#include "parameters.h"
+#include "tx/parameters.h"
 #include "widgets/ui.h"
 
 namespace tx::app {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "parameters.h"
+#include "tx/parameters.h"
 #include "widgets/ui.h"
 
 namespace tx::app {

@@ -2,7 +2,7 @@
 // weights or fine-tuning a checkpoint; play, pause, single step, reset, save; live plots of train
 // and validation loss, learning rate, accuracy, exact match, BLEU and tokens/s; sample decodes; and
 // the cross-attention of a probe input redrawn as it trains. "Compare variants" reruns one row of
-// the comparison table of docs/variants.md (core/variant_comparison.h) and shows its progress toward the
+// the comparison table of docs/variants.md (core/include/tx/variant_comparison.h) and shows its progress toward the
 // row's target next to the figure the table reports. Reads the TrainingSnapshot the app copies
 // each frame: it never waits on the trainer's thread.
 #pragma once
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "panel.h"
-#include "variant_comparison.h"
+#include "tx/variant_comparison.h"
 
 namespace tx::app {
 

@@ -1,7 +1,7 @@
 // LayerNorm and the Post-LN sublayer connection on the CPU, per instruction-set path, on (N,C) rows:
 // LayerNorm forward + backward alone; then the connection as the separate ops run it in training
 // (dropout, residual, LayerNorm and their backwards, with the model's buffer clearing) against the fused
-// ops (core/ops_add_norm.h). The variants alternate within every round; medians and ranges in ms.
+// ops (core/ops/ops_add_norm.h). The variants alternate within every round; medians and ranges in ms.
 // Usage: add_norm_bench [--rows N] [--d-model C] [--threads T] [--repeats R]   (one JSON object per line)
 #include <algorithm>
 #include <chrono>
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "ops.h"
-#include "ops_add_norm.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "tx/ops.h"
+#include "ops/ops_add_norm.h"
+#include "tx/threads.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "tx/backend.h"
 #ifdef TX_HAVE_CUDA
 #include "cuda_backend.h"
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The PyTorch peer of `txcli train --preset annotated --task copy` (docs/design.md §10).
 
-Same task and conventions as ours (core/tasks.cpp): 10 symbols (ids 4..13), length 9, src =
+Same task and conventions as ours (core/train/tasks.cpp): 10 symbols (ids 4..13), length 9, src =
 tokens + EOS, decoder input = BOS + tokens, targets = tokens + EOS, PAD 0 BOS 1 EOS 2; 200
 held-out sequences from a stream of their own, never drawn for training. Same model: the
 Annotated Transformer's 512/8/2048, 2+2 Post-LN layers without final norms (composed from

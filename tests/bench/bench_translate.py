@@ -2,7 +2,7 @@
 """The PyTorch peer of `txcli train --task translate --preset translate` (docs/design.md §10).
 
 Same data, same batches, same model and loss as ours:
-- Data: source<TAB>target pairs (core/parallel_corpus.cpp), tokenized with the SentencePiece model
+- Data: source<TAB>target pairs (core/text/parallel_corpus.cpp), tokenized with the SentencePiece model
   of one of our checkpoints (the U8 tensor "tokenizer.model"; --tokenizer-from), so ids are ours.
   Pairs longer than max_len - 1 tokens on either side are skipped; the held-out set is the first
   eval_sequences pairs of the valid file that fit, distinct inputs (with --data alone, every 20th
@@ -15,15 +15,15 @@ Same data, same batches, same model and loss as ours:
   nn.TransformerDecoderLayer), embeddings × √d_model, sinusoidal PE, dropout 0.1, generator =
   linear + log-softmax, V = the SentencePiece vocabulary; Xavier-uniform on every matrix (PyTorch's
   defaults for biases, as ours). max_len 64.
-- Loss: label-smoothed KL per non-PAD target token, as core/ops_loss.cpp: the target distribution
+- Loss: label-smoothed KL per non-PAD target token, as core/ops/ops_loss.cpp: the target distribution
   puts 1 - ε on the target, ε / (V - 2) on every other token except PAD, 0 on PAD (ε = 0.1).
 - Adam(β 0.9/0.98, ε 1e-9), Noam lr = 1.0 · 128^-0.5 · min(s^-0.5, s · 1500^-1.5), batch 64.
 Timed: the training steps only (forward, loss, backward, update, and turning the batch's id lists
 into tensors, which ours also counts); evaluation is excluded, like ours. --minutes M trains for
 M minutes of that time, then evaluates (BLEU after the same training time). --eval decodes the
 held-out set greedily at the end (batches of 200, at most the batch's longest output + 1 tokens,
-as core/evaluation.cpp) and scores corpus BLEU with NLTK over ours' bleu_words split (core/bleu.h)
-of ours' detokenisation (core/sentencepiece_tokenizer.cpp: UNK reads "<unk>").
+as core/train/evaluation.cpp) and scores corpus BLEU with NLTK over ours' bleu_words split (core/include/tx/bleu.h)
+of ours' detokenisation (core/text/sentencepiece_tokenizer.cpp: UNK reads "<unk>").
 
 Prints one JSON line: {"impl": "pytorch", "tokens_per_s": ..., "bleu": ..., ...}; tokens = non-PAD
 targets (EOS included), as ours. Threads: --threads N sets torch's intra-op pool and OpenBLAS's own.
@@ -41,10 +41,10 @@ import time
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MASK64 = (1 << 64) - 1
-TRAIN_STREAM = 0x545241494E   # "TRAIN", core/tasks.cpp
+TRAIN_STREAM = 0x545241494E   # "TRAIN", core/train/tasks.cpp
 
 
-# --- core/tasks.cpp: Rng (splitmix64), Lemire's uniform, mix_seed -------------------------------
+# --- core/train/tasks.cpp: Rng (splitmix64), Lemire's uniform, mix_seed -------------------------------
 
 class Rng:
     def __init__(self, seed):
@@ -70,7 +70,7 @@ def mix_seed(a, b):
 # --- data ---------------------------------------------------------------------------------------
 
 def find_asset(path):
-    """As core/tasks.cpp find_asset: the path as given, else under the working directory's parents or ROOT."""
+    """As core/train/tasks.cpp find_asset: the path as given, else under the working directory's parents or ROOT."""
     if os.path.isabs(path) or os.path.exists(path):
         return path
     d = os.getcwd()
@@ -82,7 +82,7 @@ def find_asset(path):
 
 
 def read_pairs(path):
-    """core/parallel_corpus.cpp read_parallel_corpus: lines split at '\\n', a trailing '\\r' and a
+    """core/text/parallel_corpus.cpp read_parallel_corpus: lines split at '\\n', a trailing '\\r' and a
     first-line BOM dropped, empty lines skipped, exactly one tab and two non-blank sides."""
     with open(find_asset(path), "rb") as f:
         raw = f.read()
@@ -122,7 +122,7 @@ def safetensors_u8(path, name):
 
 
 class Task:
-    """core/tasks.cpp Task for TaskKind::Translate: load_pairs, restart, next_batch."""
+    """core/train/tasks.cpp Task for TaskKind::Translate: load_pairs, restart, next_batch."""
 
     def __init__(self, sp, data, valid, eval_sequences, max_len, seed):
         self.sp = sp
@@ -197,7 +197,7 @@ def to_tensors(torch, examples):
     return src, tgt, y
 
 
-# --- evaluation text: core/sentencepiece_tokenizer.cpp decode, core/bleu.cpp bleu_words ----------
+# --- evaluation text: core/text/sentencepiece_tokenizer.cpp decode, core/metrics/bleu.cpp bleu_words ----------
 
 WORD_MARK = "\u2581".encode("utf-8")
 
@@ -258,7 +258,7 @@ def next_code_point(text, i):
 
 
 def bleu_words(text):
-    """core/bleu.h: runs of letters/digits and single punctuation characters; whitespace dropped."""
+    """core/include/tx/bleu.h: runs of letters/digits and single punctuation characters; whitespace dropped."""
     words, word, i = [], b"", 0
     while i < len(text):
         cp, n = next_code_point(text, i)
@@ -351,7 +351,7 @@ def build_model(torch, V, D, H, F, N, dropout, max_len):
 
 def smoothed_kl(lp, y, smoothing):
     """Σ over non-PAD rows of KL(t || p), t = 1-ε on y, ε/(V-2) on the others but PAD, 0 on PAD
-    (core/ops_loss.cpp), written in closed form: Σ_v t_v log t_v - Σ_v t_v lp_v."""
+    (core/ops/ops_loss.cpp), written in closed form: Σ_v t_v log t_v - Σ_v t_v lp_v."""
     V = lp.shape[-1]
     lp = lp.reshape(-1, V)
     y = y.reshape(-1)
@@ -368,7 +368,7 @@ def smoothed_kl(lp, y, smoothing):
 
 
 def evaluate(torch, model, task, max_len, dev, batch=200):
-    """core/evaluation.cpp: batched greedy decoding, exact match and corpus BLEU over the held-out set."""
+    """core/train/evaluation.cpp: batched greedy decoding, exact match and corpus BLEU over the held-out set."""
     model.eval()
     exact, hyps, refs = 0, [], []
     with torch.no_grad():

@@ -1,7 +1,7 @@
 // SGEMM: our backend's GEMM path, tx::cpu::linear_forward<float> (out (N,OC) = inp (N,C) · W (OC,C)ᵀ,
-// core/gemm.h's dispatch: dot-product tiles, the packed product or Eigen's, on the run-time ISA
+// core/kernels/gemm.h's dispatch: dot-product tiles, the packed product or Eigen's, on the run-time ISA
 // path, TX_ISA=avx2|avx512|generic to force one), the packed product alone on the same operands
-// (core/gemm_packed.h, x·Wᵀ), and OpenBLAS's cblas_sgemm (OPENBLAS_CORETYPE=Haswell forces its
+// (core/kernels/gemm_packed.h, x·Wᵀ), and OpenBLAS's cblas_sgemm (OPENBLAS_CORETYPE=Haswell forces its
 // AVX2 kernels), one thread each, timed in alternation so that a busy machine slows all alike.
 // Prints where it ran (CPU, ISA path, FMA ceiling), GFLOP/s (2·N·C·OC per product; best and
 // median of the timed runs) and the ratios. Usage: sgemm_bench [N [C [OC [runs]]]] (512 512 512 50)
@@ -15,11 +15,11 @@
 #include <functional>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "gemm.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "tx/threads.h"
 
 extern "C" void openblas_set_num_threads(int threads);
 extern "C" char* openblas_get_corename(void);

@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "cpu_isa.h"
-#include "eigen_types.h"
-#include "gemm.h"
-#include "gemm_packed.h"
-#include "ops.h"
-#include "ops_softmax_fused.h"
-#include "threads.h"
+#include "tx/cpu_isa.h"
+#include "ops/eigen_types.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm_packed.h"
+#include "tx/ops.h"
+#include "ops/ops_softmax_fused.h"
+#include "tx/threads.h"
 
 namespace {
 

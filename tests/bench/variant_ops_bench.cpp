@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "threads.h"
+#include "tx/backend.h"
+#include "tx/threads.h"
 #ifdef TX_HAVE_CUDA
 #include "cuda_backend.h"
 #endif

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "generation_trace.h"
-#include "layer_plan.h"
+#include "tx/layer_plan.h"
 
 namespace tx::app {
 namespace {

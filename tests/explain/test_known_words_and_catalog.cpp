@@ -8,11 +8,11 @@
 #include <fstream>
 #include <string>
 
-#include "asset_paths.h"
-#include "checkpoint.h"
+#include "tx/asset_paths.h"
+#include "tx/checkpoint.h"
 #include "known_words.h"
 #include "model_catalog.h"
-#include "session.h"
+#include "tx/session.h"
 
 namespace tx::app {
 namespace {

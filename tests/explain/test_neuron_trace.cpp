@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.h"
+#include "tx/checkpoint.h"
 #include "neuron_trace.h"
-#include "session.h"
+#include "tx/session.h"
 #include "session_view.h"
 
 namespace tx::app {

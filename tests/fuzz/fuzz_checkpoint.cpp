@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstdio>
 
-#include "checkpoint.h"
-#include "training_state.h"
+#include "tx/checkpoint.h"
+#include "tx/training_state.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

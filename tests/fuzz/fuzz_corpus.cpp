@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "parallel_corpus.h"
+#include "tx/parallel_corpus.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

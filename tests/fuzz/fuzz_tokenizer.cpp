@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "subword_training.h"
-#include "tokenizer.h"
+#include "text/subword_training.h"
+#include "tx/tokenizer.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "tx/backend.h"
 #include "cuda_backend.h"
 
 namespace tx::test {

@@ -9,14 +9,14 @@
 #include <string>
 #include <thread>
 
-#include "evaluation.h"
-#include "incremental_decoder.h"
-#include "optimizer.h"
-#include "parameters.h"
+#include "tx/evaluation.h"
+#include "tx/incremental_decoder.h"
+#include "tx/optimizer.h"
+#include "tx/parameters.h"
 #include "parity.h"
-#include "trainer.h"
-#include "training_config.h"
-#include "transformer.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
+#include "tx/transformer.h"
 
 namespace tx::test {
 namespace {
@@ -65,7 +65,7 @@ const std::vector<int32_t> TARGETS = {12, 13, 14, 2, 0, 0, 0, 0, 15, 16, 17, 18,
 // The same model (same weights, same batch) on the CPU and on the GPU.
 class ModelParity : public CudaParity, public ::testing::WithParamInterface<ModelVariant> {
 protected:
-    // In training the CPU's fused sublayer connection (core/ops_add_norm.h) draws a sublayer's
+    // In training the CPU's fused sublayer connection (core/ops/ops_add_norm.h) draws a sublayer's
     // dropout itself and leaves that sublayer's output step before dropout; the separate ops, which
     // the GPU runs, hold it after dropout. The same model, other step contents: compare the GPU
     // with the CPU's separate ops (the reference the fused connection is itself tested against).

@@ -1,0 +1,108 @@
+// IncrementalDecoder: the decoder one position at a time with a KV cache, written against
+// Backend& like the Transformer whose weights it runs. Shapes: B batch rows, S source length,
+// C capacity (positions the cache holds), t positions cached so far, D d_model, H heads,
+// dk = D/H, F d_ff, V target vocabulary. Self-attention caches K and V as [B,H,C,dk] per layer;
+// cross-attention's K and V of the encoder memory, [B,H,S,dk] per layer, are computed once.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "tx/backend.h"
+#include "tx/transformer.h"
+
+namespace tx {
+
+class IncrementalDecoder {
+public:
+    // Whether the cached path computes what Transformer::decode() computes under these options.
+    // Not with the causal mask off: every earlier position then attends to the newest one too,
+    // so their keys and values change at every step and a cache of them is wrong. Not in
+    // training: dropout draws a fresh mask per step of the full pass. Callers use the full path then.
+    static bool supports(const RunOptions& options);
+
+    // Needs model.encode() to have run on the model's current batch: reads the encoder memory
+    // (the last encoder step's output [B,S,D]) and the source padding, and projects the memory
+    // into each decoder layer's cross-attention K and V. capacity: positions to hold, 1..max_len.
+    // The model's options must not change while this decoder is used (the cache was built under
+    // them). Throws std::invalid_argument when supports() is false or the capacity is out of range.
+    IncrementalDecoder(Transformer& model, int capacity);
+    IncrementalDecoder(const IncrementalDecoder&) = delete;
+    IncrementalDecoder& operator=(const IncrementalDecoder&) = delete;
+
+    int batch_size() const { return m_B; }
+    int capacity() const { return m_C; }
+    int length() const { return m_t; }   // positions cached so far
+
+    // Appends one decoder input id per row (tokens [B]) at position length(), runs every decoder
+    // layer on that single query row (q [B,H,1,dk]) against the cached keys and values of
+    // positions 0..length() (the cache's other slots are masked), and returns the next-token
+    // log-probabilities of the newest position [B,V] (host). Throws std::invalid_argument for a
+    // wrong count, an id outside the vocabulary or a full cache.
+    std::vector<float> step(const std::vector<int>& tokens);
+
+    // Beam search keeps some beams and drops others: row b takes row parents[b]'s cache, ids and
+    // source (a gather; rows may repeat). Throws std::invalid_argument for a wrong count or index.
+    void reorder(const std::vector<int>& parents);
+
+    // Keeps each layer's attention of the newest query from every later step() for viewing (the
+    // app's Generate panel). Off by default: decoding then copies nothing. Starts with the next step.
+    void keep_attention(bool on);
+    // The newest query's post-softmax attention of the last step(), [B,H,keys] (host): self-attention
+    // keys are the C cache slots (slot j >= length() is masked: weight 0), cross-attention keys the
+    // S source positions. Row b, head h is the full pass's probs row length() - 1 of that block.
+    // Throws std::logic_error when the last step did not keep it (keep_attention off, no step yet,
+    // or fused attention, which never materialises the probabilities), std::out_of_range for a layer.
+    std::vector<float> attention_probs(int layer, bool cross) const;
+
+private:
+    using Array = BackendArray<float>;
+    struct Layer {
+        Array self_k, self_v;     // [B,H,C,dk]
+        Array cross_k, cross_v;   // [B,H,S,dk]
+        Array self_probs;         // [B,H,C]: kept attention of the newest query (keep_attention)
+        Array cross_probs;        // [B,H,S]
+    };
+
+    // self: decoder self-attention, where RoPE and ALiBi act (cross-attention has no position term)
+    void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
+                   int keys, bool self, Array* kept_probs);
+    // Self-attention of the newest query over the first `written` cache slots of each head,
+    // k, v [B,H,C,dk], keep [B,1,C]; into m_ctx [B,H,1,dk] (kept_probs [B,H,C] when not null).
+    void written_self_attention(const float* k, const float* v, const float* keep, int written, Array* kept_probs,
+                                bool fused);
+    bool rotates() const;   // RoPE on, with positions switched on
+    void self_attention(int layer, const float* input);
+    void cross_attention(int layer, const float* input);
+    void feed_forward(int layer, const float* input);
+    void add_and_norm(const std::string& norm, const float* sublayer);
+    void add(const float* sublayer);
+    void norm(const std::string& name, const float* input, float* out);
+    void gather(Array& rows, Array& spare, size_t row_floats, const std::vector<int>& parents);
+    void upload_self_keep();
+
+    Transformer& m_model;
+    Backend& m_backend;
+    ModelConfig m_config;
+    int m_B = 0, m_S = 0, m_C = 0, m_t = 0;
+    bool m_cross = true;                      // encoder-decoder: cross-attention on the memory
+    float m_scale = 1.0f;
+    std::vector<Layer> m_layers;
+    std::vector<int32_t> m_ids_host;          // [B,C]: the decoder inputs so far
+    std::vector<float> m_cross_keep_host;     // [B,S]: 1 = source key may be attended to
+    BackendArray<int32_t> m_ids;              // [B]: this step's inputs
+    Array m_self_keep, m_cross_keep;          // [B,1,C], [B,1,S]
+    Array m_x, m_sum, m_normed;               // [B,D]: the residual stream, a sum, a normalised copy
+    Array m_mean, m_rstd;                     // [B]
+    Array m_proj, m_qh, m_ctx, m_merged, m_attn;   // [B,D] each ([B,H,1,dk] for the head-split ones)
+    Array m_scores, m_masked, m_probs;        // [B,H,1,max(C,S)]
+    Array m_hidden;                           // [B,F] (F = config.ffn_width())
+    Array m_ffn_pre;                          // [B,F] GELU's input
+    Array m_gate, m_up;                       // [B,F] SwiGLU's projections
+    Array m_ffn;                              // [B,D]
+    Array m_logits, m_log_probs;              // [B,V]
+    Array m_spare_self, m_spare_cross;        // gather targets of reorder()
+    bool m_keep_attention = false;
+    bool m_attention_kept = false;            // the last step() filled the layers' *_probs
+};
+
+}  // namespace tx

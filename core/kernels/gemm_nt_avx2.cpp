@@ -1,0 +1,184 @@
+// sgemm_nt (gemm.h) on AVX2 + FMA: out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias, as register
+// tiles that read both operands in their stored row-major layout (nothing packed or copied), the
+// AVX2 twin of gemm_nt_avx512.cpp. Compiled with -mavx2 -mfma -mno-avx512f (core/CMakeLists.txt),
+// chosen by cpu_isa.h.
+//
+// Every output is a dot product of an inp row and a weight row. A tile of 3 inp rows × 4 weight
+// rows keeps 12 ymm accumulators of partial dot products along C; with the 3 inp vectors and one
+// weight vector at a time that is all 16 ymm registers, and 3 + 4 loads per 12 FMAs. At the end of
+// C, horizontal adds turn each row's 4 accumulators into its 4 sums (nt_finish_tile). Cache use as
+// in the AVX-512 unit: inp rows in chunks that stay in L2, C in blocks that keep a tile's rows in
+// L1, and one cache line per step of the next block of weight rows prefetched into L2.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/gemm_kernels.h"
+#include "tx/threads.h"
+
+namespace tx::cpu {
+
+namespace {
+
+constexpr int LANES = 8;      // floats per __m256
+constexpr int NT_ROWS = 3;    // tile: inp rows ...
+constexpr int NT_COLS = 4;    // ... × weight rows
+constexpr int L2_CHUNK_FLOATS = 64 * 1024;   // 256 KiB of inp rows, streamed from L2 by the tiles
+constexpr int MAX_CHUNK_TILES = 43;           // at most 129 inp rows a chunk (16 KiB of accumulators)
+constexpr int K_BLOCK = 512;                  // floats of C a kernel call sums over (a multiple of 8)
+
+// In this unit rather than std::min (gemm_kernels.h says why).
+constexpr int min_int(int a, int b) { return a < b ? a : b; }
+constexpr int max_int(int a, int b) { return a > b ? a : b; }
+
+// The 3 × 4 micro-kernel: acc[4r + c] (12 vectors) = x[r] ⊙ w_c summed over `vectors`·8 floats,
+// weight row c at w0 + c·C (C = stride_bytes / 4); with ACCUMULATE, added to acc's sums (the
+// previous block of C). In assembly because GCC folds the weight loads into the FMAs (12 loads
+// instead of 4 per step, past the two loads a cycle of the FMA pipes' pace) and copies the
+// inp rows between registers. Registers: ymm0–11 the accumulators (ymm(4r + c)), ymm12–14 the 3
+// inp rows, ymm15 the weight vectors in turn. Weight rows are addressed as w0 + {0,1,2}·stride and
+// w3 = w0 + 3·stride. Every step also prefetches into L2 from `prefetch` on (the next block of
+// weight rows, while the weights come from memory at the rate they are used).
+#define TX_NT2_COLUMN(LOAD, A0, A1, A2)                     \
+    LOAD ", %%ymm15\n\t"                                    \
+    "vfmadd231ps %%ymm15, %%ymm12, %%ymm" A0 "\n\t"          \
+    "vfmadd231ps %%ymm15, %%ymm13, %%ymm" A1 "\n\t"          \
+    "vfmadd231ps %%ymm15, %%ymm14, %%ymm" A2 "\n\t"
+#define TX_NT2_ACC(OP, A, B, C, D) \
+    OP(A) OP(B) OP(C) OP(D)
+#define TX_NT2_LOAD(A) "vmovaps " #A "*32(%[acc]), %%ymm" #A "\n\t"
+#define TX_NT2_STORE(A) "vmovaps %%ymm" #A ", " #A "*32(%[acc])\n\t"
+#define TX_NT2_ZERO(A) "vxorps %%ymm" #A ", %%ymm" #A ", %%ymm" #A "\n\t"
+
+template <bool ACCUMULATE>
+void nt_kernel_3x4(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
+                   const float* prefetch) {
+    const float* w3 = w0 + 3 * (stride_bytes / 4);
+    int64_t off = 0;
+    const int64_t end = vectors * 32;
+    asm volatile(
+        ".if %c[accumulate]\n\t"
+        TX_NT2_ACC(TX_NT2_LOAD, 0, 1, 2, 3) TX_NT2_ACC(TX_NT2_LOAD, 4, 5, 6, 7) TX_NT2_ACC(TX_NT2_LOAD, 8, 9, 10, 11)
+        ".else\n\t"
+        TX_NT2_ACC(TX_NT2_ZERO, 0, 1, 2, 3) TX_NT2_ACC(TX_NT2_ZERO, 4, 5, 6, 7) TX_NT2_ACC(TX_NT2_ZERO, 8, 9, 10, 11)
+        ".endif\n\t"
+        "test %[end], %[end]\n\t"
+        "jz 2f\n"
+        "1:\n\t"
+        "prefetcht1 (%[prefetch])\n\t"
+        "add $32, %[prefetch]\n\t"
+        "vmovups (%[x0],%[off]), %%ymm12\n\t"
+        "vmovups (%[x1],%[off]), %%ymm13\n\t"
+        "vmovups (%[x2],%[off]), %%ymm14\n\t"
+        TX_NT2_COLUMN("vmovups (%[w0])", "0", "4", "8")
+        TX_NT2_COLUMN("vmovups (%[w0],%[ws])", "1", "5", "9")
+        TX_NT2_COLUMN("vmovups (%[w0],%[ws],2)", "2", "6", "10")
+        TX_NT2_COLUMN("vmovups (%[w3])", "3", "7", "11")
+        "add $32, %[w0]\n\t"
+        "add $32, %[w3]\n\t"
+        "add $32, %[off]\n\t"
+        "cmp %[end], %[off]\n\t"
+        "jb 1b\n"
+        "2:\n\t"
+        TX_NT2_ACC(TX_NT2_STORE, 0, 1, 2, 3) TX_NT2_ACC(TX_NT2_STORE, 4, 5, 6, 7) TX_NT2_ACC(TX_NT2_STORE, 8, 9, 10, 11)
+        : [w0] "+r"(w0), [w3] "+r"(w3), [off] "+r"(off), [prefetch] "+r"(prefetch)
+        : [x0] "r"(x[0]), [x1] "r"(x[1]), [x2] "r"(x[2]), [ws] "r"(stride_bytes), [end] "r"(end), [acc] "r"(acc),
+          [accumulate] "i"(ACCUMULATE ? 1 : 0)
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+          "xmm13", "xmm14", "xmm15", "memory", "cc");
+}
+#undef TX_NT2_COLUMN
+#undef TX_NT2_ACC
+#undef TX_NT2_LOAD
+#undef TX_NT2_STORE
+#undef TX_NT2_ZERO
+
+// Lane i (< 4) of the result: the sum of the 8 lanes of v[i].
+inline __m128 horizontal_sums4(const __m256 v[4]) {
+    const __m256 s = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+    return _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+}
+
+// Finishes the tile of out rows [n0, n0+rows) × columns [first_col, first_col+4): adds the last,
+// partial vector of C, sums each accumulator, adds the bias and stores columns first_col+skip..
+// (a narrow last block is computed as the last 4 columns of out and stores only its own).
+void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const float* w0, const float* bias, int n0,
+                    int rows, int first_col, int skip, int C, int OC) {
+    const int k = C / LANES * LANES;
+    if (k < C) {   // the last, partial vector of C: masked loads read zeros past the row
+        const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(C - k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        for (int c = 0; c < NT_COLS; ++c) {
+            const __m256 wv = _mm256_maskload_ps(w0 + static_cast<int64_t>(c) * C + k, m);
+            for (int r = 0; r < NT_ROWS; ++r) {
+                float* a = acc + (r * NT_COLS + c) * LANES;
+                _mm256_store_ps(a, _mm256_fmadd_ps(_mm256_maskload_ps(x[r] + k, m), wv, _mm256_load_ps(a)));
+            }
+        }
+    }
+    const __m128 bias4 = bias ? _mm_loadu_ps(bias + first_col) : _mm_setzero_ps();
+    for (int r = 0; r < rows; ++r) {
+        __m256 v[NT_COLS];
+        for (int c = 0; c < NT_COLS; ++c) v[c] = _mm256_load_ps(acc + (r * NT_COLS + c) * LANES);
+        const __m128 sums = _mm_add_ps(horizontal_sums4(v), bias4);
+        float* o = out + static_cast<int64_t>(n0 + r) * OC + first_col;
+        if (skip == 0) {
+            _mm_storeu_ps(o, sums);
+        } else {
+            alignas(16) float lanes[NT_COLS];
+            _mm_store_ps(lanes, sums);
+            for (int c = skip; c < NT_COLS; ++c) o[c] = lanes[c];
+        }
+    }
+}
+
+}  // namespace
+
+void kernels::sgemm_nt_avx2(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+                            int OC) {
+    // Chunks of equal size: 32 rows of 2048 floats are one chunk of 33, not 30 + 2, which would
+    // stream every weight from memory twice.
+    const int most_rows = min_int(max_int((L2_CHUNK_FLOATS / C) / NT_ROWS * NT_ROWS, NT_ROWS), MAX_CHUNK_TILES * NT_ROWS);
+    const int chunks = (N + most_rows - 1) / most_rows;
+    const int chunk_rows = ((N + chunks - 1) / chunks + NT_ROWS - 1) / NT_ROWS * NT_ROWS;
+    const int col_blocks = (OC + NT_COLS - 1) / NT_COLS;
+    const int vectors = C / LANES;   // whole vectors of C; the kernels do these, nt_finish_tile the rest
+    for (int chunk = 0; chunk < N; chunk += chunk_rows) {
+        const int chunk_end = min_int(N, chunk + chunk_rows);
+        const int tiles = (chunk_end - chunk + NT_ROWS - 1) / NT_ROWS;
+        auto column_blocks = [&](int first, int last) {
+            for (int cb = first; cb < last; ++cb) {
+                const int oc0 = cb * NT_COLS;
+                const int first_col = min_int(oc0, OC - NT_COLS);   // the 4 weight rows computed
+                const float* w0 = weight + static_cast<int64_t>(first_col) * C;
+                const int next_block = oc0 + NT_COLS < OC ? oc0 + NT_COLS : first_col;
+                alignas(32) float acc[MAX_CHUNK_TILES][NT_ROWS * NT_COLS * LANES];   // row r, column c at vector 4r + c
+                auto tile_rows = [&](int t, const float* x[NT_ROWS]) {   // the rows the tile stores
+                    const int n0 = chunk + t * NT_ROWS, rows = min_int(NT_ROWS, chunk_end - n0);
+                    for (int r = 0; r < NT_ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + min_int(r, rows - 1)) * C;
+                    return rows;
+                };
+                for (int k0 = 0; k0 == 0 || k0 < vectors * LANES; k0 += K_BLOCK) {   // at least once: zeroes acc
+                    const int64_t block_vectors = min_int(K_BLOCK, vectors * LANES - k0) / LANES;
+                    for (int t = 0; t < tiles; ++t) {
+                        const float* x[NT_ROWS];
+                        tile_rows(t, x);
+                        for (const float*& row : x) row += k0;
+                        const float* prefetch = weight + static_cast<int64_t>(min_int(next_block + t % NT_COLS, OC - 1)) * C + k0;
+                        if (k0 == 0)
+                            nt_kernel_3x4<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                        else
+                            nt_kernel_3x4<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                    }
+                }
+                for (int t = 0; t < tiles; ++t) {
+                    const float* x[NT_ROWS];
+                    const int rows = tile_rows(t, x);
+                    nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * NT_ROWS, rows, first_col, oc0 - first_col, C, OC);
+                }
+            }
+        };
+        kernels::split_blocks(col_blocks, [](void* f, int first, int last) { (*static_cast<decltype(column_blocks)*>(f))(first, last); }, &column_blocks);
+    }
+}
+
+}  // namespace tx::cpu

@@ -1,0 +1,211 @@
+// The steps' formulas and explanations (see step_explanations.h). The 2017 model's texts cite
+// the paper's sections; the variants cite theirs (RoFormer, ALiBi, GELU, GLU variants, RMSNorm,
+// Longformer, Mistral). Texts say what the current config computes, never what it could.
+#include "model/step_explanations.h"
+
+namespace tx {
+
+namespace {
+
+const char* norm_name(const ModelConfig& c) { return c.norm_kind == NormKind::RmsNorm ? "RMSNorm" : "LayerNorm"; }
+
+std::string norm_formula_text(const ModelConfig& c) {
+    return c.norm_kind == NormKind::RmsNorm
+               ? "γ ⊙ x / √(mean(x²) + ε) over each row's d_model features (no mean subtracted, no β; Zhang & "
+                 "Sennrich 2019), ε = 1e-5"
+               : "γ ⊙ (x − μ) / √(σ² + ε) + β over each row's d_model features (biased variance, ε = 1e-5)";
+}
+
+bool self_attention(AttentionKind kind) { return kind != AttentionKind::Cross; }
+
+}  // namespace
+
+StepText embed_text(const char* side) {
+    return {"X = E[ids] · √d_model",
+            std::string("Each ") + side + " token id picks its row of the embedding table, multiplied by √d_model "
+            "(paper §3.4). The paper gives no reason; a common reading is that it lifts the embeddings to a size "
+            "comparable to the positional encoding added next, whose entries lie in [−1, 1]."};
+}
+
+StepText positional_text(const ModelConfig& c) {
+    if (c.positional == PositionalKind::Learned)
+        return {"X + P[pos],  P a learned [max_len, d_model] table",
+                "Each position has a row of its own in a table trained with the rest of the model (as BERT and "
+                "GPT-2). It can learn any code for order, but only for positions seen in training: beyond them "
+                "the rows stay at their random start."};
+    return {"X + PE,  PE[p,2i] = sin(p/10000^(2i/D)),  PE[p,2i+1] = cos(p/10000^(2i/D))",
+            "Attention alone ignores order, so a fixed sinusoidal code of each position is added (paper §3.5). "
+            "For a fixed offset k, PE(p+k) is a fixed linear map of PE(p): each (sin, cos) pair is rotated by k "
+            "times its frequency. The paper hypothesised that this lets the model attend by relative position."};
+}
+
+StepText projection_text(const ModelConfig& c, AttentionKind kind, char role) {
+    const std::string upper(1, static_cast<char>(role - 'a' + 'A'));
+    std::string explanation =
+        role == 'q'   ? "Queries: what each position is looking for. Each head gets its own dk columns."
+        : role == 'k' ? "Keys: what each position offers to be found by. Each head gets its own dk columns."
+                      : "Values: what each position passes on when it is attended to.";
+    if (kind == AttentionKind::Cross && role != 'q')
+        explanation += " In cross-attention keys and values come from the encoder's output (the memory).";
+    explanation += " W is stored [out, in] as in PyTorch's nn.Linear, so X·Wᵀ here is the paper's X·W.";
+    return {upper + " = X·W_" + upper + "ᵀ + b_" + upper + ", split into " + std::to_string(c.heads) + " heads",
+            explanation};
+}
+
+StepText rotation_text(char role) {
+    const std::string upper(1, static_cast<char>(role - 'a' + 'A'));
+    return {upper + "_rot[p] = R(p·θ)·" + upper + "[p],  θ_i = 10000^(−2i/dk) on pairs (2i, 2i+1)",
+            std::string("RoPE (Su et al., RoFormer §3.2): each pair of the head's ") +
+                (role == 'q' ? "query" : "key") +
+                " dimensions is rotated by its position times the pair's frequency. A dot product of two rotated "
+                "vectors depends on the angle between them, (i − j)·θ, so the scores see relative position and no "
+                "position is added to the embeddings."};
+}
+
+StepText scores_text(const ModelConfig& c, AttentionKind kind) {
+    const std::string scale_text = c.scale_attention ? " / √dk" : " (unscaled)";
+    const bool alibi = c.positional == PositionalKind::Alibi && self_attention(kind);
+    StepText t{"scores = Q·Kᵀ" + scale_text + (alibi ? " − m_h·|i − j|" : "") + "   (query rows × key columns)",
+               c.scale_attention
+                   ? "How well each query matches each key. If the components of q and k were independent with "
+                     "mean 0 and variance 1 (the paper's assumption, §3.2.1), q·k would have variance dk; dividing "
+                     "by √dk brings its spread back to 1, so softmax does not saturate into one-hot rows with "
+                     "vanishing gradients."
+                   : "How well each query matches each key. Scaling by 1/√dk is switched off: with large dk the dot "
+                     "products grow, softmax saturates into near one-hot rows and its gradients vanish."};
+    if (alibi)
+        t.explanation += " ALiBi (Press et al. 2022) then subtracts m_h·|i − j|: a penalty growing with distance, "
+                         "with one slope m_h per head, a geometric sequence (2^(−8h/H) when H is a power of two), "
+                         "so some heads look far and others near. It is the model's only sense of position.";
+    else if (c.positional == PositionalKind::Alibi)
+        t.explanation += " Cross-attention gets no ALiBi bias: a source and a target position have no distance.";
+    return t;
+}
+
+StepText mask_text(const ModelConfig& c, AttentionKind kind) {
+    std::string text =
+        kind == AttentionKind::EncoderSelf ? "Padding mask: PAD keys are set to −∞ so they get zero weight."
+        : kind == AttentionKind::DecoderSelf
+            ? "Causal (look-ahead) mask: position t may only see positions ≤ t, because at generation time later "
+              "tokens do not exist yet; PAD keys are masked too. Masked scores are −∞."
+            : "Padding mask on the source: the decoder never attends to PAD positions of the input sentence.";
+    if (c.window > 0 && kind == AttentionKind::DecoderSelf)
+        text += " Sliding window: position i sees only the last " + std::to_string(c.window) +
+                " positions, i − W < j ≤ i (W = " + std::to_string(c.window) +
+                ", as Mistral); stacked layers still pass information further back.";
+    else if (c.window > 0 && kind == AttentionKind::EncoderSelf)
+        text += " Sliding window: position i sees only |i − j| ≤ " + std::to_string(c.window / 2) +
+                " (⌊W/2⌋ on each side, W = " + std::to_string(c.window) + ", as Longformer).";
+    return {"masked = keep ? scores : −∞", text};
+}
+
+StepText probs_text() {
+    return {"P = softmax(masked) along each query row",
+            "Each query row becomes a probability distribution over the keys: the attention weights. Rows sum to "
+            "1; a row with every key masked is all zeros."};
+}
+
+StepText context_text() {
+    return {"context = P·V",
+            "Each query position receives the attention-weighted average of the value vectors, per head."};
+}
+
+StepText attention_out_text(AttentionKind kind) {
+    const char* what = kind == AttentionKind::Cross ? "cross-attention" : "self-attention";
+    return {"out = concat(heads)·W_Oᵀ + b_O",
+            std::string("The heads' contexts are concatenated back to d_model columns and mixed by the output "
+                        "projection: the ") + what + " sublayer's result."};
+}
+
+StepText add_norm_text(const ModelConfig& c) {
+    if (c.norm_kind == NormKind::RmsNorm)
+        return {"out = RMSNorm(x + sublayer(x))",
+                "Add & norm: the residual connection adds the sublayer's result to its input, so information and "
+                "gradients can bypass the sublayer. RMSNorm then rescales each position: " + norm_formula_text(c) +
+                ", γ learned. It keeps LayerNorm's rescaling and drops its re-centring, which the RMSNorm paper "
+                "found to matter little while costing a second pass over the row."};
+    return {"out = LayerNorm(x + sublayer(x))",
+            "Add & norm: the residual connection adds the sublayer's result to its input, so information and "
+            "gradients can bypass the sublayer. LayerNorm then normalises each position over its d_model "
+            "features: γ ⊙ (x − μ) / √(σ² + ε) + β, with μ and σ² the mean and biased variance of that row, "
+            "ε = 1e-5, γ and β learned."};
+}
+
+StepText norm_text(const ModelConfig& c, bool final_norm) {
+    const std::string name = norm_name(c);
+    if (final_norm && c.norm == NormPlacement::Post)
+        return {"out = " + name + "(x)",
+                "Final norm after Post-LN layers, as torch.nn.Transformer builds its stacks: the last layer's "
+                "output, already normalised, is normalised once more with this norm's own γ" +
+                    std::string(c.norm_kind == NormKind::LayerNorm ? " and β" : "") + ": " + norm_formula_text(c) + "."};
+    if (c.norm_kind == NormKind::LayerNorm)
+        return {"out = LayerNorm(x)",
+                final_norm ? "Pre-LN: the final LayerNorm of the stack normalises the residual stream, which is never "
+                             "normalised inside the layers. LayerNorm = γ ⊙ (x − μ) / √(σ² + ε) + β over each row's "
+                             "d_model features (biased variance, ε = 1e-5)."
+                           : "Pre-LN: the sublayer sees a normalised copy of the residual stream, γ ⊙ (x − μ) / "
+                             "√(σ² + ε) + β over each row's d_model features; the stream itself is left "
+                             "unnormalised, which keeps gradients well-behaved in deep stacks."};
+    return {"out = " + name + "(x)",
+            final_norm ? "Pre-norm: the final RMSNorm of the stack rescales the residual stream, which is never "
+                         "normalised inside the layers. RMSNorm = " + norm_formula_text(c) + "."
+                       : "Pre-norm: the sublayer sees a rescaled copy of the residual stream, " + norm_formula_text(c) +
+                             "; the stream itself is left unnormalised, which keeps gradients well-behaved in deep "
+                             "stacks."};
+}
+
+StepText residual_text(const ModelConfig& c) {
+    return {std::string("out = x + sublayer(") + norm_name(c) + "(x))",
+            "Pre-LN residual: the sublayer's result is added to the unnormalised stream."};
+}
+
+StepText ffn_hidden_text(const ModelConfig& c) {
+    switch (c.ffn) {
+        case FfnKind::Gelu:
+            return {"h = GELU(x·W1ᵀ + b1),  GELU(u) = u·Φ(u)",
+                    "The position-wise feed-forward network widens each position to d_ff features and applies GELU "
+                    "(Hendrycks & Gimpel 2016, the exact erf form): each value is weighted by the probability Φ(u) "
+                    "that a standard normal lies below it, a smooth ReLU that lets small negatives through."};
+        case FfnKind::SwiGlu:
+            return {"h = SiLU(gate) ⊙ up,  SiLU(u) = u·σ(u)",
+                    "SwiGLU (Shazeer 2020): the gate, through SiLU, decides per feature how much of the up "
+                    "projection passes. The hidden width is " + std::to_string(c.ffn_width()) +
+                        ", about 2/3 of d_ff = " + std::to_string(c.d_ff) +
+                        ", so the three matrices hold about as many weights as the two of a ReLU FFN."};
+        case FfnKind::Relu: break;
+    }
+    return {"h = ReLU(x·W1ᵀ + b1)",
+            "The position-wise feed-forward network widens each position to d_ff features and applies ReLU; it "
+            "works on every position separately, with the same weights."};
+}
+
+StepText ffn_gate_text() {
+    return {"gate = x·W1ᵀ", "SwiGLU's gate projection (ffn.linear1, no bias): it decides how much of each hidden "
+                            "feature passes, after SiLU."};
+}
+
+StepText ffn_up_text() {
+    return {"up = x·W3ᵀ", "SwiGLU's up projection (ffn.linear3, no bias): the values that the gate lets through."};
+}
+
+StepText ffn_out_text(const ModelConfig& c) {
+    if (c.ffn == FfnKind::SwiGlu)
+        return {"ffn = h·W2ᵀ",
+                "The down projection (ffn.linear2, no bias) brings each position back to d_model features."};
+    return {"ffn = h·W2ᵀ + b2",
+            "The second linear layer of the feed-forward network brings each position back to d_model features."};
+}
+
+StepText logits_text() {
+    return {"logits = Y · W_genᵀ + b_gen",
+            "Each decoder position is projected onto the target vocabulary: one score per token for the next "
+            "token after that position."};
+}
+
+StepText log_probs_text() {
+    return {"log P(next token) = log_softmax(logits)",
+            "Log-softmax turns the scores into log-probabilities of the next token; greedy decoding takes the "
+            "largest one at the last position."};
+}
+
+}  // namespace tx
