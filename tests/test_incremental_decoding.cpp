@@ -320,12 +320,19 @@ void expect_same_decodes(Transformer& model, const std::vector<std::vector<int>>
         model.options().kv_cache = true;
         const BeamResult got = beam_search(model, row, max_new, options);
         EXPECT_EQ(got.best, want.best);
-        EXPECT_NEAR(got.score, want.score, TOLERANCE);
+        // A hypothesis's log-probability sums |Y| token log-probabilities, each within TOLERANCE of
+        // the full recompute (checked above), so the sums may differ by up to |Y| (EOS included) of them (on the
+        // generic path the everyday model's 4th hypothesis differed by 1.4e-5 over 10 tokens).
+        const auto sum_tolerance = [](const BeamHypothesis& h) {
+            return TOLERANCE * std::max(1, h.length);
+        };
+        EXPECT_NEAR(got.score, want.score, sum_tolerance(want.hypotheses[0]));
         EXPECT_EQ(model.tgt_ids(), want_batch);
         ASSERT_EQ(got.hypotheses.size(), want.hypotheses.size());
         for (size_t i = 0; i < want.hypotheses.size(); ++i) {
             EXPECT_EQ(got.hypotheses[i].ids, want.hypotheses[i].ids) << "hypothesis " << i;
-            EXPECT_NEAR(got.hypotheses[i].log_prob, want.hypotheses[i].log_prob, TOLERANCE) << "hypothesis " << i;
+            EXPECT_NEAR(got.hypotheses[i].log_prob, want.hypotheses[i].log_prob, sum_tolerance(want.hypotheses[i]))
+                << "hypothesis " << i;
         }
         ASSERT_EQ(got.trace.size(), want.trace.size());
         for (size_t s = 0; s < want.trace.size(); ++s) {
