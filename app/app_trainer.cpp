@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "backend_names.h"
+#include "tx/asset_paths.h"
 #include "tx/checkpoint.h"
 #include "known_words.h"
 #include "panels/training_panel.h"
@@ -146,9 +147,9 @@ void ExplorerApp::trainer_fine_tune(const TrainingConfig& training, bool explore
             start = [checkpoint] { return *checkpoint; };
             m_trainer_info.start_from = "the explorer's model (" + m_model_source + ")";
         } else {
-            const std::string path = resolve_asset("models/default.safetensors");
+            const std::string path = resolve_asset(GRAMMAR_MODEL);
             start = [path] { return tx::load_checkpoint(path); };
-            m_trainer_info.start_from = "the shipped translation model (" + path + ")";
+            m_trainer_info.start_from = "the small-grammar translation model (" + path + ")";
         }
         create_trainer(model, training, start);
     });

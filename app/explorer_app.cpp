@@ -299,7 +299,7 @@ void ExplorerApp::create_initial_session() {
         }
     };
     if (!m_options.checkpoint.empty()) try_load(m_options.checkpoint);
-    const std::string default_model = resolve_asset("models/default.safetensors");
+    const std::string default_model = resolve_asset(EVERYDAY_MODEL);
     if (!session && fs::exists(default_model)) try_load(default_model);
     if (!session) {
         if (!fs::exists(default_model)) notice = "default model not found: showing an untrained model";

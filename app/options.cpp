@@ -17,7 +17,8 @@ const char* USAGE =
     "usage: transformer-explorer [options]\n"
     "  Learn the Transformer by watching one compute, step by step, on your own sentences.\n"
     "\n"
-    "  --checkpoint FILE     open this model (.safetensors) instead of assets/models/default.safetensors\n"
+    "  --checkpoint FILE     open this model (.safetensors) instead of the everyday\n"
+    "                        English -> Spanish model (assets/models/everyday.safetensors)\n"
     "  --sentence TEXT       the input sentence; repeat for a padded batch (at most 4)\n"
     "  --step NAME|N         put the step cursor after step N (0-based) or the step named NAME (an\n"
     "                        attention step also opens its block in the Attention panel)\n"
@@ -43,7 +44,8 @@ const char* USAGE =
     "  --train-task NAME     the task --train trains: copy (default), copy-text, reverse, sort,\n"
     "                        translate (the translate preset on assets/corpus/en-es), induction or lm\n"
     "                        (decoder-only)\n"
-    "  --train-from default  --train fine-tunes the shipped translation model instead of fresh weights\n"
+    "  --train-from default  --train fine-tunes the small-grammar translation model\n"
+    "                        (assets/models/grammar.safetensors) instead of fresh weights\n"
     "  --train-row ID        --train trains this row of the variant comparison (txcli compare-variants\n"
     "                        --list), as the Training panel's \"Compare variants\" does\n"
     "  --size WxH            window size (default 1600x1000)\n"
@@ -163,7 +165,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.train_task = v;
         } else if (arg == "--train-from") {
             if (!value(v)) return bad("--train-from needs a model");
-            if (v != "default") return bad("--train-from must be default (the shipped translation model), got '" + v + "'");
+            if (v != "default") return bad("--train-from must be default (the small-grammar translation model), got '" + v + "'");
             options.train_from = v;
         } else if (arg == "--train-row") {
             if (!value(v)) return bad("--train-row needs a row id");

@@ -497,7 +497,8 @@ void SelfTest::build() {
         check(app.view().options.disabled_heads.empty(), "every head back on");
         app.selection().show_scores = true;
         app.show_panel("input");
-        app.set_input({"The animal didn't cross the street because it was too tired.", "Zyxwv qqq.", "The cat sat."}, std::nullopt);
+        // "ж" is in neither shipped translation model's training text: its bytes are unknown pieces.
+        app.set_input({"The animal didn't cross the street because it was too tired.", "Zyxwv \xD0\xB6.", "The cat sat."}, std::nullopt);
         return true;
     });
     add("check batch", [this](ExplorerApp& app) {
@@ -700,15 +701,20 @@ void SelfTest::build() {
     add("check alibi view", [this, positional_panel](ExplorerApp& app) {
         const SessionView& v = app.view();
         const PositionalPanel* panel = positional_panel(app);
-        check(panel && v.config.positional == PositionalKind::Alibi && v.config.heads == 4, "an ALiBi model with 4 heads is open");
-        if (!panel || v.config.heads != 4) return true;
-        // The paper's slopes for H = 4: 2^(−8h/4), h = 1..4.
-        const std::vector<float> paper = {1.0f / 4, 1.0f / 16, 1.0f / 64, 1.0f / 256};
-        check(panel->alibi_slopes() == paper, "the ALiBi view's slopes are 1/4, 1/16, 1/64, 1/256");
+        const int H = v.config.heads;
+        check(panel && v.config.positional == PositionalKind::Alibi && H >= 4, "an ALiBi model with at least 4 heads is open");
+        if (!panel || H < 4) return true;
+        // The paper's slopes: 2^(−8h/H), h = 1..H (for the everyday model's H = 8: 1/2 ... 1/256).
+        std::vector<float> paper;
+        for (int h = 1; h <= H; ++h) paper.push_back(static_cast<float>(std::pow(2.0, -8.0 * h / H)));
+        bool slopes_ok = panel->alibi_slopes().size() == paper.size();
+        for (size_t h = 0; slopes_ok && h < paper.size(); ++h)
+            slopes_ok = std::fabs(panel->alibi_slopes()[h] - paper[h]) <= 1e-7f * paper[h];
+        check(slopes_ok, "the ALiBi view's slopes are 2^(\xE2\x88\x92" "8h/H), h = 1.." + std::to_string(H));
         const int L = panel->alibi_length();
         const std::vector<float>& bias = panel->alibi_bias();
-        bool ok = L >= 2 && bias.size() == static_cast<size_t>(4) * L * L;
-        for (int h = 0; ok && h < 4; ++h)
+        bool ok = L >= 2 && bias.size() == static_cast<size_t>(H) * L * L;
+        for (int h = 0; ok && h < H; ++h)
             for (int i = 0; i < L; ++i)
                 for (int j = 0; j < L; ++j) {
                     const double ref = -static_cast<double>(paper[static_cast<size_t>(h)]) * std::abs(i - j);

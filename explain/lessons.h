@@ -11,7 +11,7 @@ namespace tx::app {
 // What a lesson step can make the app do. To add one: a value here, its spelling and fields in
 // lessons.cpp (ACTIONS), its effect in LessonsPanel::perform and its check in the self-test.
 enum class LessonActionKind {
-    OpenModel,            // "open_model": {"model": "default"} — a File → Models entry by its file's stem
+    OpenModel,            // "open_model": {"model": "grammar"} — a File → Models entry by its file's stem
     SetSentences,         // "set_sentences": {"sentences": ["...", ...]} — 1 to 4, a padded batch from 2
     GoToStep,             // "go_to_step": {"step": "decoder.layers.2.cross_attn.probs"}
     CausalMask,           // "causal_mask": {"on": false}

@@ -11,25 +11,33 @@ shot() {   # file, then app arguments
     local file=$1; shift
     xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --size 1600x1000 --screenshot "$out/$file" "$@"
 }
+# The opening view: the everyday model. Most pictures below are of the small-grammar model, which the
+# text of docs/explorer.md describes ("the row ▁perros writes ▁blancos").
+grammar=(--checkpoint "$root/assets/models/grammar.safetensors")
 shot explorer.png
-shot step-through.png --layout steps --sentence "The small white dogs will not sleep in the old house." \
+# The "it" pair on the everyday model's cross-attention head that best follows the referent (docs/models.md).
+shot everyday-it-tired.png --layout attention --sentence "The animal didn't cross the street because it was too tired." \
+    --step decoder.layers.3.cross_attn.probs --head 3
+shot everyday-it-wide.png --layout attention --sentence "The animal didn't cross the street because it was too wide." \
+    --step decoder.layers.3.cross_attn.probs --head 3
+shot step-through.png "${grammar[@]}" --layout steps --sentence "The small white dogs will not sleep in the old house." \
     --sentence "I see the dog." --step decoder.layers.2.cross_attn.probs
-shot attention.png --layout attention --step decoder.layers.2.cross_attn.probs
-shot alignment-lines.png --layout attention --attention-lines --step decoder.layers.2.cross_attn.probs
-shot beam.png --layout attention --beam 4 --sentence "Will your bird sing behind the castle?" \
+shot attention.png "${grammar[@]}" --layout attention --step decoder.layers.2.cross_attn.probs
+shot alignment-lines.png "${grammar[@]}" --layout attention --attention-lines --step decoder.layers.2.cross_attn.probs
+shot beam.png "${grammar[@]}" --layout attention --beam 4 --sentence "Will your bird sing behind the castle?" \
     --step decoder.layers.2.cross_attn.probs
-shot masks.png --layout masks --sentence "I see the dog." --sentence "The small white dogs will not sleep in the old house."
-shot positional.png --layout positional
+shot masks.png "${grammar[@]}" --layout masks --sentence "I see the dog." --sentence "The small white dogs will not sleep in the old house."
+shot positional.png "${grammar[@]}" --layout positional
 shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.safetensors" \
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
-shot decoding.png --layout decoding --beam 4 --sentence "I was not happy."
+shot decoding.png "${grammar[@]}" --layout decoding --beam 4 --sentence "I was not happy."
 shot lessons.png --lesson 7,1
-shot neuron.png --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
+shot neuron.png "${grammar[@]}" --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
     --neuron 2,1 --head 0
 shot training-translate.png --train 1500 --train-task translate --panel training
-shot input-help.png --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"
-shot generate.png --layout generate --sentence "My brother reads a long book every night." --generate 6 \
+shot input-help.png "${grammar[@]}" --panel input --sentence "The red zorblax is big." --sentence "Will the lawyers sleep in the old house?"
+shot generate.png "${grammar[@]}" --layout generate --sentence "My brother reads a long book every night." --generate 6 \
     --sample-temperature 1.2 --top-k 10 --top-p 0.95 --seed 3
 # The Positional panel for two other position schemes, on fresh models written here: RoPE's
 # relative-position property and ALiBi's bias hold for any weights, so untrained models show them as well.
@@ -49,7 +57,7 @@ if [ ! -f "$lm" ]; then
 fi
 shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My brother reads a long" --sentence "Will the dogs"
 # One thread, as the decoding benchmark of docs/speed.md: a second one shared with other programs mostly adds noise.
-OMP_NUM_THREADS=1 shot backend-cache.png --layout backend --cache-timing --sentence "My brother reads a long book every night."
+OMP_NUM_THREADS=1 shot backend-cache.png "${grammar[@]}" --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
 shot training-compare.png --train 2000 --train-row copy-rope-relu-s1 --panel training
 # The generation benchmark's figures (tests/bench/run_generate_bench.sh's JSON) in the Backend panel.

@@ -38,7 +38,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as d:
         original = os.path.join(d, "original.safetensors")
-        shutil.copy(os.path.join(root, "assets", "models", "default.safetensors"), original)
+        shutil.copy(os.path.join(root, "assets", "models", "grammar.safetensors"), original)
         # A max_len the shipped model does not have, so that the rewrite is a real change.
         subprocess.run([sys.executable, tool, original, "64"], check=True, capture_output=True)
         longer = os.path.join(d, "longer.safetensors")

@@ -121,7 +121,7 @@ TEST(Alignment, WordAttentionSumsPiecesOfTheTrace) {
 class ShippedTranslation : public ::testing::Test {
 protected:
     void SetUp() override {
-        checkpoint = load_checkpoint(MODELS + "/default.safetensors");
+        checkpoint = load_checkpoint(MODELS + "/grammar.safetensors");
         ASSERT_EQ(checkpoint.config.tokenizer, TokenizerKind::SentencePiece);
         model = std::make_unique<Transformer>(checkpoint.config, *backend);
         model->set_parameters(checkpoint.parameters);

@@ -33,7 +33,7 @@ protected:
 };
 
 TEST_F(InEmptyFolder, ShippedAssetsAreFoundFromAnyWorkingDirectory) {
-    const std::string found = find_asset("assets/models/default.safetensors");
+    const std::string found = find_asset("assets/models/grammar.safetensors");
     EXPECT_TRUE(fs::path(found).is_absolute()) << found;
     EXPECT_TRUE(fs::exists(found)) << found;
     EXPECT_EQ(fs::path(found).parent_path().parent_path(), fs::path(assets_root()));
@@ -47,18 +47,18 @@ TEST_F(InEmptyFolder, MissingAssetsComeBackUnchanged) {
 
 TEST_F(InEmptyFolder, AFileInTheWorkingDirectoryWinsOverTheShippedOne) {
     fs::create_directories("assets/models");
-    std::ofstream("assets/models/default.safetensors") << "mine";
-    EXPECT_EQ(find_asset("assets/models/default.safetensors"), "assets/models/default.safetensors");
+    std::ofstream("assets/models/grammar.safetensors") << "mine";
+    EXPECT_EQ(find_asset("assets/models/grammar.safetensors"), "assets/models/grammar.safetensors");
     EXPECT_EQ(find_asset("/abs/path.tsv"), "/abs/path.tsv");
 }
 
 TEST_F(InEmptyFolder, TxAssetsDirComesFirst) {
     const fs::path mine = m_folder / "elsewhere";
     fs::create_directories(mine / "models");
-    std::ofstream(mine / "models" / "default.safetensors") << "mine";
+    std::ofstream(mine / "models" / "grammar.safetensors") << "mine";
     ::setenv("TX_ASSETS_DIR", mine.c_str(), 1);
     EXPECT_EQ(fs::path(assets_root()), mine);
-    EXPECT_EQ(fs::path(find_asset("assets/models/default.safetensors")), mine / "models" / "default.safetensors");
+    EXPECT_EQ(fs::path(find_asset("assets/models/grammar.safetensors")), mine / "models" / "grammar.safetensors");
     // A TX_ASSETS_DIR that does not exist is passed over.
     ::setenv("TX_ASSETS_DIR", (m_folder / "missing").c_str(), 1);
     EXPECT_NE(fs::path(assets_root()), m_folder / "missing");

@@ -424,7 +424,7 @@ TEST(IncrementalDecoder, KeptAttentionIsTheFullPassRow) {
 class ShippedModel : public ::testing::Test {
 protected:
     void SetUp() override {
-        checkpoint = load_checkpoint(MODELS + "/default.safetensors");
+        checkpoint = load_checkpoint(MODELS + "/grammar.safetensors");
         model = std::make_unique<Transformer>(checkpoint.config, *backend);
         model->set_parameters(checkpoint.parameters);
         const Tokenizer tokenizer = make_tokenizer(checkpoint);

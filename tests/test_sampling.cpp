@@ -200,7 +200,7 @@ TEST(Sampling, InvalidOptionsThrowWithTheReason) {
 class SampledShippedModel : public ::testing::Test {
 protected:
     void SetUp() override {
-        checkpoint = load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors");
+        checkpoint = load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors");
         model = std::make_unique<Transformer>(checkpoint.config, *backend);
         model->set_parameters(checkpoint.parameters);
         tokenizer = std::make_unique<Tokenizer>(make_tokenizer(checkpoint));

@@ -237,7 +237,7 @@ TEST(Session, SaveAndReloadGiveTheSameOutputs) {
 // search's equals beam_search's, trace included; and the shown pass is the chosen decoding's
 // output although both searches moved the model's batch before it.
 TEST(Session, KeepsGreedyAndBeamSearchOfEverySentence) {
-    Session s(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors"));
+    Session s(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors"));
     const std::vector<std::string> sentences = {"Seven quiet foxes jumped over two lazy dogs.", "I see the dog."};
     s.set_input(sentences);
     const ModelConfig& c = s.config();

@@ -264,7 +264,7 @@ TEST(Trainer, FineTuningRefusesAMismatchingConfig) {
 // Translation fine-tuning takes the checkpoint's SentencePiece model (the task trains none of its
 // own) and its weights; the probe sentence is decoded and its cross-attention published.
 TEST(Trainer, FineTuningTranslationKeepsTheCheckpointsTokenizer) {
-    const Checkpoint shipped = load_checkpoint(find_asset("assets/models/default.safetensors"));
+    const Checkpoint shipped = load_checkpoint(find_asset("assets/models/grammar.safetensors"));
     ASSERT_EQ(shipped.config.tokenizer, TokenizerKind::SentencePiece);
     // A few hundred pairs of the corpus keep the test fast; every 20th is held out.
     const std::string data = (std::filesystem::temp_directory_path() / "tx-finetune-pairs.tsv").string();

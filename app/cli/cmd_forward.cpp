@@ -70,7 +70,7 @@ const char* FORWARD_HELP =
     "reads each --src as a prompt: its decoder input is BOS + the prompt + the continuation (or + TEXT).\n"
     "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n"
     "The model: --checkpoint FILE; or a fresh one when a model option is given; otherwise the shipped\n"
-    "English -> Spanish model (assets/models/default.safetensors).\n\n";
+    "English -> Spanish model (assets/models/everyday.safetensors).\n\n";
 
 constexpr int MAX_BEAM = 64;
 
@@ -116,7 +116,7 @@ const char* DECODE_HELP =
     "A decoder-only model reads each --src as a prompt and prints its continuation: from BOS + the prompt until\n"
     "EOS or 32 more tokens (within max_len).\n"
     "The model: --checkpoint FILE; or a fresh one when a model option is given; otherwise the shipped\n"
-    "English -> Spanish model (assets/models/default.safetensors).\n"
+    "English -> Spanish model (assets/models/everyday.safetensors).\n"
     "  --beam N             beam size, 1..64 (default 1: greedy decoding)\n"
     "  --length-penalty A   GNMT length penalty, A >= 0 (default 0.6 with --beam > 1): hypotheses are ranked\n"
     "                       by log P(Y) / ((5 + |Y|) / 6)^A, where |Y| counts the output tokens and the EOS\n"

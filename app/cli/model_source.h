@@ -23,7 +23,7 @@ extern const char* MODEL_OPTIONS_HELP;
 void apply_variant_options(const Args& args, ModelConfig& config);
 
 // The model that forward and decode open when no --checkpoint and no model option is given.
-inline constexpr const char* SHIPPED_MODEL = "assets/models/default.safetensors";
+inline constexpr const char* SHIPPED_MODEL = "assets/models/everyday.safetensors";   // "assets/" + EVERYDAY_MODEL
 
 // --checkpoint FILE when given (other model options are then refused), else a fresh model from the
 // options, or, with shipped_by_default and no model option at all, the shipped model (SHIPPED_MODEL).

@@ -306,7 +306,7 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
                 "is stopped.");
     ImGui::PushItemWidth(150);
     if (ImGui::Combo("task", &m_task, "copy\0copy-text\0reverse\0sort\0translate\0induction\0lm\0")) {
-        // Translation has its own preset (the shipped model's sizes); the small tasks start on tiny.
+        // Translation has its own preset (the small-grammar model's sizes); the small tasks start on tiny.
         m_preset = TASKS[m_task] == TaskKind::Translate ? 2 : std::min(m_preset, 1);
         m_training = live_training(PRESETS[m_preset], TASKS[m_task]);
     }
@@ -320,10 +320,10 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
     const float wide = std::clamp(ImGui::GetContentRegionAvail().x - label_w, 150.0f, 260.0f);
     if (translate) {
         ImGui::SetNextItemWidth(wide);
-        ImGui::Combo("start from", &m_start, "fresh weights\0the shipped model (fine-tune)\0the explorer's model (fine-tune)\0");
+        ImGui::Combo("start from", &m_start, "fresh weights\0the small-grammar model (fine-tune)\0the explorer's model (fine-tune)\0");
         help_marker("Fine-tuning starts from a trained checkpoint: its weights, its sizes and its subword tokenizer "
-                    "(the corpus is tokenized with the checkpoint's pieces). The shipped model is "
-                    "assets/models/default.safetensors; the explorer's model is the one the other panels show, which "
+                    "(the corpus is tokenized with the checkpoint's pieces). The small-grammar model is "
+                    "assets/models/grammar.safetensors, trained on the same corpus; the explorer's model is the one the other panels show, which "
                     "must be a translation model (subword tokens).");
     }
     if (!translate || m_start == 0) {
@@ -397,7 +397,7 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
     if (m_preset == 1) ImGui::TextDisabled("Annotated is ~100\xC3\x97 slower per step than tiny on a CPU.");
     if (translate) {
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextDisabled("The shipped model was trained 8000 steps with these settings (500 validation sentences "
+        ImGui::TextDisabled("The small-grammar model was trained 8000 steps with these settings (500 validation sentences "
                             "every 500 steps).");
         ImGui::PopTextWrapPos();
     }

@@ -224,6 +224,10 @@ std::string describe_training(const std::string& training_json) {
                    ") repeated once: the second half by copying from the first (induction heads).";
         case TaskKind::Lm: {
             const std::string file = std::filesystem::path(c.data_path).filename().string();
+            const std::string folder = std::filesystem::path(c.data_path).parent_path().filename().string();
+            if (folder == "everyday")
+                return "Trained to predict the next subword piece of everyday English sentences (the English side "
+                       "of assets/corpus/everyday): a small language model; expect odd continuations.";
             return "Trained to predict the next subword piece of English sentences (left column of " + file +
                    "): a small language model of a small vocabulary.";
         }

@@ -53,8 +53,8 @@ done
 # sentences where it differs from greedy decoding (the first two) and where it does not.
 txcli="$(dirname "$app")/txcli"
 for s in "Seven quiet foxes jumped over two lazy dogs." "I was not happy." "I see the dog."; do
-    want=$("$txcli" decode --checkpoint "$models/default.safetensors" --beam 4 --src "$s" 2>&1)
-    shot decode-beam 0,0.1,1,0.9:12 -- --checkpoint "$models/default.safetensors" --beam 4 --sentence "$s" \
+    want=$("$txcli" decode --checkpoint "$models/grammar.safetensors" --beam 4 --src "$s" 2>&1)
+    shot decode-beam 0,0.1,1,0.9:12 -- --checkpoint "$models/grammar.safetensors" --beam 4 --sentence "$s" \
         --panel decoding --print-decoded || continue
     got=$(sed -n 's/^decoded 1: //p' "$out/decode-beam.log")
     if [ -z "$want" ] || [ "$got" != "$want" ]; then
@@ -70,9 +70,9 @@ for mode in "--sample-temperature 0.8 --top-k 10 --top-p 0.9 --seed 3|--sample -
     app_args=${mode%%|*}; cli_args=${mode#*|}
     s="My brother reads a long book every night."
     # shellcheck disable=SC2086  # split the option lists
-    want=$("$txcli" decode --checkpoint "$models/default.safetensors" $cli_args --src "$s" 2>&1)
+    want=$("$txcli" decode --checkpoint "$models/grammar.safetensors" $cli_args --src "$s" 2>&1)
     # shellcheck disable=SC2086
-    shot generate 0,0.1,1,0.9:12 -- --checkpoint "$models/default.safetensors" --sentence "$s" --panel generate \
+    shot generate 0,0.1,1,0.9:12 -- --checkpoint "$models/grammar.safetensors" --sentence "$s" --panel generate \
         $app_args --print-decoded || continue
     got=$(sed -n 's/^generated: //p' "$out/generate.log")
     if [ -z "$want" ] || [ "$got" != "$want" ]; then

@@ -25,7 +25,7 @@ TEST(KnownWords, WordKeyStripsPunctuationOnly) {
 }
 
 TEST(KnownWords, TheShippedModelKnowsItsCorpusAndFlagsTheRest) {
-    Session session(load_checkpoint(find_asset("assets/models/default.safetensors")));
+    Session session(load_checkpoint(find_asset("assets/models/grammar.safetensors")));
     const KnownWords known = load_known_words(session.training_json(), session.config().tokenizer,
                                               [](const std::string& p) { return find_asset("assets/" + p); });
     ASSERT_TRUE(known.available()) << known.unavailable;
@@ -40,6 +40,19 @@ TEST(KnownWords, TheShippedModelKnowsItsCorpusAndFlagsTheRest) {
     ASSERT_EQ(words.size(), 3u);
     EXPECT_EQ(words[0].text, "The");
     EXPECT_EQ(words[2].text, "sleep.");
+}
+
+TEST(KnownWords, TheEverydayModelKnowsEverydayWords) {
+    // The model the app opens: 400,000 training sentences, read from the compressed corpus.
+    Session session(load_checkpoint(find_asset(std::string("assets/") + EVERYDAY_MODEL)));
+    const KnownWords known = load_known_words(session.training_json(), session.config().tokenizer,
+                                              [](const std::string& p) { return find_asset("assets/" + p); });
+    ASSERT_TRUE(known.available()) << known.unavailable;
+    for (const char* word : {"animal", "street", "tired", "wide", "didn't", "Where", "sleeping"})
+        EXPECT_TRUE(known.knows(word)) << word;
+    EXPECT_FALSE(known.knows("zorblax"));
+    EXPECT_GT(known.sentences, 390000);
+    EXPECT_GT(known.test_sentences.size(), 1000u);
 }
 
 TEST(KnownWords, AMissingTrainingRecordSaysWhy) {

@@ -37,7 +37,7 @@ std::vector<double> row(const SessionView& view, size_t step, int b, int h, int 
 }
 
 TEST(NeuronTrace, CrossAttentionCellMatchesARecomputation) {
-    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors"));
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors"));
     session.set_fused_attention(false);   // every step materialised
     session.set_input({"The small white dogs will not sleep in the old house."});
     const SessionView view = run_view(session);
@@ -82,7 +82,7 @@ TEST(NeuronTrace, CrossAttentionCellMatchesARecomputation) {
 }
 
 TEST(NeuronTrace, APadKeyIsMaskedToExactlyZero) {
-    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/default.safetensors"));
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors"));
     session.set_fused_attention(false);
     session.set_input({"The cat sat.", "The small white dogs will not sleep in the old house."});
     const SessionView view = run_view(session);

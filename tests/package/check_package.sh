@@ -13,7 +13,8 @@ fail() { echo "FAIL package: $*" >&2; exit 1; }
 
 for f in usr/bin/txcli usr/bin/transformer-explorer usr/share/applications/transformer-explorer.desktop \
          usr/share/icons/hicolor/scalable/apps/transformer-explorer.svg \
-         usr/share/transformer-explorer/assets/models/default.safetensors; do
+         usr/share/transformer-explorer/assets/models/grammar.safetensors \
+         usr/share/transformer-explorer/assets/models/everyday.safetensors; do
     [ -e "$root/$f" ] || fail "$f is not in the package"
 done
 depends=$(dpkg-deb -f "$deb" Depends)

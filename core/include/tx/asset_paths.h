@@ -23,4 +23,10 @@ std::string assets_root();
 // Returned unchanged when nothing matches, so the caller's error message names what was asked for.
 std::string find_asset(const std::string& path);
 
+// The shipped models that the programs open without being asked, relative to the assets folder:
+// the everyday English -> Spanish model (the app's first screen, txcli's default), and the
+// small-grammar one (the lessons' model, and what the Training panel fine-tunes).
+inline constexpr const char* EVERYDAY_MODEL = "models/everyday.safetensors";
+inline constexpr const char* GRAMMAR_MODEL = "models/grammar.safetensors";
+
 }  // namespace tx
