@@ -176,7 +176,7 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             finish(2);
         } else {
             g.token = T;
-            g.step = static_cast<int>(generation_steps(m_view.config).size()) - 1;
+            g.step = static_cast<int>(generation_steps(m_view.config, m_view.options.positional_encoding).size()) - 1;
             if (m_options.panel.empty() && m_options.layout.empty()) show_panel("generate");
         }
     }

@@ -287,7 +287,7 @@ void SelfTest::build() {
     });
     add("generate cursor clamped", [this](ExplorerApp& app) {
         const GenerationTrace& g = app.view().generation;
-        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(generation_steps(app.view().config).size()),
+        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(generation_steps(app.view().config, app.view().options.positional_encoding).size()),
               "a cursor past the end stops at the last token's last step");
         GenerationSettings s;
         s.sample = true;
@@ -1255,7 +1255,7 @@ void SelfTest::build_decoder_only() {
                 check(self.size() == static_cast<size_t>(g.H) * keys, "token " + std::to_string(i + 1) + ": the query row sees P + t cached keys");
             check(k.max_diff <= 1e-4, "token " + std::to_string(i + 1) + ": cached and full log-probabilities agree");
         }
-        for (const GenerationStep& s : generation_steps(v.config))
+        for (const GenerationStep& s : generation_steps(v.config, v.options.positional_encoding))
             check(s.kind != GenerationStepKind::CrossAttention, "decoder-only: no cross-attention step in a token's pass");
         app.set_generation_cursor(1000, 1000);
         return true;
