@@ -979,7 +979,7 @@ void SelfTest::build() {
     // question answered wrongly (refused) and rightly (accepted).
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
-        check(l && l->lessons().size() == 9, "nine lessons loaded");
+        check(l && l->lessons().size() == 10, "ten lessons loaded");
         app.show_panel("lessons");
         m_lesson = m_lesson_step = 0;
         m_lesson_wait = -1;
@@ -1025,7 +1025,7 @@ void SelfTest::build() {
         return false;
     });
     add("lessons done", [this](ExplorerApp& app) {
-        check(m_lesson == 9, "every lesson walked");
+        check(m_lesson == 10, "every lesson walked");
         app.trainer_pause();
         return true;
     });
