@@ -1016,9 +1016,18 @@ void SelfTest::build() {
             m_lesson_wait = 0;
             return false;
         }
+        // The choices are drawn in the learner's order (quiz.h): a permutation of the file's; a
+        // wrong first try gets a hint, not the explanation; the right answer then shows it.
         const int n = static_cast<int>(lesson.question.choices.size());
+        std::vector<int> order = l->choice_order();
+        std::sort(order.begin(), order.end());
+        bool permutation = static_cast<int>(order.size()) == n;
+        for (int i = 0; permutation && i < n; ++i) permutation = order[static_cast<size_t>(i)] == i;
+        check(permutation, lesson.file + ": the choices are drawn as a permutation of the file's");
         check(!l->check_answer((lesson.question.answer + 1) % n), lesson.file + ": a wrong answer is refused");
+        check(!l->quiz().explanation_shown(), lesson.file + ": a first wrong try shows a hint, not the explanation");
         check(l->check_answer(lesson.question.answer), lesson.file + ": the right answer is accepted");
+        check(l->quiz().explanation_shown(), lesson.file + ": the right answer shows the explanation");
         check(app.error_count() == m_lesson_errors, lesson.file + ": no error while answering");
         ++m_lesson;
         m_lesson_step = 0;
