@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "neuron_trace.h"
 #include "setting_texts.h"
 
 namespace tx::app {
@@ -152,6 +153,26 @@ TEST(SettingTexts, DefinitionMapsSayWhenTheModelDoesNotApplyThem) {
     EXPECT_TRUE(has(causal_map_note(o), "not applied"));
     o.padding_mask = false;
     EXPECT_TRUE(has(target_padding_map_note(o), "not applied"));
+}
+
+// The Neuron view: with RoPE on, q and k are the rotated ones; both carry their bias; the √dk
+// note promises no spread of 1 for a trained row, and says when the scaling is off.
+TEST(SettingTexts, TheNeuronViewSaysWhichQAndKItShows) {
+    NeuronTrace t;
+    t.kind = AttentionKind::EncoderSelf;
+    const std::string plain = qk_source_text(t);
+    EXPECT_TRUE(has(plain, "plus b_Q")) << plain;
+    EXPECT_FALSE(has(plain, "rotated")) << plain;
+    t.rotated = true;
+    EXPECT_TRUE(has(qk_source_text(t), "q_rot")) << qk_source_text(t);
+    t.kind = AttentionKind::Cross;
+    t.rotated = false;
+    EXPECT_TRUE(has(qk_source_text(t), "encoder's output")) << qk_source_text(t);
+    t.scaled = true;
+    EXPECT_FALSE(has(scaling_text(t), "does not saturate")) << scaling_text(t);
+    EXPECT_TRUE(has(scaling_text(t), "one-hot")) << scaling_text(t);
+    t.scaled = false;
+    EXPECT_TRUE(has(scaling_text(t), "switched off")) << scaling_text(t);
 }
 
 }  // namespace
