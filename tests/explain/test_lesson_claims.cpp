@@ -91,6 +91,8 @@ TEST(LessonClaims, Tokens) {
     for (const Token& t : session.source_tokens()[0]) pieces += t.text + " ";
     EXPECT_NE(pieces.find("\xE2\x96\x81un b e l ie v ab le "), std::string::npos) << pieces;
     EXPECT_EQ(session.config().d_model, 128);
+    EXPECT_EQ(session.source_tokens()[0].size() + 1, 13u);   // S, EOS included: a distractor
+    EXPECT_EQ(session.config().src_vocab, 2000);              // the other distractor
     EXPECT_EQ(answer(l).rfind(std::to_string(session.config().d_model), 0), 0u) << answer(l);
 }
 
