@@ -305,7 +305,7 @@ void ExplorerApp::compute_generation_now() {
         if (t.chosen != m_session->config().special.eos) out.push_back(t.chosen);
     trace.text = m_session->tokenizer().decode(out);
     // The first trace opens at token 1 with its pass done; later ones keep the cursor's place.
-    const int steps = static_cast<int>(generation_steps(m_session->config()).size());
+    const int steps = static_cast<int>(generation_steps(m_session->config(), m_session->model().options().positional_encoding).size());
     trace.token = first ? 1 : std::clamp(token, 1, std::max(1, static_cast<int>(trace.tokens.size())));
     trace.step = first ? steps - 1 : std::clamp(step, 0, steps - 1);
     m_view.generation = std::move(trace);
@@ -330,7 +330,7 @@ void ExplorerApp::set_generation_cursor(int token, int step) {
     queue([this, token, step] {
         GenerationTrace& g = m_view.generation;
         if (g.tokens.empty() || !m_session) return;
-        const int steps = static_cast<int>(generation_steps(m_session->config()).size());
+        const int steps = static_cast<int>(generation_steps(m_session->config(), m_session->model().options().positional_encoding).size());
         g.token = std::clamp(token, 1, static_cast<int>(g.tokens.size()));
         g.step = std::clamp(step, 0, steps - 1);
         ++m_view.version;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <thread>
 
 #include "tx/asset_paths.h"
@@ -93,6 +94,12 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
         }
     }
     if (!m_options.layout.empty()) m_settings.layout = m_options.layout;
+    // Each learner gets their own order of the quiz choices, kept in the settings; headless runs
+    // use seed 1 so screenshots and the self-test are reproducible.
+    if (m_settings.quiz_seed == 0) {
+        std::random_device entropy;
+        m_settings.quiz_seed = m_options.headless() ? 1 : (uint64_t{entropy()} << 32 | entropy()) | 1;
+    }
 
     ImGuiStyle& style = ImGui::GetStyle();
     style.WindowRounding = 4.0f;
@@ -176,7 +183,7 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             finish(2);
         } else {
             g.token = T;
-            g.step = static_cast<int>(generation_steps(m_view.config).size()) - 1;
+            g.step = static_cast<int>(generation_steps(m_view.config, m_view.options.positional_encoding).size()) - 1;
             if (m_options.panel.empty() && m_options.layout.empty()) show_panel("generate");
         }
     }
@@ -276,6 +283,7 @@ void ExplorerApp::make_panels() {
             const std::string path = m_options.lessons.empty() ? resolve_asset("lessons") : m_options.lessons;
             for (const std::string& e : lessons->load(path, panel_keys())) report_error("lesson: " + e);
             for (const auto& q : m_panels) lessons->name_panel(q->key(), q->title());
+            lessons->set_quiz_seed(m_settings.quiz_seed);
         } else if (auto* training = dynamic_cast<TrainingPanel*>(p.get())) {
             training->load_comparison_results(resolve_asset("compare/results.json"));
         }

@@ -102,6 +102,8 @@ public:
         std::string export_dir;
         std::vector<std::string> sentences;
         std::vector<std::pair<std::string, bool>> panels_open;
+        // Orders each lesson question's choices for this learner (quiz.h); 0 until drawn or read.
+        uint64_t quiz_seed = 0;
         bool loaded = false;
     };
     Settings& settings() { return m_settings; }

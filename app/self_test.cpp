@@ -287,7 +287,7 @@ void SelfTest::build() {
     });
     add("generate cursor clamped", [this](ExplorerApp& app) {
         const GenerationTrace& g = app.view().generation;
-        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(generation_steps(app.view().config).size()),
+        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(generation_steps(app.view().config, app.view().options.positional_encoding).size()),
               "a cursor past the end stops at the last token's last step");
         GenerationSettings s;
         s.sample = true;
@@ -985,7 +985,7 @@ void SelfTest::build() {
     // question answered wrongly (refused) and rightly (accepted).
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
-        check(l && l->lessons().size() == 9, "nine lessons loaded");
+        check(l && l->lessons().size() == 10, "ten lessons loaded");
         app.show_panel("lessons");
         m_lesson = m_lesson_step = 0;
         m_lesson_wait = -1;
@@ -1022,16 +1022,25 @@ void SelfTest::build() {
             m_lesson_wait = 0;
             return false;
         }
+        // The choices are drawn in the learner's order (quiz.h): a permutation of the file's; a
+        // wrong first try gets a hint, not the explanation; the right answer then shows it.
         const int n = static_cast<int>(lesson.question.choices.size());
+        std::vector<int> order = l->choice_order();
+        std::sort(order.begin(), order.end());
+        bool permutation = static_cast<int>(order.size()) == n;
+        for (int i = 0; permutation && i < n; ++i) permutation = order[static_cast<size_t>(i)] == i;
+        check(permutation, lesson.file + ": the choices are drawn as a permutation of the file's");
         check(!l->check_answer((lesson.question.answer + 1) % n), lesson.file + ": a wrong answer is refused");
+        check(!l->quiz().explanation_shown(), lesson.file + ": a first wrong try shows a hint, not the explanation");
         check(l->check_answer(lesson.question.answer), lesson.file + ": the right answer is accepted");
+        check(l->quiz().explanation_shown(), lesson.file + ": the right answer shows the explanation");
         check(app.error_count() == m_lesson_errors, lesson.file + ": no error while answering");
         ++m_lesson;
         m_lesson_step = 0;
         return false;
     });
     add("lessons done", [this](ExplorerApp& app) {
-        check(m_lesson == 9, "every lesson walked");
+        check(m_lesson == 10, "every lesson walked");
         app.trainer_pause();
         return true;
     });
@@ -1261,7 +1270,7 @@ void SelfTest::build_decoder_only() {
                 check(self.size() == static_cast<size_t>(g.H) * keys, "token " + std::to_string(i + 1) + ": the query row sees P + t cached keys");
             check(k.max_diff <= 1e-4, "token " + std::to_string(i + 1) + ": cached and full log-probabilities agree");
         }
-        for (const GenerationStep& s : generation_steps(v.config))
+        for (const GenerationStep& s : generation_steps(v.config, v.options.positional_encoding))
             check(s.kind != GenerationStepKind::CrossAttention, "decoder-only: no cross-attention step in a token's pass");
         app.set_generation_cursor(1000, 1000);
         return true;

@@ -1,6 +1,7 @@
 // Settings handler (see settings.h). Values are one per line, key=value; sentences repeat.
 #include "settings.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -29,6 +30,7 @@ void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* li
     if (key == "layout" && (value == "default" || value == "windows")) s.layout = value;
     else if (key == "export_dir" && !value.empty()) s.export_dir = value;
     else if (key == "sentence" && !value.empty() && s.sentences.size() < 4) s.sentences.push_back(value);
+    else if (key == "quiz_seed" && !value.empty()) s.quiz_seed = std::strtoull(value.c_str(), nullptr, 10);
     else if (key.rfind("panel.", 0) == 0) s.panels_open.emplace_back(key.substr(6), value == "1");
 }
 
@@ -38,6 +40,7 @@ void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* ou
     out->appendf("[%s][Settings]\n", handler->TypeName);
     out->appendf("layout=%s\n", s.layout.c_str());
     out->appendf("export_dir=%s\n", s.export_dir.c_str());
+    out->appendf("quiz_seed=%llu\n", static_cast<unsigned long long>(s.quiz_seed));
     for (const auto& sentence : s.sentences) {
         std::string one_line = sentence;
         for (char& c : one_line)

@@ -34,12 +34,18 @@ std::vector<int> ranking(const std::vector<float>& log_probs) {
 
 }  // namespace
 
-std::vector<GenerationStep> generation_steps(const ModelConfig& config) {
+std::vector<GenerationStep> generation_steps(const ModelConfig& config, bool positional_encoding) {
     const bool pre = config.norm == NormPlacement::Pre;
     std::vector<GenerationStep> steps;
     const bool table = config.positional == PositionalKind::Sinusoidal || config.positional == PositionalKind::Learned;
-    steps.push_back({GenerationStepKind::Embed, -1, table ? "tgt_embed + tgt_pos" : "tgt_embed",
-                     "embed the input token \xC3\x97 \xE2\x88\x9A" "d_model; " + positions_enter(config)});
+    // The switch acts wherever the scheme puts positions (transformer.cpp, incremental_decoder.cpp):
+    // no table added, no RoPE rotation, no ALiBi bias.
+    const bool none = config.positional == PositionalKind::None;
+    const std::string positions = positional_encoding || none
+                                      ? positions_enter(config)
+                                      : "no position anywhere: positional encoding is switched off (Positional panel)";
+    steps.push_back({GenerationStepKind::Embed, -1, table && positional_encoding ? "tgt_embed + tgt_pos" : "tgt_embed",
+                     "embed the input token \xC3\x97 \xE2\x88\x9A" "d_model; " + positions});
     // One decoder layer's sublayers, in the order the model runs them (layer_plan.h).
     const std::vector<SublayerPlan> plan = layer_plan(config, false);
     for (int l = 0; l < config.decoder_layers; ++l) {

@@ -29,7 +29,9 @@ struct GenerationStep {
     std::string name;                 // "decoder.layers.0.self_attn"
     std::string what;                 // one line: what it computes for the new row
 };
-std::vector<GenerationStep> generation_steps(const ModelConfig& config);
+// `positional_encoding`: the run's switch (RunOptions, the Positional panel's checkbox); off, the
+// embed step says that no position is added and no RoPE rotation or ALiBi bias is applied.
+std::vector<GenerationStep> generation_steps(const ModelConfig& config, bool positional_encoding);
 
 struct GeneratedToken {
     int input = 0;                    // the decoder input at position t − 1 (BOS for t = 1)

@@ -167,6 +167,7 @@ Lesson read_lesson(const std::string& path, const std::vector<std::string>& pane
     lesson.question.prompt = text(q, "prompt", qa);
     lesson.question.choices = texts(q, "choices", 2, 6, qa);
     lesson.question.answer = whole(q, "answer", 0, static_cast<int>(lesson.question.choices.size()) - 1, qa);
+    if (q.contains("hint")) lesson.question.hint = text(q, "hint", qa);
     lesson.question.explanation = text(q, "explanation", qa);
     return lesson;
 }

@@ -42,9 +42,10 @@ struct LessonStep {
 
 struct LessonQuestion {
     std::string prompt;
-    std::vector<std::string> choices;     // 2 to 6
-    int answer = 0;                       // index into choices
-    std::string explanation;              // why the answer is right: shown after any check
+    std::vector<std::string> choices;     // 2 to 6, in file order (the panel shows them shuffled, quiz.h)
+    int answer = 0;                       // index into choices (file order)
+    std::string hint;                     // where to look, after a first wrong try ("" : a general hint)
+    std::string explanation;              // why the answer is right: after a right answer or a second try
 };
 
 struct Lesson {

@@ -37,7 +37,8 @@ std::string mask_explanation(const NeuronTrace& t) {
         std::vector<std::string> why;
         if (decoder_keys && t.key_is_future && t.causal_on)
             why.push_back("causal mask: " + key + " comes after query " + std::to_string(t.cell.query) +
-                          ", a token not generated yet at that point");
+                          "; in training the model may not look ahead, and at generation time that token does not "
+                          "exist yet");
         if (t.key_is_pad && t.padding_on) why.push_back("padding mask: " + key + " is PAD");
         const int distance = t.cell.query - t.cell.key, w = t.window;
         if (w > 0 && decoder_keys && distance >= w)
@@ -149,6 +150,8 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         // ALiBi adds its distance bias inside the scores step (self-attention only, positions on).
         t.alibi = a.kind != AttentionKind::Cross && view.config.positional == PositionalKind::Alibi &&
                   view.options.positional_encoding;
+        t.rotated = a.kind != AttentionKind::Cross && view.config.positional == PositionalKind::Rope &&
+                    view.options.positional_encoding;
         if (t.alibi) {
             std::vector<float> slopes(static_cast<size_t>(view.config.heads));
             cpu::alibi_slopes<float>(slopes.data(), view.config.heads);
@@ -229,6 +232,25 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         t.context_abs.assign(abs_sum.begin(), abs_sum.end());
     }
     return t;
+}
+
+std::string qk_source_text(const NeuronTrace& t) {
+    std::string text = "q is the query position's input times W_Q plus b_Q (the q step)";
+    if (t.rotated) text += ", then rotated by its position (the q_rot step, RoPE)";
+    text += ", and likewise k from the key position's input with W_K and b_K";
+    if (t.rotated) text += ", rotated by the key's position (k_rot)";
+    if (t.kind == AttentionKind::Cross) text += " (keys come from the encoder's output)";
+    return text + "; both cut to this head's dk columns. One bar per dimension: up positive, down negative, on a "
+                  "common scale. Hover a bar for its value.";
+}
+
+std::string scaling_text(const NeuronTrace& t) {
+    if (!t.scaled)
+        return "Not divided by \xE2\x88\x9A" "d\xE2\x82\x96: this model's 1/\xE2\x88\x9A" "d\xE2\x82\x96 scaling is switched off "
+               "(scale_attention = false), so the score is the dot product itself.";
+    return "Dividing by \xE2\x88\x9A" "d\xE2\x82\x96 undoes the growth of q\xC2\xB7k with d\xE2\x82\x96: for random q and k with "
+           "unit-variance components the scores would have a spread of about 1 whatever d\xE2\x82\x96 is. A trained head "
+           "can still make a row almost one-hot when one key is what it needs.";
 }
 
 }  // namespace tx::app

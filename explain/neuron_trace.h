@@ -52,6 +52,7 @@ struct NeuronTrace {
     double sqrt_dk = 1.0;
     double score = 0.0;                 // recomputed from q and k (plus the ALiBi bias where it applies)
     bool alibi = false;                 // ALiBi on this self-attention: score includes alibi_bias
+    bool rotated = false;               // RoPE on this self-attention: q and k are the rotated ones (q_rot, k_rot)
     double alibi_bias = 0.0;            // −m_h·|i − j|
     bool have_scores = false;
     float traced_score = 0.0f;          // the scores step at (i, j)
@@ -93,5 +94,10 @@ int neuron_rows(const SessionView& view, const AttentionBlock& block);
 int neuron_cols(const SessionView& view, const AttentionBlock& block);
 
 NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell);
+
+// The Neuron view's sentences that depend on the cell's settings: where q and k come from (RoPE
+// rotates them, each has a bias), and what the √dk division does (and does not) promise.
+std::string qk_source_text(const NeuronTrace& trace);
+std::string scaling_text(const NeuronTrace& trace);
 
 }  // namespace tx::app

@@ -72,6 +72,13 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
     if (full) {
         view.model_source = model_source;
         view.model_description = describe_training(session.training_json());
+        view.label_smoothing = 0.0f;
+        if (!session.training_json().empty()) {
+            try {
+                view.label_smoothing = training_config_from_json(session.training_json()).label_smoothing;
+            } catch (const ConfigError&) {   // describe_training says the record cannot be read
+            }
+        }
         view.config = session.config();
         const size_t pe_size = static_cast<size_t>(view.config.max_len) * view.config.d_model;
         if (view.positional_table.size() != pe_size) {   // depends on max_len and d_model only

@@ -31,6 +31,7 @@ struct SessionView {
     std::string model_source;                // where the weights came from (file, "untrained", "trainer")
     std::vector<std::string> examples;       // inputs that suit a shipped model (its catalog entry); else empty
     std::string model_description;           // what the model was trained to do (describe_training)
+    float label_smoothing = 0.0f;            // ε of its training record (0: none, or no record)
     ModelConfig config;
     std::vector<float> positional_table;     // [max_len, D] the sinusoidal table the model adds (paper §3.5)
     int vocab_size = 0;

@@ -23,7 +23,8 @@ namespace {
 // --no-positional: the teaching toggle that leaves the positional encoding out, so the model
 // sees a bag of tokens (the encoder cannot tell word order).
 constexpr const char* NO_POSITIONAL_HELP =
-    "  --no-positional      run without adding the positional encoding (the model then cannot tell word order)\n";
+    "  --no-positional      run without adding the positional encoding (the encoder then cannot tell word\n"
+    "                       order; the decoder keeps what its causal mask implies)\n";
 
 Session open_session(const Args& args) {
     // No model options: the shipped translation model, so a first "txcli decode --src ..." translates.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "setting_texts.h"
 #include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
@@ -35,13 +36,15 @@ Axes axes_of(const SessionView& v, const AttentionBlock& a, int row) {
 AttentionPanel::AttentionPanel()
     : Panel("Each head turns its queries and keys into weights: row i shows how much query position i takes from "
             "every key position (rows sum to 1). Encoder self-attention relates source tokens, the decoder's masked "
-            "self-attention only looks back, and cross-attention lets each output position read the source.") {}
+            "self-attention only looks back (while the causal mask is on; a sliding window narrows it further), and "
+            "cross-attention lets each output position read the source. Weights are shown before dropout.") {}
 
 std::string AttentionPanel::explanation_for(const SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "Each head turns its queries and keys into weights: row i shows how much query position i takes from every "
            "key position (rows sum to 1). A decoder-only model has one kind of attention: masked self-attention over "
-           "BOS + prompt + continuation, in which each position looks only at itself and earlier positions.";
+           "BOS + prompt + continuation, in which each position looks only at itself and earlier positions (while the "
+           "causal mask is on; a sliding window narrows it further).";
 }
 
 void AttentionPanel::draw_content(PanelContext& ctx) {
@@ -86,10 +89,7 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
     item_tooltip("P = softmax(masked scores): what the head actually uses (eval mode, before dropout).");
     ImGui::SameLine();
     ImGui::RadioButton("raw scores", &m_values, 1);
-    item_tooltip(v.config.scale_attention
-                     ? "Q\xC2\xB7K\xE1\xB5\x80 / \xE2\x88\x9A" "d_k before masking: any real number. Softmax turns each row into weights."
-                     : "Q\xC2\xB7K\xE1\xB5\x80 (unscaled: the 1/\xE2\x88\x9A" "d_k scaling is off in this model) before masking: any "
-                       "real number. Softmax turns each row into weights.");
+    item_tooltip(raw_scores_text(v.config, v.options).c_str());
     ImGui::SameLine();
     ImGui::RadioButton("masked scores", &m_values, 2);
     item_tooltip(v.options.causal_mask && v.options.padding_mask

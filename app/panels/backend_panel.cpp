@@ -201,16 +201,25 @@ void BackendPanel::draw_generation_timing(PanelContext& ctx) {
         ImGui::EndTable();
     }
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(width - plot_w - 20.0f, 200.0f));
-    ImGui::TextWrapped(
+    // A row costs ~12·d_model² per layer (projections, FFN) plus d_model·V (generator), an attention
+    // score ~2·d_model per layer: summed over N tokens the N³ term catches up with the N² term only
+    // when N is many times d_model.
+    const int longest = g->lengths[last];
+    const std::string which =
+        longest < v.config.d_model
+            ? "At these lengths (N up to " + std::to_string(longest) + ", below d_model = " +
+                  std::to_string(v.config.d_model) + ") the N\xC2\xB2 part dominates. "
+            : "At these lengths (N up to " + std::to_string(longest) + ", d_model = " + std::to_string(v.config.d_model) +
+                  ") the N\xC2\xB2 part still dominates: the N\xC2\xB3 part catches up only when N is many times d_model. ";
+    ImGui::TextWrapped("%s", (
         "Without the cache, token t re-runs the decoder on all t positions: t rows through every projection, "
-        "FFN and the generator, and a t \xC3\x97 t attention matrix per head. Over N tokens that is about "
-        "N\xC2\xB2/2 rows and N\xC2\xB3/3 attention scores: O(N\xC2\xB3) work in total. With the cache, token t runs "
-        "one row, whose single attention row reads the t cached keys and values: N rows and N\xC2\xB2/2 scores, "
-        "O(N\xC2\xB2) in total. Per token, the full recompute's time grows with N; the cached step's grows "
-        "only through its attention row, small next to its projections and the generator, so the speed-up "
-        "grows with N. An encoder-decoder model's encoder runs once per run either way; spread over N tokens, "
-        "it makes short runs dearer per token. Other programs on the machine add noise: the fastest of 5 "
-        "runs counts.");
+        "FFN and the generator, and a t \xC3\x97 t attention matrix per head. Over N tokens the projections, FFN "
+        "and generator cost grows as N\xC2\xB2 and attention as N\xC2\xB3. " + which +
+        "With the cache they are N and N\xC2\xB2 (each new row's attention over the cache). Per token, the full "
+        "recompute's time grows with N; the cached step's grows only through its attention row, small next to "
+        "its projections and the generator, so the speed-up grows with N. An encoder-decoder model's encoder runs "
+        "once per run either way; spread over N tokens, it makes short runs dearer per token. Other programs on "
+        "the machine add noise: the fastest of 5 runs counts.").c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
 }

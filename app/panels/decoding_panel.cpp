@@ -262,6 +262,12 @@ void DecodingPanel::draw_comparison(const SessionView& v, int row) {
                       "one cut at the limit.";
         else if (greedy.finished && !best.finished)
             verdict = "No beam finished within the length limit, so beam search returns its best live beam, cut.";
+        else if (best.score > greedy.score && best.log_prob < greedy.log_prob)
+            // Ranked by score = log P / lp: a longer, less probable sentence can win through lp alone.
+            verdict = "There beam search went on with a piece that was not the most probable, and its output scores higher (" +
+                      number(best.score) + " > " + number(greedy.score) + ") although it is less probable (log P(Y) " +
+                      number(best.log_prob) + " < " + number(greedy.log_prob) + "): it is longer, and the length "
+                      "penalty divides its log P by more. Ranked by log P alone (\xCE\xB1 = 0) it would not beat greedy's.";
         else if (best.score > greedy.score)
             verdict = "There beam search went on with a piece that was not the most probable, and the whole output scores higher (" +
                       number(best.score) + " > " + number(greedy.score) + "): the most probable next piece did not lead to the best sentence.";

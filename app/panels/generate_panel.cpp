@@ -1,7 +1,7 @@
 // Generate panel (see generate_panel.h). Reads SessionView::generation: tokens[t − 1] is output
 // token t, computed from the decoder input at position P + t − 1 (P = the context a decoder-only
 // model's prompt puts before it, else 0); the cursor's step indexes
-// generation_steps(config) (embed, then self-attention, cross-attention, feed-forward per layer,
+// generation_steps(config, positional switch) (embed, then self-attention, cross-attention, feed-forward per layer,
 // then the generator and the choice). What a step has not reached yet is not shown.
 #include "generate_panel.h"
 
@@ -186,7 +186,7 @@ void GeneratePanel::draw_controls(PanelContext& ctx) {
 void GeneratePanel::draw_cursor(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config);
+    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
     const int T = static_cast<int>(g.tokens.size()), N = static_cast<int>(steps.size());
     const int t = g.token, s = g.step;
     // Moves: next step runs into the next token's pass after the last step; back walks the reverse.
@@ -251,7 +251,7 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
 void GeneratePanel::draw_attention(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config);
+    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
     const int t = g.token;
     const GeneratedToken& now = g.tokens[static_cast<size_t>(t - 1)];
     m_layer = std::clamp(m_layer, 0, g.L - 1);
@@ -319,7 +319,7 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
     spec.height = 18.0f;
     spec.marked = n - 1;
     spec.tooltip = [n](int j) {
-        return j < n ? "slot " + std::to_string(j) + ": written, visible (mask 0)"
+        return j < n ? "slot " + std::to_string(j) + ": written, visible (adds 0 to the score)"
                      : "slot " + std::to_string(j) + ": not written yet, masked (\xE2\x88\x92\xE2\x88\x9E): weight 0";
     };
     draw_heat_strip(spec);
@@ -348,7 +348,7 @@ void GeneratePanel::draw_cross_attention(const SessionView& v, const GeneratedTo
 
 void GeneratePanel::draw_distribution(const SessionView& v) {
     const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config);
+    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
     const GeneratedToken& now = g.tokens[static_cast<size_t>(g.token - 1)];
     const bool sample = g.settings.sample;
     ImGui::TextColored(TITLE, "Next-token distribution, top %zu of %d", now.top_ids.size(), g.V);
@@ -421,7 +421,7 @@ void GeneratePanel::draw_distribution(const SessionView& v) {
 
 void GeneratePanel::draw_cache(const SessionView& v) {
     const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config);
+    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
     const int t = g.token;
     ImGui::TextColored(TITLE, "The KV cache");
     ImGui::SameLine();

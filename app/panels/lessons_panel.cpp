@@ -54,7 +54,7 @@ void wrapped(const std::string& text, const ImVec4* colour = nullptr) {
 }  // namespace
 
 LessonsPanel::LessonsPanel()
-    : Panel("A guided tour of the Transformer (Vaswani et al., 2017) in nine short lessons. Each step's \xE2\x80\x9C" "Do it\xE2\x80\x9D "
+    : Panel("A guided tour of the Transformer (Vaswani et al., 2017) in ten short lessons. Each step's \xE2\x80\x9C" "Do it\xE2\x80\x9D "
             "sets the app up and points at the panel to look at; a question at the end checks what you saw.") {}
 
 std::vector<std::string> LessonsPanel::load(const std::string& path, const std::vector<std::string>& panel_keys) {
@@ -70,6 +70,19 @@ void LessonsPanel::open_lesson(int index) {
     m_current = std::clamp(index, 0, std::max(0, static_cast<int>(m_lessons.size()) - 1));
     m_done = 0;
     m_choice = m_checked = -1;
+    m_quiz.reset();
+    m_order.clear();
+    if (!m_lessons.empty()) {
+        const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+        m_order = quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
+    }
+}
+
+void LessonsPanel::set_quiz_seed(uint64_t seed) {
+    m_quiz_seed = seed;
+    if (m_lessons.empty()) return;
+    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    m_order = quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
 }
 
 void LessonsPanel::do_step(Commands& commands) {
@@ -84,7 +97,7 @@ void LessonsPanel::do_step(Commands& commands) {
 bool LessonsPanel::check_answer(int choice) {
     if (m_lessons.empty()) return false;
     m_choice = m_checked = choice;
-    return choice == m_lessons[static_cast<size_t>(m_current)].question.answer;
+    return m_quiz.check(m_lessons[static_cast<size_t>(m_current)].question, choice) == QuizVerdict::Right;
 }
 
 void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
@@ -191,7 +204,9 @@ void LessonsPanel::draw_question(const Lesson& lesson) {
     const LessonQuestion& q = lesson.question;
     ImGui::TextColored(GOLD, "Question");
     wrapped(q.prompt);
-    for (int i = 0; i < static_cast<int>(q.choices.size()); ++i) {
+    // The choices in this learner's order; each radio button stands for its file index.
+    for (size_t place = 0; place < m_order.size() && place < q.choices.size(); ++place) {
+        const int i = m_order[place];
         ImGui::PushID(i);
         if (ImGui::RadioButton("##choice", m_choice == i)) m_choice = i;
         ImGui::SameLine();
@@ -201,14 +216,20 @@ void LessonsPanel::draw_question(const Lesson& lesson) {
     ImGui::BeginDisabled(m_choice < 0);
     if (ImGui::Button("Check")) check_answer(m_choice);
     ImGui::EndDisabled();
+    if (!m_quiz.explanation_shown()) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Show why")) m_quiz.reveal();
+    }
     if (m_checked >= 0) {
-        const bool right = m_checked == q.answer;
+        const bool right = m_quiz.verdict() == QuizVerdict::Right;
         ImGui::SameLine();
         ImGui::TextColored(right ? GREEN : RED, right ? "\xE2\x9C\x93 Right." : "\xE2\x9C\x97 Not this one.");
-        wrapped(right ? q.explanation : "Look again at the highlighted panel, or read why: " + q.explanation);
-        if (right && m_current + 1 < static_cast<int>(m_lessons.size()) && ImGui::Button("Next lesson \xE2\x96\xB6"))
-            open_lesson(m_current + 1);
     }
+    const std::string feedback = quiz_feedback(q, m_quiz);
+    if (!feedback.empty()) wrapped(feedback);
+    if (m_quiz.verdict() == QuizVerdict::Right && m_current + 1 < static_cast<int>(m_lessons.size()) &&
+        ImGui::Button("Next lesson \xE2\x96\xB6"))
+        open_lesson(m_current + 1);
 }
 
 }  // namespace tx::app

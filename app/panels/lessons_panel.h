@@ -1,12 +1,15 @@
-// Lessons panel: a guided tour in nine short lessons read from assets/lessons/ (lessons.h). Each
+// Lessons panel: a guided tour in ten short lessons read from assets/lessons/ (lessons.h). Each
 // lesson's steps drive the app through Commands when the learner presses "Do it" (open a model,
 // set a sentence, jump to a step, toggle a mask, highlight a panel...), and it ends with a
-// multiple-choice question answered from what is on screen.
+// multiple-choice question answered from what is on screen, its choices in the learner's own
+// shuffled order (quiz.h).
 #pragma once
+#include <cstdint>
 #include <map>
 
 #include "lessons.h"
 #include "panel.h"
+#include "quiz.h"
 
 namespace tx::app {
 
@@ -22,8 +25,14 @@ public:
     void open_lesson(int index);          // from its first step, the answer cleared
     // Performs the current step's actions (queued Commands) and moves on to the next step.
     void do_step(Commands& commands);
-    // Checks a choice of the current lesson's question: true when right. The panel shows the verdict.
+    // Checks a choice of the current lesson's question (a file index, LessonQuestion::answer's
+    // numbering): true when right. The panel shows the verdict, the hint or the explanation.
     bool check_answer(int choice);
+    const QuizAttempts& quiz() const { return m_quiz; }
+    // The learner's seed for the order of the choices (the app's settings); reorders the open question.
+    void set_quiz_seed(uint64_t seed);
+    // The current question's choices as drawn: shown[i] = the file index at place i.
+    const std::vector<int>& choice_order() const { return m_order; }
     static void perform(const LessonAction& action, Commands& commands);
     // The title a panel key stands for, so "Do it" can say "the Positional encoding panel".
     void name_panel(const std::string& key, const std::string& title) { m_panel_titles[key] = title; }
@@ -39,8 +48,11 @@ private:
     std::string m_load_errors;            // shown in the panel too, not only in the log
     int m_current = 0;
     int m_done = 0;                       // steps performed
-    int m_choice = -1;
+    int m_choice = -1;                    // the selected choice, a file index; -1 none
     int m_checked = -1;                   // the choice last checked; -1 none
+    QuizAttempts m_quiz;
+    uint64_t m_quiz_seed = 1;
+    std::vector<int> m_order;             // the current question's order (quiz_order)
     bool m_scroll_to_step = false;
     std::map<std::string, std::string> m_panel_titles;   // key -> title
 };

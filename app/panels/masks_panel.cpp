@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "setting_texts.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
 
@@ -80,7 +81,8 @@ void MasksPanel::draw_content(PanelContext& ctx) {
                              &cross = mats.cross, &window = mats.window;
 
     auto show = [&](const char* id, const char* title, const std::vector<float>& m, int R, int C, const std::vector<std::string>& rl,
-                    const std::vector<std::string>& cl, const char* ra, const char* ca, float width) {
+                    const std::vector<std::string>& cl, const char* ra, const char* ca, float width,
+                    const std::string& note = std::string()) {
         ImGui::BeginGroup();
         HeatmapSpec spec;
         spec.id = id;
@@ -104,6 +106,7 @@ void MasksPanel::draw_content(PanelContext& ctx) {
                    "\": " + (value > 0.5f ? "may attend (1)" : "masked (0)");
         };
         draw_heatmap(spec, &ctx.commands);
+        if (!note.empty()) ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "%s", note.c_str());
         ImGui::EndGroup();
     };
     // A decoder-only model has no encoder and no cross-attention: its one mask is the decoder's.
@@ -122,15 +125,17 @@ void MasksPanel::draw_content(PanelContext& ctx) {
                             "cross-attention masks; prompts are padded on the right, so PAD keys are the last columns");
     }
     const float w = ImGui::GetContentRegionAvail().x / (W > 0 ? 4.0f : 3.0f) - 10.0f;
-    show("causal", "decoder: causal (look-ahead)", causal_m, T, T, tgt, tgt, "query", "key", w);
+    // The causal and padding maps are their definitions, drawn whatever the toggles; the combined
+    // map is what the model applies (setting_texts.h).
+    show("causal", causal_map_title(), causal_m, T, T, tgt, tgt, "query", "key", w, causal_map_note(v.options));
     ImGui::SameLine();
     if (W > 0) {
         const std::string title = "decoder: window i-" + std::to_string(W) + " < j";
         show("window", title.c_str(), window, T, T, tgt, tgt, "query", "key", w);
         ImGui::SameLine();
     }
-    show("tpad", v.decoder_only ? "decoder: padding (right)" : "decoder: target padding", tgt_pad, T, T, tgt, tgt, "query",
-         "key", w);
+    show("tpad", target_padding_map_title(v.decoder_only).c_str(), tgt_pad, T, T, tgt, tgt, "query", "key", w,
+         target_padding_map_note(v.options));
     ImGui::SameLine();
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
     ImGui::PushTextWrapPos(0.0f);

@@ -27,10 +27,14 @@ const char* preset_description(ModelPreset preset) {
                    "residual sum (Post-LN).";
         case ModelPreset::Gpt2Like:
             return "Radford et al. 2019: decoder-only, a learned position table, GELU, LayerNorm before each sublayer "
-                   "(Pre-LN) and a final one.";
+                   "(Pre-LN) and a final one. Only these parts change: embeddings \xC3\x97 \xE2\x88\x9A" "d_model, biases in "
+                   "attention, and a separate output layer stay as in 2017 (GPT-2 shares its input and output "
+                   "embeddings and does not scale them).";
         case ModelPreset::LlamaLike:
             return "Touvron et al. 2023: decoder-only, RoPE on q and k, SwiGLU feed-forward, RMSNorm before each "
-                   "sublayer (pre-norm) and a final one.";
+                   "sublayer (pre-norm) and a final one. Only these parts change: embeddings \xC3\x97 \xE2\x88\x9A" "d_model, "
+                   "biases in attention, and a separate output layer stay as in 2017 (LLaMA has no biases and no "
+                   "scaling).";
     }
     return "";
 }
@@ -110,9 +114,11 @@ bool ModelPanel::variant_fields() {
     }
     help_marker("Where word order enters. Sinusoidal: a fixed sin/cos code added to the embeddings (paper \xC2\xA7" "3.5). "
                 "Learned: a trained [max length, d_model] table added instead. RoPE: self-attention's q and k are "
-                "rotated by their position, so scores depend on i \xE2\x88\x92 j only. ALiBi: self-attention's "
-                "scores get \xE2\x88\x92m\xE2\x82\x95\xC2\xB7|i \xE2\x88\x92 j|, one slope per head. None: "
-                "the encoder cannot tell word order. Cross-attention never gets a position term.");
+                "rotated by their position, so position enters the scores only through the offset i \xE2\x88\x92 j. "
+                "ALiBi: self-attention's scores get a distance penalty, one fixed slope per head: the paper's "
+                "\xE2\x88\x92m\xE2\x82\x95\xC2\xB7(i \xE2\x88\x92 j) for causal attention, and in the encoder this app's "
+                "symmetric \xE2\x88\x92m\xE2\x82\x95\xC2\xB7|i \xE2\x88\x92 j|. None: the encoder cannot tell word "
+                "order; the decoder keeps what its causal mask implies. Cross-attention never gets a position term.");
     int ffn = static_cast<int>(m_edit.ffn);
     ImGui::SetNextItemWidth(260);
     if (ImGui::Combo("feed-forward", &ffn, "ReLU (paper)\0GELU\0SwiGLU (3 matrices)\0")) {

@@ -235,9 +235,7 @@ void NeuronPanel::draw_vectors(const PanelContext& ctx) {
 
     stage_title("1", "Query and key vectors of head " + std::to_string(t.cell.head) + " (d\xE2\x82\x96 = " +
                          std::to_string(t.dk) + " numbers each)");
-    help_marker("q comes from the query position's input times W_Q, k from the key position's input times W_K (the "
-                "q and k steps), cut to this head's dk columns. One bar per dimension: up positive, down negative, "
-                "on a common scale. Hover a bar for its value.");
+    help_marker(qk_source_text(t).c_str());
     float range = 0.0f;
     for (int d = 0; d < t.dk; ++d)
         range = std::max({range, std::fabs(t.q[static_cast<size_t>(d)]), std::fabs(t.k[static_cast<size_t>(d)])});
@@ -297,11 +295,9 @@ void NeuronPanel::draw_vectors(const PanelContext& ctx) {
     if (t.have_scores) agreement(t.score, t.traced_score, 1e-5 * t.dot_abs / (t.scaled ? t.sqrt_dk : 1.0) + 1e-6, v.steps[a.scores].name);
     ImGui::PushTextWrapPos(0.0f);
     if (t.scaled)
-        ImGui::TextDisabled("Dividing by \xE2\x88\x9A" "d\xE2\x82\x96 keeps the scores' spread near 1 whatever d\xE2\x82\x96 is, "
-                            "so the softmax does not saturate.");
+        ImGui::TextDisabled("%s", scaling_text(t).c_str());
     else
-        ImGui::TextColored(WARN_COLOUR, "Not divided by \xE2\x88\x9A" "d\xE2\x82\x96: this model's 1/\xE2\x88\x9A" "d\xE2\x82\x96 "
-                           "scaling is switched off (scale_attention = false), so the score is the dot product itself.");
+        ImGui::TextColored(WARN_COLOUR, "%s", scaling_text(t).c_str());
     ImGui::PopTextWrapPos();
 
     stage_title("4", "Mask");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "setting_texts.h"
 #include "widgets/heatmap.h"
 #include "widgets/pair_circle.h"
 #include "widgets/plot.h"
@@ -72,14 +73,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
         return;
     }
     if (ImGui::Checkbox(label, &on)) ctx.commands.set_positional_encoding(on);
-    item_tooltip(decoder_only
-                     ? "Off: no token's vector or score depends on its position any more. Only the causal mask still "
-                       "tells positions apart: position t attends over t + 1 tokens. Try it, then swap two words of "
-                       "the prompt."
-                     : "Off: no token's vector or score depends on its position any more (encoder and decoder). "
-                       "Attention treats its keys as a set, so the encoder's outputs are the same vectors whatever the "
-                       "source word order, and the translation cannot depend on it. Try it, then swap two words of "
-                       "the sentence.");
+    item_tooltip(positional_off_text(v.config).c_str());
     if (!on) {
         ImGui::SameLine();
         ImGui::TextColored(WARNING_COLOUR, "%s",
@@ -247,7 +241,8 @@ void PositionalPanel::draw_sinusoidal(PanelContext& ctx, int shown) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::TextDisabled("The dot product depends only on the distance |i\xE2\x88\x92j|: the bright diagonal is each position "
                         "with itself (d_model/2 for even d_model: sin\xC2\xB2 + cos\xC2\xB2 = 1 per pair). "
-                        "Away from it the value falls roughly with distance, but it ripples and never reaches 0.");
+                        "Away from it the value falls roughly with distance, but it ripples; for small d_model and long "
+                        "distances it can dip below 0.");
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
 }
@@ -428,7 +423,12 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
                      (power_of_two ? "for H a power of two, the geometric sequence m_h = 2^(\xE2\x88\x92" "8(h+1)/H) for heads h = 0\xE2\x80\xA6H\xE2\x88\x92" "1"
                                    : "for H not a power of two, the paper's code takes the sequence of the power of two "
                                      "below H and fills the rest from the next one") +
-                     ". A head with a steep slope looks near; a gentle one can still look far.");
+                     ". A head with a steep slope looks near; a gentle one can still look far." +
+                     (v.config.arch == Arch::EncoderDecoder
+                          ? " The paper defines ALiBi for causal attention (\xE2\x88\x92m_h\xC2\xB7(i \xE2\x88\x92 j) for keys j "
+                            "\xE2\x89\xA4 i); for the encoder this app uses the symmetric |i \xE2\x88\x92 j|, a common "
+                            "extension that cannot tell a key on the left from one at the same distance on the right."
+                          : ""));
     if (!v.options.positional_encoding)
         ImGui::TextColored(WARNING_COLOUR, "Positions are off: the model adds no bias now; below is what it would add.");
     if (m_alibi_l != L || m_alibi_h != H) {

@@ -5,47 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include "setting_texts.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
 
 namespace {
-
-std::string group_name(const StepInfo& s, const ModelConfig& c) {
-    if (s.layer >= 0) return std::string(s.stack == Stack::Encoder ? "Encoder" : "Decoder") + " layer " + std::to_string(s.layer);
-    // Pre-LN ends each stack with a norm of its own (encoder.norm, decoder.norm), after the layers.
-    const bool final_norm = s.name.rfind("encoder.norm", 0) == 0 || s.name.rfind("decoder.norm", 0) == 0;
-    const std::string norm = c.norm_kind == NormKind::RmsNorm ? "final RMSNorm (pre-norm)" : "final LayerNorm (Pre-LN)";
-    if (s.stack == Stack::Encoder) return final_norm ? "Encoder: " + norm : "Encoder: embedding";
-    if (s.stack == Stack::Decoder) return final_norm ? "Decoder: " + norm : "Decoder: embedding";
-    return "Output: generator";
-}
-
-// What the current teaching toggles change about a step, so its text follows the settings
-// (empty when the step runs as its formula says).
-std::string toggle_note(const StepInfo& s, const RunOptions& o, const ModelConfig& c) {
-    const bool decoder_self = s.name.find("decoder.") == 0 && s.name.find(".self_attn.") != std::string::npos;
-    const bool self = s.name.find(".self_attn.") != std::string::npos;
-    // The sliding window masks self-attention whatever the toggles say.
-    if (s.kind == StepKind::Mask && self && c.window > 0 && (!o.padding_mask || (decoder_self && !o.causal_mask)))
-        return std::string("Now: ") + (!o.padding_mask ? "the padding mask is off" : "the causal mask is off") +
-               (decoder_self && !o.causal_mask && !o.padding_mask ? " and so is the causal mask" : "") +
-               "; the sliding window still masks keys outside it.";
-    if (s.kind == StepKind::Scores && self && c.positional == PositionalKind::Alibi && !o.positional_encoding)
-        return "Now: positions are off, so no ALiBi bias is added here.";
-    if (s.kind == StepKind::Positional && !o.positional_encoding && s.name.find("_rot") != std::string::npos)
-        return "Now: positions are off, so this step passes its input through unrotated.";
-    if (s.kind == StepKind::Mask) {
-        if (decoder_self && !o.causal_mask && !o.padding_mask) return "Now: the causal and padding masks are off, so nothing is set to \xE2\x88\x92\xE2\x88\x9E here.";
-        if (decoder_self && !o.causal_mask) return "Now: the causal mask is off, so later positions are visible; only PAD keys are masked.";
-        if (!o.padding_mask) return decoder_self ? "Now: the padding mask is off; only the causal mask applies."
-                                                 : "Now: the padding mask is off, so nothing is set to \xE2\x88\x92\xE2\x88\x9E here.";
-    }
-    if (s.kind == StepKind::Positional && !o.positional_encoding)
-        return "Now: positional encoding is off, so this step passes X through unchanged and the model cannot tell word order.";
-    return "";
-}
 
 bool same_group(const StepInfo& a, const StepInfo& b) { return a.stack == b.stack && a.layer == b.layer; }
 
@@ -140,7 +106,7 @@ void StepPanel::draw_list(PanelContext& ctx) {
         size_t end = i;
         while (end < v.steps.size() && same_group(v.steps[end], first)) ++end;
         const bool holds_current = current >= i && current < end;
-        const std::string header = group_name(first, v.config) + "##g" + std::to_string(i);
+        const std::string header = step_group_name(first, v.config) + "##g" + std::to_string(i);
         ImGui::SetNextItemOpen(true, ImGuiCond_Once);
         if (holds_current) ImGui::SetNextItemOpen(true);
         if (ImGui::TreeNodeEx(header.c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
@@ -197,8 +163,9 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(s.explanation.c_str());
-    if (const std::string note = toggle_note(s, v.options, v.config); !note.empty())
+    if (const std::string note = step_toggle_note(s, v.options, v.config); !note.empty())
         ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "%s", note.c_str());
+    if (const std::string note = step_training_note(s, v.label_smoothing); !note.empty()) ImGui::TextDisabled("%s", note.c_str());
     ImGui::PopTextWrapPos();
 
     const std::vector<float>* out = v.output(index);

@@ -373,12 +373,14 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
     ImGui::InputInt("batches / epoch", &m_training.batches_per_epoch);
     ImGui::InputInt("epochs", &m_training.epochs);
     ImGui::InputFloat("base lr", &m_training.base_lr, 0.1f, 0.5f, "%.3f");
-    help_marker("Noam schedule: lr = base \xC2\xB7 d_model^\xE2\x88\x92" "0.5 \xC2\xB7 min(step^\xE2\x88\x92" "0.5, step \xC2\xB7 warmup^\xE2\x88\x92" "1.5): "
+    help_marker("The paper's schedule (called 'Noam' after an author in the Annotated Transformer): lr = base \xC2\xB7 d_model^\xE2\x88\x92" "0.5 \xC2\xB7 min(step^\xE2\x88\x92" "0.5, step \xC2\xB7 warmup^\xE2\x88\x92" "1.5): "
                 "a linear warm-up, then a 1/\xE2\x88\x9Astep decay.");
     ImGui::InputInt("warmup", &m_training.warmup);
     ImGui::InputFloat("label smoothing", &m_training.label_smoothing, 0.05f, 0.1f, "%.2f");
-    help_marker("The training loss is the KL divergence to targets smoothed by this much (the paper used 0.1); the "
-                "held-out loss is plain cross-entropy, so with smoothing the two are not on the same scale.");
+    help_marker("Label smoothing \xCE\xB5: the training target puts 1 \xE2\x88\x92 \xCE\xB5 on the right token and spreads \xCE\xB5 "
+                "over the others, so the model is not pushed to be 100% sure (the paper used 0.1). The training loss "
+                "measures the distance to that target (the KL divergence); the held-out loss is plain cross-entropy, "
+                "so with smoothing the two are not on the same scale.");
     ImGui::InputFloat("clip norm", &m_training.clip_norm, 0.5f, 1.0f, "%.2f");
     help_marker("Scale the gradient down when its norm exceeds this value (0: off). Helps when training diverges.");
     int seed = static_cast<int>(m_training.seed);

@@ -20,11 +20,29 @@ bool self_attention(AttentionKind kind) { return kind != AttentionKind::Cross; }
 
 }  // namespace
 
-StepText embed_text(const char* side) {
+StepText embed_text(const ModelConfig& c, const char* side) {
+    const std::string lookup = std::string("Each ") + side + " token id picks its row of the embedding table, "
+                               "multiplied by √d_model (paper §3.4). ";
+    switch (c.positional) {
+        case PositionalKind::Sinusoidal:
+            return {"X = E[ids] · √d_model",
+                    lookup + "The paper gives no reason; a common reading is that it lifts the embeddings to a size "
+                             "comparable to the positional encoding added next, whose entries lie in [−1, 1]."};
+        case PositionalKind::Learned:
+            return {"X = E[ids] · √d_model",
+                    lookup + "The paper gives no reason; a common reading is that it lifts the embeddings to a size "
+                             "comparable to the learned position rows added next."};
+        case PositionalKind::Rope:
+        case PositionalKind::Alibi:
+        case PositionalKind::None: break;
+    }
+    const char* where = c.positional == PositionalKind::Rope    ? "positions enter inside attention, where RoPE rotates q and k"
+                        : c.positional == PositionalKind::Alibi ? "positions enter inside attention, where ALiBi biases the "
+                                                                  "self-attention scores"
+                                                                : "this model has no positional encoding at all";
     return {"X = E[ids] · √d_model",
-            std::string("Each ") + side + " token id picks its row of the embedding table, multiplied by √d_model "
-            "(paper §3.4). The paper gives no reason; a common reading is that it lifts the embeddings to a size "
-            "comparable to the positional encoding added next, whose entries lie in [−1, 1]."};
+            lookup + "Nothing is added to the embeddings in this model: " + where +
+                ". The ×√d_model is kept from the 2017 model."};
 }
 
 StepText positional_text(const ModelConfig& c) {
@@ -57,9 +75,10 @@ StepText rotation_text(char role) {
     return {upper + "_rot[p] = R(p·θ)·" + upper + "[p],  θ_i = 10000^(−2i/dk) on pairs (2i, 2i+1)",
             std::string("RoPE (Su et al., RoFormer §3.2): each pair of the head's ") +
                 (role == 'q' ? "query" : "key") +
-                " dimensions is rotated by its position times the pair's frequency. A dot product of two rotated "
-                "vectors depends on the angle between them, (i − j)·θ, so the scores see relative position and no "
-                "position is added to the embeddings."};
+                " dimensions is rotated by its position times the pair's frequency. After rotation "
+                "q_i·k_j = q·R((j − i)θ)·k: positions enter the score only through the offset i − j (pair k turned "
+                "by (i − j)·θ_k), while the content of q and k still matters. No position is added to the "
+                "embeddings."};
 }
 
 StepText scores_text(const ModelConfig& c, AttentionKind kind) {
@@ -69,14 +88,23 @@ StepText scores_text(const ModelConfig& c, AttentionKind kind) {
                c.scale_attention
                    ? "How well each query matches each key. If the components of q and k were independent with "
                      "mean 0 and variance 1 (the paper's assumption, §3.2.1), q·k would have variance dk; dividing "
-                     "by √dk brings its spread back to 1, so softmax does not saturate into one-hot rows with "
-                     "vanishing gradients."
-                   : "How well each query matches each key. Scaling by 1/√dk is switched off: with large dk the dot "
-                     "products grow, softmax saturates into near one-hot rows and its gradients vanish."};
+                     "by √dk cancels that growth, so at the start of training softmax is not pushed into one-hot "
+                     "rows by the size of dk alone. A trained model can still make rows one-hot when it needs to."
+                   : "How well each query matches each key. Scaling by 1/√dk is switched off: for the same q and k "
+                     "every score is √dk times larger, so softmax rows are more peaked; the paper suspected that "
+                     "with large dk this pushes softmax into near one-hot rows, where training's gradients are tiny."};
     if (alibi)
-        t.explanation += " ALiBi (Press et al. 2022) then subtracts m_h·|i − j|: a penalty growing with distance, "
-                         "with one slope m_h per head, a geometric sequence (2^(−8h/H) when H is a power of two), "
-                         "so some heads look far and others near. It is the model's only sense of position.";
+        t.explanation += std::string(" ALiBi (Press et al. 2022) then subtracts a penalty that grows with distance, with "
+                         "one fixed slope per head, a geometric sequence: m_h = 2^(−8(h+1)/H) for heads h = 0 … H−1 "
+                         "when H is a power of two (1/4, 1/16, 1/64, 1/256 for 4 heads), so some heads look far and "
+                         "others near. ") +
+                         (kind == AttentionKind::EncoderSelf
+                              ? "The paper defines it for causal attention (−m_h·(i − j) for keys j ≤ i); in the "
+                                "encoder this app uses the symmetric −m_h·|i − j|, a common extension that cannot tell "
+                                "a key on the left from one at the same distance on the right. It is the encoder's "
+                                "only sense of position."
+                              : "In the decoder, where the causal mask keeps only keys j ≤ i, it is the paper's "
+                                "−m_h·(i − j); the causal mask also gives the decoder some sense of position.");
     else if (c.positional == PositionalKind::Alibi)
         t.explanation += " Cross-attention gets no ALiBi bias: a source and a target position have no distance.";
     return t;
@@ -86,8 +114,9 @@ StepText mask_text(const ModelConfig& c, AttentionKind kind) {
     std::string text =
         kind == AttentionKind::EncoderSelf ? "Padding mask: PAD keys are set to −∞ so they get zero weight."
         : kind == AttentionKind::DecoderSelf
-            ? "Causal (look-ahead) mask: position t may only see positions ≤ t, because at generation time later "
-              "tokens do not exist yet; PAD keys are masked too. Masked scores are −∞."
+            ? "Causal (look-ahead) mask: position t may only see positions ≤ t: in training the whole target is "
+              "fed at once and t must not read the token it has to predict, and at generation time later tokens "
+              "do not exist yet. PAD keys are masked too. Masked scores are −∞."
             : "Padding mask on the source: the decoder never attends to PAD positions of the input sentence.";
     if (c.window > 0 && kind == AttentionKind::DecoderSelf)
         text += " Sliding window: position i sees only the last " + std::to_string(c.window) +

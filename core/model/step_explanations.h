@@ -15,7 +15,7 @@ struct StepText {
     std::string explanation;   // what the step computes and why
 };
 
-StepText embed_text(const char* side);                      // side: "source" or "target"
+StepText embed_text(const ModelConfig& c, const char* side);   // side: "source" or "target"
 StepText positional_text(const ModelConfig& c);             // positions added to the embeddings
 StepText projection_text(const ModelConfig& c, AttentionKind kind, char role);   // role 'q', 'k' or 'v'
 StepText rotation_text(char role);                          // RoPE of q or k

@@ -440,7 +440,7 @@ size_t Transformer::build_embedding(Stack stack, bool source) {
     auto rows = [this, source] { return source ? m_S : m_T; };
     auto ids = [this, source] { return source ? m_src_ids.data() : m_tgt_ids.data(); };
     const std::string len = source ? "S" : "T";
-    const StepText text = embed_text(source ? "source" : "target");
+    const StepText text = embed_text(m_config, source ? "source" : "target");
     const size_t n = m_steps.size();
     return add_step(
         {prefix + "_embed.out", StepKind::Embed, stack, -1, text.formula, text.explanation},

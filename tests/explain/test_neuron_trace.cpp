@@ -97,5 +97,21 @@ TEST(NeuronTrace, APadKeyIsMaskedToExactlyZero) {
     EXPECT_NE(t.mask_text.find("padding mask"), std::string::npos) << t.mask_text;
 }
 
+// A future key of decoder self-attention: masked by the causal mask, for both of its reasons.
+TEST(NeuronTrace, AFutureKeyIsMaskedForTrainingAndGeneration) {
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors"));
+    session.set_fused_attention(false);
+    session.set_input({"The red car is big."});
+    const SessionView view = run_view(session);
+    const int block = first_block(view, AttentionKind::DecoderSelf);
+    ASSERT_GE(block, 0);
+    const NeuronTrace t = trace_neuron(view, {block, 0, 0, 1, 3});
+    ASSERT_TRUE(t.error.empty()) << t.error;
+    EXPECT_TRUE(t.masked && t.key_is_future);
+    EXPECT_NE(t.mask_text.find("in training"), std::string::npos) << t.mask_text;
+    EXPECT_NE(t.mask_text.find("at generation time"), std::string::npos) << t.mask_text;
+    EXPECT_FALSE(t.rotated);   // sinusoidal positions: q and k are not rotated
+}
+
 }  // namespace
 }  // namespace tx::app
