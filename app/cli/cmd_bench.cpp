@@ -137,7 +137,8 @@ void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t
 void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, int threads,
                 const std::vector<double>* diffs, const std::string& reference) {
     nlohmann::json out;
-    out["backend"] = run.name;
+    out["backend"] = run.backend->name();
+    out["precision"] = describe(run.backend->precision());   // docs/precision.md
     // where it ran (docs/design.md §10: the machines differ): CPU, GEMM path, FMA ceiling per core
     const cpu::MachineInfo machine = cpu::machine_info();
     out["cpu"] = machine.cpu_model;
