@@ -1,5 +1,5 @@
 # Fails when a kernel unit (core/kernels/: gemm_*_avx2.cpp, gemm_*_avx512.cpp, gemv_nt_*.cpp, softmax_avx*.cpp,
-# norm_rows_*.cpp, elementwise_avx*.cpp,
+# norm_rows_*.cpp, elementwise_avx*.cpp, half_convert_avx2.cpp,
 # compiled with their own -m flags) defines a weak symbol: an inline function or template instance that the linker
 # may keep for the whole program, so that code built for AVX-512 would run on a CPU without it
 # (core/kernels/gemm_kernels.h); and when an AVX2 unit holds an EVEX-encoded (AVX-512) instruction, as a
@@ -8,7 +8,7 @@
 string(REPLACE "|" ";" objects "${OBJECTS}")
 set(checked 0)
 foreach(object IN LISTS objects)
-  if(NOT object MATCHES "(gemm_(nt|packed)|gemv_nt|softmax|norm_rows|elementwise)_avx(2|512)\\.cpp\\.o(bj)?$")
+  if(NOT object MATCHES "(gemm_(nt|packed)|gemv_nt|softmax|norm_rows|elementwise|half_convert)_avx(2|512)\\.cpp\\.o(bj)?$")
     continue()
   endif()
   math(EXPR checked "${checked} + 1")

@@ -3,7 +3,9 @@
 // (--backend cpu,cuda) it prints them side by side with the speed-up and, per step, the largest
 // absolute difference between their outputs. --json prints one object per backend and line
 // (docs/design.md §13). --decode N,... times greedy decoding instead: tokens per second with the KV
-// cache and with the full recompute of the decoder over the prefix for every token.
+// cache and with the full recompute of the decoder over the prefix for every token. --precision
+// fp32,bf16,fp16,int8 puts CPU precision modes side by side instead of backends (docs/precision.md;
+// no training step: the precision backend runs evaluation only).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -135,7 +137,8 @@ void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t
 void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, int threads,
                 const std::vector<double>* diffs, const std::string& reference) {
     nlohmann::json out;
-    out["backend"] = run.name;
+    out["backend"] = run.backend->name();
+    out["precision"] = describe(run.backend->precision());   // docs/precision.md
     // where it ran (docs/design.md §10: the machines differ): CPU, GEMM path, FMA ceiling per core
     const cpu::MachineInfo machine = cpu::machine_info();
     out["cpu"] = machine.cpu_model;
@@ -253,7 +256,8 @@ int bench_decoding(const std::string& lengths, const Checkpoint& checkpoint, Bac
     const auto src = rows(B, S, c.src_vocab, 4, c.special.eos, 12345u);
     std::printf("greedy decoding, d_model %d, heads %d, layers %d+%d, V=%d, B=%d, source %d ids, %s, %d CPU thread(s),\n"
                 "median of %d runs (encoder included); tokens/s counts every row's tokens\n",
-                c.d_model, c.heads, c.encoder_layers, c.decoder_layers, c.tgt_vocab, B, S, backend.name().c_str(),
+                c.d_model, c.heads, c.encoder_layers, c.decoder_layers, c.tgt_vocab, B, S,
+                (backend.name() + " " + describe(backend.precision())).c_str(),
                 threads, repeats);
     std::printf("  %6s  %22s  %10s  %22s  %10s  %8s  %8s\n", "tokens", "full ms [min-max]", "full tok/s",
                 "cached ms [min-max]", "cached tok/s", "speed-up", "same ids");
@@ -290,7 +294,7 @@ int cmd_bench(const Argv& argv) {
         std::printf("usage: txcli bench [--checkpoint FILE | model options] [--src-len N] [--tgt-len N] [--batch N]\n"
                     "                   [--threads N] [--backend cpu[,cuda]] [--attention steps|fused]\n"
                     "                   [--repeats N] [--warmup N] [--train-repeats N] [--json]\n"
-                    "                   [--decode N[,N...]]\n\n"
+                    "                   [--decode N[,N...]] [--precision P[,P...] [--all-low]]\n\n"
                     "Times the forward pass (every step, eval mode) and one training step (forward, loss,\n"
                     "backward, Adam) on fixed pseudo-random token ids. With two backends, prints them side\n"
                     "by side with the speed-up and each step's largest output difference.\n"
@@ -298,15 +302,17 @@ int cmd_bench(const Argv& argv) {
                     "3 warm-up runs, 10 timed training steps (0 skips training).\n"
                     "--decode 32,64 times greedy decoding of that many tokens instead (on the first backend,\n"
                     "--batch rows of --src-len ids, 5 runs unless --repeats): the KV cache against a full\n"
-                    "decoder pass over the prefix for every token; EOS does not stop it.\n\n%s",
+                    "decoder pass over the prefix for every token; EOS does not stop it.\n"
+                    "--precision fp32,bf16,fp16,int8 compares CPU precision modes (docs/precision.md) instead of\n"
+                    "backends, the first as the reference; no training step (the modes run evaluation only).\n\n%s",
                     MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
     valued.insert({"src-len", "tgt-len", "batch", "threads", "backend", "repeats", "warmup", "train-repeats",
-                   "attention", "decode"});
+                   "attention", "decode", "precision"});
     auto flags = MODEL_FLAGS;
-    flags.insert("json");
+    flags.insert({"json", "all-low"});
     const Args args(argv, valued, flags);
     const Checkpoint checkpoint = model_from_options(args);
     const ModelConfig& c = checkpoint.config;
@@ -330,17 +336,36 @@ int cmd_bench(const Argv& argv) {
 
     const std::vector<std::string> names = split_commas(args.get_or("backend", "cpu"));
     if (names.empty()) throw CliError("--backend needs at least one of cpu, cuda");
+    // Each run: a backend name and its precision (--precision: the CPU in each mode).
+    std::vector<std::pair<std::string, PrecisionMode>> choices;
+    if (args.has("precision")) {
+        if (args.has("backend") && args.get("backend") != "cpu") throw CliError("--precision compares modes on the cpu backend only");
+        for (const std::string& name : split_commas(args.get("precision"))) {
+            const auto format = precision_from_string(name);
+            if (!format) throw CliError("--precision takes fp32, bf16, fp16 or int8 separated by commas, got '" + name + "'");
+            PrecisionMode mode{*format, args.flag("all-low") && (*format == Precision::Bf16 || *format == Precision::Fp16)};
+            choices.emplace_back("cpu", mode);
+        }
+        if (choices.empty()) throw CliError("--precision needs at least one of fp32, bf16, fp16, int8");
+        s.train_repeats = 0;
+    } else {
+        if (args.flag("all-low")) throw CliError("--all-low needs --precision");
+        for (const std::string& name : names) choices.emplace_back(name, PrecisionMode{});
+    }
     if (args.has("decode")) {
-        const auto backend = backend_from_name(names.front());
-        return bench_decoding(args.get_or("decode", ""), checkpoint, *backend, s.B,
-                              static_cast<int>(args.integer("src-len", 16, 1, c.max_len)),
-                              static_cast<int>(args.integer("repeats", 5, 1, 100000)), threads);
+        for (const auto& [name, mode] : choices) {
+            const auto backend = backend_from_name(name, mode);
+            bench_decoding(args.get_or("decode", ""), checkpoint, *backend, s.B,
+                           static_cast<int>(args.integer("src-len", 16, 1, c.max_len)),
+                           static_cast<int>(args.integer("repeats", 5, 1, 100000)), threads);
+        }
+        return 0;
     }
     std::vector<BackendRun> runs;
-    for (const std::string& name : names) {
+    for (const auto& [name, mode] : choices) {
         BackendRun run;
-        run.name = name;
-        run.backend = backend_from_name(name);
+        run.name = args.has("precision") ? describe(mode) : name;
+        run.backend = backend_from_name(name, mode);
         run.model = std::make_unique<Transformer>(c, *run.backend);
         run.model->set_parameters(checkpoint.parameters);
         run.model->set_batch(src, tgt);

@@ -28,7 +28,8 @@ constexpr const char* NO_POSITIONAL_HELP =
 
 Session open_session(const Args& args) {
     // No model options: the shipped translation model, so a first "txcli decode --src ..." translates.
-    Session session(model_from_options(args, args.flag("sample"), true), backend_from_name(args.get_or("backend", "cpu")));
+    Session session(model_from_options(args, args.flag("sample"), true),
+                    backend_from_name(args.get_or("backend", "cpu"), precision_from_options(args)));
     session.set_positional_encoding(!args.flag("no-positional"));
     return session;
 }
@@ -70,6 +71,8 @@ const char* FORWARD_HELP =
     "BOS + the greedy output; with --tgt it is BOS + the tokens of TEXT (teacher forcing). A decoder-only model\n"
     "reads each --src as a prompt: its decoder input is BOS + the prompt + the continuation (or + TEXT).\n"
     "Prints the tokens and every step with its shape and time; --dump FILE writes every step's output.\n"
+    "--precision P --compare runs FP32 and P on the same input instead and prints each step's max |difference|,\n"
+    "its relative error and its inf/NaN count, the logits' difference, and where the greedy output first changes.\n"
     "The model: --checkpoint FILE; or a fresh one when a model option is given; otherwise the shipped\n"
     "English -> Spanish model (assets/models/everyday.safetensors).\n\n";
 
@@ -156,21 +159,27 @@ SamplingOptions sampling_options(const Args& args) {
 
 int cmd_forward(const Argv& argv) {
     if (wants_help(argv)) {
-        std::printf("%s%s%s", FORWARD_HELP, NO_POSITIONAL_HELP, MODEL_OPTIONS_HELP);
+        std::printf("%s%s%s%s", FORWARD_HELP, NO_POSITIONAL_HELP, PRECISION_HELP, MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
-    valued.insert({"src", "tgt", "dump", "backend"});
+    valued.insert({"src", "tgt", "dump", "backend", "precision"});
     auto flags = MODEL_FLAGS;
-    flags.insert("no-positional");
+    flags.insert({"no-positional", "all-low", "compare"});
     const Args args(argv, valued, flags);
     const auto sources = args.all("src");
     if (sources.empty()) throw CliError("missing required option --src");
+    if (args.flag("compare")) {
+        if (args.flag("no-positional") || args.has("dump")) throw CliError("--compare takes no --no-positional or --dump");
+        return forward_compare_precision(args, model_from_options(args, false, true), precision_from_options(args));
+    }
     Session session = open_session(args);
     session.set_input(sources, args.optional("tgt"));
     const Transformer& model = session.model();
     std::printf("backend %s; batch B=%d, source S=%d, target T=%d\n", session.backend().name().c_str(),
                 model.batch_size(), model.src_len(), model.tgt_len());
+    if (session.backend().precision().format != Precision::Fp32)
+        std::printf("precision %s (docs/precision.md)\n", describe(session.backend().precision()).c_str());
     for (size_t b = 0; b < sources.size(); ++b) {
         if (session.decoder_only()) {   // the prompt follows BOS; no EOS ends it
             std::string line = session.tokenizer().display(session.config().special.bos) + "/" +
@@ -199,13 +208,13 @@ int cmd_forward(const Argv& argv) {
 
 int cmd_decode(const Argv& argv) {
     if (wants_help(argv)) {
-        std::printf("%s%s%s", DECODE_HELP, NO_POSITIONAL_HELP, MODEL_OPTIONS_HELP);
+        std::printf("%s%s%s%s", DECODE_HELP, NO_POSITIONAL_HELP, PRECISION_HELP, MODEL_OPTIONS_HELP);
         return 0;
     }
     auto valued = MODEL_OPTIONS;
-    valued.insert({"src", "backend", "beam", "length-penalty", "temperature", "top-k", "top-p"});
+    valued.insert({"src", "backend", "beam", "length-penalty", "temperature", "top-k", "top-p", "precision"});
     auto flags = MODEL_FLAGS;
-    flags.insert({"nbest", "no-positional", "sample"});
+    flags.insert({"nbest", "no-positional", "sample", "all-low"});
     const Args args(argv, valued, flags);
     const auto sources = args.all("src");
     if (sources.empty()) throw CliError("missing required option --src");

@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
+#include "tx/checkpoint.h"
+#include "tx/precision.h"
+
 namespace tx::cli {
 
 using Argv = std::vector<std::string>;
@@ -17,6 +21,10 @@ int cmd_bench(const Argv& argv);
 int cmd_evaluate(const Argv& argv);
 int cmd_score(const Argv& argv);
 int cmd_compare_variants(const Argv& argv);
+int cmd_convert(const Argv& argv);
+
+// forward --compare (precision_report.cpp): FP32 against `mode` on the --src sentences.
+int forward_compare_precision(const Args& args, const Checkpoint& checkpoint, PrecisionMode mode);
 
 // Shared by the commands: the help text printed for --help, and whether argv asks for it.
 bool wants_help(const Argv& argv);

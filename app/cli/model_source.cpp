@@ -117,4 +117,28 @@ std::unique_ptr<Backend> backend_from_name(const std::string& name) {
     }
 }
 
+const char* PRECISION_HELP =
+    "  --precision P        fp32 (default), bf16 or fp16 (autocast: the linear layers' weights and every matrix\n"
+    "                       product's inputs and output rounded to P, sums, softmax and norms in fp32), or int8\n"
+    "                       (weight-only: linear weights quantised per output channel); docs/precision.md\n"
+    "  --all-low            with bf16 or fp16: also round every step's output to P (a teaching switch)\n";
+
+PrecisionMode precision_from_options(const Args& args) {
+    PrecisionMode mode;
+    const std::string name = args.get_or("precision", "fp32");
+    const auto format = precision_from_string(name);
+    if (!format) throw CliError("--precision must be fp32, bf16, fp16 or int8, got '" + name + "'");
+    mode.format = *format;
+    mode.all_low = args.flag("all-low");
+    if (auto error = validate(mode)) throw CliError("--all-low: " + *error);
+    return mode;
+}
+
+std::unique_ptr<Backend> backend_from_name(const std::string& name, PrecisionMode mode) {
+    if (mode.format == Precision::Fp32) return backend_from_name(name);
+    if (name != "cpu")
+        throw CliError("--precision " + std::string(to_string(mode.format)) + " runs on the cpu backend only, not " + name);
+    return make_precision_cpu_backend(mode);
+}
+
 }  // namespace tx::cli

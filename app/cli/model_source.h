@@ -33,6 +33,13 @@ Checkpoint model_from_options(const Args& args, bool command_seed = false, bool 
 // "cpu" (default) or "cuda"; refuses a backend this build does not have, or a device that
 // cannot be used, with the reason.
 std::unique_ptr<Backend> backend_from_name(const std::string& name);
+// --precision fp32|bf16|fp16|int8 and --all-low (docs/precision.md): the option names, their help
+// lines, and the mode they ask for (fp32 when absent); refuses unknown spellings and --all-low
+// without bf16 or fp16.
+extern const char* PRECISION_HELP;
+PrecisionMode precision_from_options(const Args& args);
+// backend_from_name(name) in that precision: a precision other than fp32 runs on the CPU only.
+std::unique_ptr<Backend> backend_from_name(const std::string& name, PrecisionMode mode);
 // The same choice as a factory, for the trainer (which makes its backend itself).
 BackendFactory backend_factory(const std::string& name);
 

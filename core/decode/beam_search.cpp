@@ -77,7 +77,7 @@ BeamResult beam_search(Transformer& model, const std::vector<int>& src, int max_
         }
         return rows;
     };
-    const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model.options());
+    const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model);
     model.set_batch(std::vector<std::vector<int>>(static_cast<size_t>(K), src), decoder_input());
     if (!cached) model.reserve_target(P + limit + 1);
     model.encode();

@@ -49,7 +49,7 @@ std::vector<std::vector<int>> decode_with(Transformer& model, const std::vector<
             rows[b].assign(seq[b].begin(), seq[b].begin() + std::min(t, static_cast<int>(seq[b].size())));
         return rows;
     };
-    const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model.options());
+    const bool cached = model.options().kv_cache && IncrementalDecoder::supports(model);
     model.set_batch(src, inputs(1));
     if (!cached) model.reserve_target(std::max(steps, 1));
     model.encode();

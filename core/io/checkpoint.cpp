@@ -1,4 +1,4 @@
-// Checkpoints (checkpoint.h, docs/design.md §6): the parameters as F32 tensors under their §4 names,
+// Checkpoints (checkpoint.h, docs/design.md §6): the parameters as F32 (or BF16, F16) tensors under their §4 names,
 // and __metadata__ {"format": CHECKPOINT_FORMAT, "config": to_json(config) + "vocabulary" (+
 // "training")}. Loading trusts nothing: every tensor must match ParameterTable(config) exactly.
 #include "tx/checkpoint.h"
@@ -85,8 +85,10 @@ Tokenizer make_tokenizer(const Checkpoint& checkpoint) {
     return Tokenizer(c.tokenizer, Vocabulary(checkpoint.vocabulary), c.special);
 }
 
-void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, const std::string& parameter_dtype) {
     const ModelConfig& config = checkpoint.config;
+    if (parameter_dtype != "F32" && parameter_dtype != "BF16" && parameter_dtype != "F16")
+        throw SafetensorsError(path + ": parameter dtype '" + printable(parameter_dtype) + "': expected F32, BF16 or F16");
     if (auto error = validate(config)) throw SafetensorsError(path + ": invalid config: " + *error);
     check_vocabulary(config, checkpoint.vocabulary, path);
     check_tokenizer(checkpoint, path);
@@ -115,7 +117,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
     file.tensors.reserve(table.entries().size());
     for (const ParameterInfo& p : table.entries()) {
         const auto first = checkpoint.parameters.begin() + p.offset;
-        file.tensors.push_back({p.name, p.shape, std::vector<float>(first, first + p.numel())});
+        file.tensors.push_back({p.name, p.shape, std::vector<float>(first, first + p.numel()), {}, parameter_dtype});
     }
     if (!checkpoint.tokenizer_model.empty()) {
         NamedTensor model;
@@ -186,9 +188,9 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
         if (it == by_name.end())
             throw SafetensorsError(what + ": missing tensor '" + p.name + "' (shape " + shape_text(p.shape) + ")");
         const NamedTensor& t = *it->second;
-        if (t.dtype != "F32")
+        if (t.dtype != "F32" && t.dtype != "BF16" && t.dtype != "F16")
             throw SafetensorsError(what + ": tensor '" + p.name + "' has dtype " + printable(t.dtype) +
-                                   "; checkpoint parameters are F32");
+                                   "; checkpoint parameters are F32, BF16 or F16");
         if (t.shape != p.shape)
             throw SafetensorsError(what + ": tensor '" + p.name + "' has shape " + shape_text(t.shape) +
                                    " but the config needs " + shape_text(p.shape));

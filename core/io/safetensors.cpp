@@ -1,6 +1,6 @@
 // safetensors reader and writer (format: https://huggingface.co/docs/safetensors). The reader
 // accepts exactly what the reference implementation (huggingface/safetensors, Metadata::validate)
-// accepts for F32/I32/U8: header length within the file and under 100 MB, tensors laid end to end
+// accepts for F32/F16/BF16/I32/U8: header length within the file and under 100 MB, tensors laid end to end
 // in offset order covering the whole data area. Every byte is untrusted: the fuzz target
 // tests/fuzz/fuzz_checkpoint.cpp calls parse_safetensors directly.
 #include "tx/safetensors.h"
@@ -16,6 +16,8 @@
 #include <limits>
 #include <tuple>
 #include <nlohmann/json.hpp>
+
+#include "tx/half_float.h"
 
 namespace tx {
 
@@ -50,6 +52,13 @@ struct Entry {
     uint64_t begin = 0, end = 0;
 };
 
+// Bytes per value of a dtype this file reads or writes.
+uint64_t element_bytes(const std::string& dtype) {
+    if (dtype == "U8") return 1;
+    if (dtype == "F16" || dtype == "BF16") return 2;
+    return 4;
+}
+
 uint64_t read_u64_le(const uint8_t* p) {
     uint64_t v;
     std::memcpy(&v, p, sizeof v);
@@ -65,8 +74,8 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
     const auto dtype = j.find("dtype");
     if (dtype == j.end() || !dtype->is_string()) throw SafetensorsError(where + " has no \"dtype\" string");
     e.dtype = dtype->get<std::string>();
-    if (e.dtype != "F32" && e.dtype != "I32" && e.dtype != "U8")
-        throw SafetensorsError(where + " has dtype " + printable(e.dtype) + "; only F32, I32 and U8 can be read");
+    if (e.dtype != "F32" && e.dtype != "F16" && e.dtype != "BF16" && e.dtype != "I32" && e.dtype != "U8")
+        throw SafetensorsError(where + " has dtype " + printable(e.dtype) + "; only F32, F16, BF16, I32 and U8 can be read");
 
     const auto shape = j.find("shape");
     if (shape == j.end() || !shape->is_array()) throw SafetensorsError(where + " has no \"shape\" array");
@@ -97,7 +106,7 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
     if (e.begin > e.end || e.end > data_size)
         throw SafetensorsError(where + " has data_offsets " + range + " outside the data area of " +
                                std::to_string(data_size) + " bytes (a truncated file or bad data_offsets)");
-    const uint64_t element = e.dtype == "U8" ? 1 : 4;
+    const uint64_t element = element_bytes(e.dtype);
     if (e.end - e.begin != numel * element)
         throw SafetensorsError(where + " has data_offsets " + range + " holding " + std::to_string(e.end - e.begin) +
                                " bytes, but shape " + shape_text(e.shape) + " of " + e.dtype + " needs " +
@@ -178,10 +187,15 @@ SafetensorsFile parse_safetensors(const uint8_t* bytes, size_t size, const std::
             file.tensors.push_back(std::move(t));
             continue;
         }
-        const size_t numel = static_cast<size_t>((e.end - e.begin) / 4);
+        const size_t numel = static_cast<size_t>((e.end - e.begin) / element_bytes(e.dtype));
         t.data.resize(numel);
         if (e.dtype == "F32") {
             if (numel) std::memcpy(t.data.data(), data + e.begin, numel * 4);
+        } else if (e.dtype == "F16" || e.dtype == "BF16") {   // converted to float, exactly
+            std::vector<uint16_t> halves(numel);
+            if (numel) std::memcpy(halves.data(), data + e.begin, numel * 2);
+            if (e.dtype == "F16") fp16_to_floats(t.data.data(), halves.data(), static_cast<int64_t>(numel));
+            else bf16_to_floats(t.data.data(), halves.data(), static_cast<int64_t>(numel));
         } else {
             for (size_t i = 0; i < numel; ++i) {
                 int32_t v;
@@ -217,8 +231,8 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
         const std::string where = path + ": tensor '" + printable(t.name) + "'";
         if (t.name == "__metadata__") throw SafetensorsError(where + ": the name is reserved");
         if (header.contains(t.name)) throw SafetensorsError(where + " appears twice");
-        if (t.dtype != "F32" && t.dtype != "U8")
-            throw SafetensorsError(where + " has dtype " + printable(t.dtype) + "; only F32 and U8 are written");
+        if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "U8")
+            throw SafetensorsError(where + " has dtype " + printable(t.dtype) + "; only F32, F16, BF16 and U8 are written");
         uint64_t numel = 1;
         for (int64_t d : t.shape) {
             if (d < 0) throw SafetensorsError(where + " has a negative dimension in " + shape_text(t.shape));
@@ -229,7 +243,7 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
         if (numel != held)
             throw SafetensorsError(where + " has shape " + shape_text(t.shape) + " (" + std::to_string(numel) +
                                    " values) but " + std::to_string(held) + " values");
-        const uint64_t bytes = (u8 ? 1 : 4) * numel;
+        const uint64_t bytes = element_bytes(t.dtype) * numel;
         header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
@@ -255,7 +269,16 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
     if (!f) fail(nullptr, "creating the temporary file");
     if (std::fwrite(&header_len, 8, 1, f) != 1 || std::fwrite(text.data(), 1, text.size(), f) != text.size())
         fail(f, "writing the header");
+    std::vector<uint16_t> halves;
     for (const NamedTensor& t : file.tensors) {
+        if (!t.data.empty() && (t.dtype == "F16" || t.dtype == "BF16")) {   // rounded to nearest, ties to even
+            halves.resize(t.data.size());
+            const auto n = static_cast<int64_t>(t.data.size());
+            if (t.dtype == "F16") floats_to_fp16(halves.data(), t.data.data(), n);
+            else floats_to_bf16(halves.data(), t.data.data(), n);
+            if (std::fwrite(halves.data(), 2, halves.size(), f) != halves.size()) fail(f, "writing tensor data");
+            continue;
+        }
         if (!t.data.empty() && std::fwrite(t.data.data(), 4, t.data.size(), f) != t.data.size())
             fail(f, "writing tensor data");
         if (!t.bytes.empty() && std::fwrite(t.bytes.data(), 1, t.bytes.size(), f) != t.bytes.size())

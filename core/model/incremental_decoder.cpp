@@ -16,11 +16,15 @@ namespace tx {
 
 bool IncrementalDecoder::supports(const RunOptions& options) { return options.causal_mask && !options.training; }
 
+bool IncrementalDecoder::supports(const Transformer& model) {
+    return supports(model.options()) && !model.backend().precision().all_low;
+}
+
 IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     : m_model(model), m_backend(model.backend()), m_config(model.config()) {
     const ModelConfig& c = m_config;
-    if (!supports(model.options()))
-        throw std::invalid_argument("the KV cache needs the causal mask on and evaluation mode");
+    if (!supports(model))
+        throw std::invalid_argument("the KV cache needs the causal mask on, evaluation mode, and a backend that does not round every step");
     if (capacity < 1 || capacity > c.max_len)
         throw std::invalid_argument("KV cache capacity " + std::to_string(capacity) + " outside 1.." +
                                     std::to_string(c.max_len));

@@ -69,6 +69,7 @@ void Transformer::set_parameters(const std::vector<float>& host) {
         throw std::invalid_argument("parameter count " + std::to_string(host.size()) + " does not match the model's " +
                                     std::to_string(m_params.size()));
     m_weight_cache.clear();
+    m_backend.parameters_changed();
     m_backend.upload(m_params.data(), host.data(), host.size() * sizeof(float));
 }
 
@@ -250,6 +251,9 @@ void Transformer::run_step(size_t index) {
     m_info[index].materialised =
         !(fused_attention_active() && (kind == StepKind::Scores || kind == StepKind::Mask || kind == StepKind::Softmax)) &&
         !(fused_softmax_active() && kind == StepKind::Mask);
+    // "Everything in low precision" (docs/precision.md): each materialised step's output is rounded
+    // to the backend's format before the next step reads it; a no-op on every other backend.
+    if (m_info[index].materialised) m_backend.round_step_output(out(index), m_info[index].shape.numel());
 }
 
 void Transformer::run_range(size_t begin, size_t end) {

@@ -23,7 +23,7 @@ std::vector<int> generation_timing_lengths(int max_len) {
 
 GenerationTiming time_generation(Transformer& model, const std::vector<int>& src, const std::vector<int>& lengths,
                                  int repeats) {
-    if (!IncrementalDecoder::supports(model.options()))
+    if (!IncrementalDecoder::supports(model))
         throw std::invalid_argument("generation with the KV cache needs the causal mask on (and evaluation mode)");
     if (lengths.empty() || repeats < 1) throw std::invalid_argument("time_generation: no lengths or no repeats");
     const RunOptions saved = model.options();

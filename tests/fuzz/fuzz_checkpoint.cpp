@@ -4,7 +4,8 @@
 // crash, sanitizer report or allocation beyond libFuzzer's -rss_limit_mb is a bug.
 // Seeds (corpus_checkpoint/): checkpoints saved by save_checkpoint for 5-token vocabularies
 // with d_model 2 (Post-LN 1+1 layers, Pre-LN 0+1 layers), a subword checkpoint carrying its
-// SentencePiece model, a hand-made two-tensor file and a training state of 3 parameters.
+// SentencePiece model, a hand-made two-tensor file, a training state of 3 parameters, the Post-LN
+// checkpoint with BF16 and with F16 parameters (txcli convert), and a hand-made F16 + BF16 file.
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>

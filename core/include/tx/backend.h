@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tx/precision.h"
+
 namespace tx {
 
 // A backend that cannot run an op (a CUDA device out of memory, a failed launch): the message
@@ -38,6 +40,16 @@ public:
     // decoder then runs self-attention once per head over the written cache slots only; false
     // on a device, where every call is a kernel launch and one call over all slots is cheaper.
     virtual bool small_calls_are_cheap() const { return false; }
+    // The precision the products run in (precision.h, docs/precision.md): FP32 except on a backend
+    // made by make_precision_cpu_backend(PrecisionMode).
+    virtual PrecisionMode precision() const { return {}; }
+    // Where precision().all_low: rounds a finished step's output (n floats) to the low format, in
+    // place; the model calls it after every step's forward. Otherwise nothing.
+    virtual void round_step_output(float* /*out*/, int64_t /*n*/) {}
+    // The parameters may have changed: a backend drops what it derived from the weights (a
+    // precision backend's rounded or quantised copies). The model calls it wherever it clears its
+    // WeightCache.
+    virtual void parameters_changed() {}
     // Times queued work (one step): timer_start() marks the start on the backend's queue and
     // timer_stop() waits for the work and returns milliseconds. The CPU reads a host clock; CUDA
     // records events on its stream (a host clock there would time only the launches).
@@ -158,6 +170,12 @@ std::unique_ptr<Backend> make_cpu_backend();
 // The same without the fused sublayer connection (fuses_add_norm() false): the separate ops, which
 // the fused ones are tested and benchmarked against.
 std::unique_ptr<Backend> make_cpu_backend_unfused_add_norm();
+// The reference backend computing in `mode` (docs/precision.md): the linear layers' weights
+// rounded (BF16, FP16) or quantised (INT8) once, the matrix products' inputs and outputs rounded
+// (BF16, FP16), every step's output rounded with mode.all_low. FP32 is make_cpu_backend() itself.
+// Evaluation only: its backward ops are the FP32 ones. Throws std::invalid_argument for a mode
+// that validate(mode) refuses.
+std::unique_ptr<Backend> make_precision_cpu_backend(PrecisionMode mode);
 
 // A typed array in a backend's memory, released with it (RAII). Zero-filled on allocation.
 template <typename T>

@@ -25,8 +25,12 @@ struct Checkpoint {
 };
 
 // Atomic write (temporary name, then rename). Throws SafetensorsError on I/O failure.
-void save_checkpoint(const std::string& path, const Checkpoint& checkpoint);
-// Refuses with a SafetensorsError naming the problem: truncated file, bad header, wrong dtype,
+// parameter_dtype: "F32" (the default, exact), or "BF16" / "F16", half the size, each parameter
+// rounded to nearest even (half_float.h; FP16 overflows to inf beyond 65504); loading converts
+// them back to float exactly.
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, const std::string& parameter_dtype = "F32");
+// Parameters may be F32, F16 or BF16 (converted to float). Refuses with a SafetensorsError naming
+// the problem: truncated file, bad header, wrong dtype,
 // missing or extra tensor, a shape that does not match the config, a bad config or vocabulary
 // (vocabulary size must equal src_vocab and tgt_vocab), a missing or corrupt SentencePiece model
 // or one whose pieces are not the vocabulary.

@@ -19,6 +19,9 @@ public:
     // so their keys and values change at every step and a cache of them is wrong. Not in
     // training: dropout draws a fresh mask per step of the full pass. Callers use the full path then.
     static bool supports(const RunOptions& options);
+    // The same for a model on its backend: nor where the backend rounds every step's output
+    // (precision().all_low, docs/precision.md), which only the full pass's steps do.
+    static bool supports(const Transformer& model);
 
     // Needs model.encode() to have run on the model's current batch: reads the encoder memory
     // (the last encoder step's output [B,S,D]) and the source padding, and projects the memory

@@ -84,12 +84,14 @@ public:
     const ModelConfig& config() const { return m_config; }
     const ParameterTable& table() const { return m_table; }
     Backend& backend() { return m_backend; }
+    const Backend& backend() const { return m_backend; }
 
     // Flat parameters / gradients in backend memory, ParameterTable layout. Writing through
     // parameters() is allowed until the next forward pass: it drops the weights packed for
     // evaluation passes (weight_cache.h).
     float* parameters() {
         m_weight_cache.clear();
+        m_backend.parameters_changed();
         return m_params.data();
     }
     float* gradients() { return m_grads.data(); }
