@@ -17,6 +17,7 @@ int cmd_bench(const Argv& argv);
 int cmd_evaluate(const Argv& argv);
 int cmd_score(const Argv& argv);
 int cmd_compare_variants(const Argv& argv);
+int cmd_inspect(const Argv& argv);
 
 // Shared by the commands: the help text printed for --help, and whether argv asks for it.
 bool wants_help(const Argv& argv);
