@@ -84,8 +84,16 @@ TEST_P(InspectViews, PatchingEverythingGivesCleanAndNothingGivesCorruptedBitForB
     EXPECT_EQ(patcher.patch_rows(model.layer_output(Stack::Encoder, 0), {}), corrupted);
     EXPECT_EQ(patcher.patch_rows(last, {}), corrupted);
     EXPECT_EQ(patcher.patch_rows(model.step("encoder.layers.1.ffn.out"), {}), corrupted);
-    // A single patch gives the same bits whatever was patched before it.
+    // A single patch gives the same bits whatever was patched before it, at an earlier step (whose
+    // effect on the steps in between must be undone) or a later one.
     const size_t site = model.step("encoder.layers.0.self_attn.out");
+    // (The decoder's layer 0 output: the layers after it also read the encoder's output.)
+    const size_t decoder0 = model.layer_output(Stack::Decoder, 0);
+    const std::vector<float> late = patcher.patch_rows(decoder0, {2});
+    patcher.patch_rows(site, {1});
+    EXPECT_EQ(patcher.patch_rows(decoder0, {2}), late);
+    patcher.patch_head(model.step("encoder.layers.1.self_attn.context"), 0);
+    EXPECT_EQ(patcher.patch_rows(decoder0, {2}), late);
     const std::vector<float> once = patcher.patch_rows(site, {1});
     patcher.patch_rows(last, {2});
     patcher.patch_head(model.step("decoder.layers.0.cross_attn.context"), 1);
