@@ -317,7 +317,7 @@ int bench(InspectModel& model, const Args& args) {
     std::printf("%s\n%d thread(s), %d rounds; source %zu pieces, decoder input %zu positions\n", cpu::machine_summary().c_str(),
                 cpu_threads(), repeats, clean.src.size(), clean.tgt.size());
     std::printf("head importance: %zu ablations, median %.1f ms (min %.1f, max %.1f)\n", heads_runs, h[0], h[1], h[2]);
-    std::printf("patching grids:  %zu patches (both runs included), median %.1f ms (min %.1f, max %.1f)\n", patch_runs, p[0],
+    std::printf("patching grids:  %zu patches, median %.1f ms (min %.1f, max %.1f)\n", patch_runs, p[0],
                 p[1], p[2]);
     return 0;
 }
