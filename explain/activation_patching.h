@@ -1,11 +1,9 @@
-// Activation patching (Meng et al. 2022, "causal tracing"; Heimersheim & Nanda 2024 on metrics):
-// run a clean and a corrupted input with the same number of pieces, then re-run the corrupted one
-// with one activation copied from the clean run, and measure how much of the clean behaviour
-// comes back. The decoder input is held fixed (encoder-decoder: the same for both runs), so both
-// runs predict the same positions. Metric: log p(token) at one target position, or
-// log p(token) − log p(versus); normalised (patched − corrupted) / (clean − corrupted): 0 =
-// corrupted, 1 = clean. Grids: layers × positions (S encoder, T decoder) per stack and sublayer,
-// and layers × heads H per attention kind, all row-major.
+// Activation patching (Meng et al. 2022, "causal tracing"): run a clean and a corrupted input of
+// the same length, re-run the corrupted one with one activation copied from the clean run, and
+// measure how much of the clean behaviour returns: log p(token) (− log p(versus)) at one target
+// position, normalised (patched − corrupted) / (clean − corrupted), 0 = corrupted, 1 = clean. The
+// decoder input is held fixed (decoder-only: only the prompt differs). Grids, row-major: layers ×
+// positions (S encoder, T decoder) per stack and sublayer, layers × heads H per attention kind.
 #pragma once
 #include <cstddef>
 #include <string>
