@@ -254,6 +254,10 @@ void LookInsidePanel::draw_lens(const LookInside& r) {
         warning("No logit lens: " + lens.error);
         return;
     }
+    ImGui::Checkbox("log scale", &m_lens_log_scale);
+    ImGui::SameLine();
+    help_marker("Earlier layers' read-outs are often nearly flat: their top token may have p = 0.003 and look as dark as "
+                "p = 0.0002. The log scale colours log10 p from \xE2\x88\x92" "4 (p = 0.0001 and below) to 0 (p = 1).");
     std::vector<std::string> texts, rows, cols;
     std::vector<float> colour;
     for (int l = 0; l < lens.layers; ++l) {
@@ -261,7 +265,8 @@ void LookInsidePanel::draw_lens(const LookInside& r) {
         for (int t = 0; t < lens.positions; ++t) {
             const LensCell& c = lens.cells[static_cast<size_t>(l) * lens.positions + t];
             texts.push_back(c.top.empty() ? "" : r.lens_token(c.top.front()));
-            colour.push_back(std::exp(c.chosen_log_prob));
+            const float p = std::exp(c.chosen_log_prob);
+            colour.push_back(m_lens_log_scale ? std::clamp((std::log10(std::max(p, 1e-30f)) + 4.0f) / 4.0f, 0.0f, 1.0f) : p);
         }
     }
     for (int t = 0; t < lens.positions; ++t) cols.push_back(std::to_string(t) + " " + lens.position_tokens[static_cast<size_t>(t)]);
@@ -275,15 +280,17 @@ void LookInsidePanel::draw_lens(const LookInside& r) {
     spec.col_labels = &cols;
     spec.row_axis = "decoder layer (last = the model's output)";
     spec.col_axis = "decoder position and its input token";
-    spec.colour_meaning = "p(the token finally chosen at that position)";
+    spec.colour_meaning = m_lens_log_scale ? "log10 p(the token finally chosen at that position), \xE2\x88\x92" "4 to 0"
+                                           : "p(the token finally chosen at that position), 0 to 1";
+    if (m_lens_log_scale) spec.bottom_label = "0.0001";
     spec.tooltip = [&](int l, int t) {
         const LensCell& c = lens.cells[static_cast<size_t>(l) * lens.positions + t];
         ImGui::Text("layer %d, position %d (input %s)", l, t, lens.position_tokens[static_cast<size_t>(t)].c_str());
-        ImGui::Text("finally chosen: %s, p = %.3f here", r.lens_token(lens.chosen[static_cast<size_t>(t)]).c_str(),
+        ImGui::Text("finally chosen: %s, p = %.4g here", r.lens_token(lens.chosen[static_cast<size_t>(t)]).c_str(),
                     std::exp(c.chosen_log_prob));
         ImGui::Separator();
         for (size_t k = 0; k < c.top.size(); ++k)
-            ImGui::Text("%zu. %-16s p = %.3f", k + 1, r.lens_token(c.top[k]).c_str(), std::exp(c.top_log_probs[k]));
+            ImGui::Text("%zu. %-16s p = %.4g", k + 1, r.lens_token(c.top[k]).c_str(), std::exp(c.top_log_probs[k]));
     };
     draw_token_grid(spec);
 }

@@ -51,6 +51,7 @@ private:
     int m_cross_layer = -1;            // the decoder layer of the decoder-over-source rollout; -1: the last
     int m_attribution_position = -1;   // -1: the patching metric's position, else the last
     bool m_attribution_sorted = true;  // by |value| instead of forward order
+    bool m_lens_log_scale = false;     // the lens colours log10 p from -4 to 0 instead of p
 };
 
 }  // namespace tx::app

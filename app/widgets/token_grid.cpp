@@ -86,8 +86,8 @@ TokenGridResult draw_token_grid(const TokenGridSpec& spec) {
         dl->AddRectFilled(ImVec2(bar_x, y0), ImVec2(bar_x + 12.0f, y0 + bar_h / 32.0f + 1.0f),
                           colormap(spec.map, 1.0f - static_cast<float>(k) / 31.0f));
     }
-    dl->AddText(ImVec2(bar_x + 16.0f, grid_min.y - 2.0f), label_colour, "1");
-    dl->AddText(ImVec2(bar_x + 16.0f, grid_min.y + bar_h - line), label_colour, "0");
+    dl->AddText(ImVec2(bar_x + 16.0f, grid_min.y - 2.0f), label_colour, spec.top_label.c_str());
+    dl->AddText(ImVec2(bar_x + 16.0f, grid_min.y + bar_h - line), label_colour, spec.bottom_label.c_str());
     // The grid's hover and click.
     ImGui::SetCursorScreenPos(grid_min);
     ImGui::InvisibleButton("cells", ImVec2(cell_w * static_cast<float>(spec.cols), grid_h));
@@ -109,7 +109,7 @@ TokenGridResult draw_token_grid(const TokenGridSpec& spec) {
     }
     // Room for the bar's height and its caption below the grid.
     ImGui::SetCursorScreenPos(ImVec2(origin.x, grid_min.y + std::max(grid_h, bar_h) + 4.0f));
-    if (!spec.colour_meaning.empty()) ImGui::TextDisabled("colour: %s (0 to 1)", spec.colour_meaning.c_str());
+    if (!spec.colour_meaning.empty()) ImGui::TextDisabled("colour: %s", spec.colour_meaning.c_str());
     ImGui::PopID();
     return result;
 }

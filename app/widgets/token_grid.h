@@ -20,7 +20,8 @@ struct TokenGridSpec {
     const std::vector<std::string>* row_labels = nullptr;   // [rows]
     const std::vector<std::string>* col_labels = nullptr;   // [cols]
     std::string row_axis, col_axis;                // "decoder layer", "decoder position (input token)"
-    std::string colour_meaning;                    // under the colour bar: "p(finally chosen token)"
+    std::string colour_meaning;                    // under the grid: "p(finally chosen token), 0 to 1"
+    std::string top_label = "1", bottom_label = "0";   // the colour bar's ends (t = 1 and t = 0)
     Colormap map = Colormap::Viridis;
     float min_cell_width = 64.0f, max_cell_width = 120.0f, cell_height = 26.0f;
     std::function<void(int, int)> tooltip;         // called inside BeginTooltip for the hovered cell
