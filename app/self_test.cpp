@@ -59,11 +59,12 @@ const char* const INSPECT_CLEAN = "The animal didn't cross the street because it
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
 const char* const INSPECT_LONGER = "The animal didn't cross the street because it was much too wide.";
 
-// Waits (at most 40 frames) until the Look inside views are computed for this corrupted sentence.
-std::function<bool(ExplorerApp&)> look_inside_ready(const std::string& corrupted) {
-    return [corrupted, frames = 0](ExplorerApp& app) mutable {
+// Waits (at most 40 frames) until the Look inside views are computed for the panel's settings.
+std::function<bool(ExplorerApp&)> look_inside_ready() {
+    return [frames = 0](ExplorerApp& app) mutable {
         const auto& r = app.view().look_inside;
-        return (r && r->request.corrupted == corrupted && !app.view().look_inside_computing) || ++frames > 40;
+        const LookInsidePanel* p = look_inside_panel(app);
+        return (r && p && r->request == p->request_for(app.view()) && !app.view().look_inside_computing) || ++frames > 40;
     };
 }
 
@@ -1065,7 +1066,7 @@ void SelfTest::build() {
         app.show_panel("inspect");
         return true;
     });
-    add("look inside: computed", look_inside_ready(INSPECT_CORRUPT));
+    add("look inside: computed", look_inside_ready());
     add("check look inside", [this](ExplorerApp& app) {
         const SessionView& v = app.view();
         const auto r = v.look_inside;
@@ -1124,10 +1125,36 @@ void SelfTest::build() {
             check(std::fabs(sum - got.logit) <= 1e-3 * std::max(1.0, std::fabs(got.logit)),
                   "the attribution at position " + std::to_string(t) + " adds up to its logit");
         }
-        if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted(INSPECT_LONGER);
+        // Next: token vs token at the position where the model writes "cansado".
+        m_inspect_position = -1;
+        for (int t = 0; t < static_cast<int>(lens.chosen.size()); ++t)
+            if (lens.chosen[static_cast<size_t>(t)] == model.token_id("cansado")) m_inspect_position = t;
+        check(m_inspect_position >= 0, "the everyday model writes \"cansado\" for \"tired\"");
+        if (LookInsidePanel* p = look_inside_panel(app)) p->set_metric(m_inspect_position, "cansado", "ancha");
         return true;
     });
-    add("look inside: different lengths", look_inside_ready(INSPECT_LONGER));
+    add("look inside: token vs token", look_inside_ready());
+    add("check look inside: token vs token", [this](ExplorerApp& app) {
+        const auto r = app.view().look_inside;
+        InspectModel model(load_checkpoint(app.view().model_source));
+        const InspectInput in = model.input(INSPECT_CLEAN);
+        InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
+        corrupted.tgt = in.tgt;
+        const ActivationPatching patch =
+            activation_patching(model, in, corrupted, {m_inspect_position, model.token_id("cansado"), model.token_id("ancha")});
+        check(r && r->patching.error.empty() && r->patching.metric_text == patch.metric_text &&
+                  r->patching.metric.position == m_inspect_position,
+              "the panel's token-vs-token metric is the library's (" + patch.metric_text + ")" + (r ? " " + r->patching.error : ""));
+        bool same = r && r->patching.grids.size() == patch.grids.size();
+        for (size_t g = 0; same && g < patch.grids.size(); ++g) same = r->patching.grids[g].metric == patch.grids[g].metric;
+        check(same, "the panel's token-vs-token grids are the library's");
+        if (LookInsidePanel* p = look_inside_panel(app)) {
+            p->set_metric(-1, "", "");
+            p->set_corrupted(INSPECT_LONGER);
+        }
+        return true;
+    });
+    add("look inside: different lengths", look_inside_ready());
     add("check look inside: different lengths", [this](ExplorerApp& app) {
         const auto r = app.view().look_inside;
         const auto names = [](const std::string& message, size_t n) { return message.find(std::to_string(n)) != std::string::npos; };
@@ -1443,6 +1470,27 @@ void SelfTest::build_decoder_only() {
         });
         add("draw", wait_frames(2));
     }
+    // The Look inside panel on the decoder-only model: the views that apply, against the library.
+    add("decoder-only look inside", [](ExplorerApp& app) {
+        app.show_panel("inspect");
+        return true;
+    });
+    add("decoder-only look inside computed", look_inside_ready());
+    add("check decoder-only look inside", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const auto r = v.look_inside;
+        check(r && r->error.empty() && r->decoder_only, "decoder-only: the Look inside views are computed" + (r ? " " + r->error : ""));
+        if (!r || !r->error.empty()) return true;
+        check(r->source_tokens.empty() && r->rollout.error.empty() && r->rollout.cross.empty() &&
+                  r->rollout.stack == "decoder self-attention",
+              "decoder-only: the rollout runs over the decoder's self-attention, with no decoder-over-source part");
+        InspectModel model(load_checkpoint(v.model_source));
+        const InspectInput in = model.input(v.sentences.front(), v.target_text);
+        check(r->lens.error.empty() && r->lens.log_probs == logit_lens(model, in, 5).log_probs, "decoder-only: the lens is the library's");
+        check(r->heads.grids.size() == 1 && r->heads.grids[0].delta == head_importance(model, in).grids.at(0).delta,
+              "decoder-only: head importance has the one attention kind, as the library computes it");
+        return true;
+    });
     add("decoder-only done", [this](ExplorerApp& app) {
         check(app.error_count() == m_baseline_errors, "decoder-only: no error reported (" + std::to_string(app.error_count()) + ")");
         app.load_checkpoint(m_decoder_back);

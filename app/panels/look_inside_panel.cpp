@@ -150,6 +150,16 @@ void LookInsidePanel::set_corrupted(const std::string& text) {
     if (!text.empty()) select_view("patch");
 }
 
+void LookInsidePanel::set_metric(int position, const std::string& token, const std::string& versus) {
+    m_metric_mode = token.empty() ? 0 : versus.empty() ? 1 : 2;
+    m_metric_position_edit = std::max(position, 0);
+    std::snprintf(m_token_edit, sizeof m_token_edit, "%s", token.c_str());
+    std::snprintf(m_versus_edit, sizeof m_versus_edit, "%s", versus.c_str());
+    m_metric_position = m_metric_mode == 0 ? -1 : position;
+    m_metric_token = token;
+    m_metric_versus = m_metric_mode == 2 ? versus : "";
+}
+
 bool LookInsidePanel::select_view(const std::string& key) {
     for (int i = 0; i < static_cast<int>(std::size(VIEWS)); ++i)
         if (key == VIEWS[i]) {

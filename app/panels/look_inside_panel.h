@@ -18,6 +18,9 @@ public:
     LookInsidePanel();
     void set_corrupted(const std::string& text);   // --corrupt: the patching sentence, committed at once
     bool select_view(const std::string& key);      // one of VIEWS; false for another name
+    // The patching metric, committed at once: position -1 and empty tokens choose (automatic);
+    // a token alone is log p(token) at the position, with versus log p(token) - log p(versus).
+    void set_metric(int position, const std::string& token, const std::string& versus);
     // What a click on a head-importance cell does: the cursor to that block's probabilities step,
     // the block and head selected, the Attention panel raised. False when the model has no such block.
     static bool open_head(Commands& commands, const SessionView& v, AttentionKind kind, int layer, int head);
