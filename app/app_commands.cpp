@@ -356,3 +356,41 @@ void ExplorerApp::measure_generation() {
 }
 
 }  // namespace tx::app
+
+// ---------------------------------------------------------------------------------------------
+// The Look inside panel: its five views of the first sentence, on a checkpoint copy off the GUI
+// thread (head importance and the patching grids take about 2 s on the everyday model).
+
+namespace tx::app {
+
+void ExplorerApp::compute_look_inside(const LookInsideRequest& request) {
+    queue([this, request] {
+        if (!m_session || m_view.look_inside_computing) return;
+        Checkpoint checkpoint = m_session->checkpoint();
+        if (m_options.headless()) {
+            // Screenshots and the self-test show the finished views, so they wait for them.
+            m_view.look_inside = std::make_shared<const LookInside>(tx::app::compute_look_inside(std::move(checkpoint), request));
+            ++m_view.version;
+            return;
+        }
+        m_look_inside_running_epoch = m_look_inside_epoch;
+        m_look_inside_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request]() mutable {
+            return std::make_shared<const LookInside>(tx::app::compute_look_inside(std::move(checkpoint), request));
+        });
+        m_view.look_inside_computing = true;
+    });
+}
+
+void ExplorerApp::adopt_look_inside() {
+    if (!m_look_inside_running.valid() ||
+        m_look_inside_running.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+        return;
+    std::shared_ptr<const LookInside> result = m_look_inside_running.get();
+    m_view.look_inside_computing = false;
+    // Made for a model or input that has changed since: dropped (the panel asks again).
+    if (m_look_inside_running_epoch != m_look_inside_epoch) return;
+    m_view.look_inside = std::move(result);
+    ++m_view.version;
+}
+
+}  // namespace tx::app

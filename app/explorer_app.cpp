@@ -23,6 +23,7 @@
 #include "panel_registry.h"
 #include "panels/lessons_panel.h"
 #include "panels/training_panel.h"
+#include "panels/look_inside_panel.h"
 #include "screenshot.h"
 #include "self_test.h"
 #include "tx/session.h"
@@ -111,6 +112,11 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
     load_fonts();
 
     make_panels();
+    for (auto& p : m_panels)
+        if (auto* look = dynamic_cast<LookInsidePanel*>(p.get())) {
+            look->set_corrupted(m_options.corrupt);
+            if (!m_options.look_inside.empty()) look->select_view(m_options.look_inside);
+        }
     for (const auto& [key, open] : m_settings.panels_open)
         for (auto& p : m_panels)
             if (p->key() == key) p->open() = open;
@@ -354,6 +360,11 @@ void ExplorerApp::refresh(bool full) {
         if (full) m_view.comparison.reset();   // it was of another input, model or backend
         if (full) m_view.generation_timing.reset();
         if (full) m_view.generation.stale = true;
+        if (full) {
+            // The Look inside views were of another model or input; one being computed is dropped.
+            ++m_look_inside_epoch;
+            m_view.look_inside.reset();
+        }
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
     }
@@ -427,6 +438,7 @@ bool ExplorerApp::idle() const {
     if (!m_highlight.empty()) return false;   // the frame fades out
     if (m_trainer && m_training.state == TrainerState::Running) return false;
     if (m_prepared) return false;   // redraw to adopt the trainer once it is made
+    if (m_view.look_inside_computing) return false;   // redraw to adopt the Look inside views
     return !ImGui::IsAnyMouseDown();
 }
 
@@ -456,6 +468,7 @@ void ExplorerApp::adopt_known_words() {
 void ExplorerApp::draw() {
     ++m_frame;
     adopt_known_words();
+    adopt_look_inside();
     update_font_sampling();
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);

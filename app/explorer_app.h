@@ -13,6 +13,7 @@
 
 #include "options.h"
 #include "known_words.h"
+#include "look_inside.h"
 #include "model_catalog.h"
 #include "tx/checkpoint.h"
 #include "panel.h"
@@ -84,6 +85,7 @@ public:
     void set_generation_cursor(int token, int step) override;
     void measure_generation() override;
     void trainer_compare_variant(const std::string& row_id) override;
+    void compute_look_inside(const LookInsideRequest& request) override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }
@@ -205,6 +207,11 @@ private:
     void draw_highlight();
     GenerationSettings m_generation;      // the Generate panel's decoding mode (the trace holds a copy)
     void compute_generation_now();        // recomputes m_view.generation, keeping its cursor
+    // The Look inside panel's computation, off the GUI thread; adopted by the frame that finds it
+    // ready if no model or input change came in between (m_look_inside_epoch counts those).
+    std::future<std::shared_ptr<const LookInside>> m_look_inside_running;
+    uint64_t m_look_inside_epoch = 0, m_look_inside_running_epoch = 0;
+    void adopt_look_inside();
 };
 
 }  // namespace tx::app

@@ -28,6 +28,10 @@ const char* USAGE =
     "                        KEY (0-based) of the attention block --step names (default: the first\n"
     "                        encoder self-attention), e.g. --step decoder.layers.2.cross_attn.context\n"
     "  --head N              the head to show (Attention panel, Neuron view); default 0\n"
+    "  --corrupt TEXT        the Look inside panel's corrupted sentence for activation patching\n"
+    "                        (as many pieces as the first --sentence); opens its patching tab\n"
+    "  --look-inside VIEW    the Look inside panel's tab: lens, patch, heads, rollout, entropy\n"
+    "                        or attribution\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
     "                        per sentence (\"decoded 1: TEXT\")\n"
@@ -153,6 +157,15 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v, 0, 100000);
             if (!n) return bad("--head must be a whole number from 0, got '" + v + "'");
             options.head = *n;
+        } else if (arg == "--corrupt") {
+            if (!value(v)) return bad("--corrupt needs a sentence");
+            options.corrupt = v;
+        } else if (arg == "--look-inside") {
+            if (!value(v)) return bad("--look-inside needs a view");
+            if (v != "lens" && v != "patch" && v != "heads" && v != "rollout" && v != "entropy" &&
+                v != "attribution")
+                return bad("--look-inside must be lens, patch, heads, rollout, entropy or attribution, got '" + v + "'");
+            options.look_inside = v;
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
             const auto n = whole_number(v, 1, 1000000);

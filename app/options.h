@@ -21,6 +21,8 @@ struct AppOptions {
     bool print_decoded = false;             // --print-decoded: print the decoded outputs with the screenshot
     bool frame_times = false;               // --frame-times: print frame-time statistics with the screenshot
     int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
+    std::string corrupt;                    // --corrupt TEXT: the Look inside panel's corrupted sentence
+    std::string look_inside;                // --look-inside VIEW: the Look inside panel's tab (lens, patch, …)
     int head = -1;                          // --head N: the selected head (Attention, Neuron view)
     int frames = 6;                         // frames rendered before the screenshot
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N

@@ -15,6 +15,8 @@
 
 namespace tx::app {
 
+struct LookInsideRequest;
+
 // What panels ask of the app. Queued and applied between frames, so a frame reads one snapshot.
 class Commands {
 public:
@@ -80,6 +82,9 @@ public:
     // The Training panel's "Compare variants": a new trainer with one row of the variant comparison
     // (core/include/tx/variant_comparison.h: its model, schedule, budget and target), started at once.
     virtual void trainer_compare_variant(const std::string& row_id) = 0;
+    // The Look inside panel: computes its views for `request` (SessionView::look_inside) off the GUI
+    // thread (headless runs: at once, so screenshots and the self-test see the result).
+    virtual void compute_look_inside(const LookInsideRequest& request) = 0;
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).

@@ -7,6 +7,7 @@
 #include "panels/generate_panel.h"
 #include "panels/input_panel.h"
 #include "panels/lessons_panel.h"
+#include "panels/look_inside_panel.h"
 #include "panels/masks_panel.h"
 #include "panels/model_panel.h"
 #include "panels/neuron_panel.h"
@@ -43,6 +44,8 @@ const std::vector<PanelEntry>& panel_registry() {
         // A guided tour on request (Help or View menu, --lesson).
         {"lessons", "Lessons", P::LeftBottom, false, factory<LessonsPanel>()},
         {"generate", "Generate", P::Tab, true, factory<GeneratePanel>()},
+        // Five measurements of the first sentence's run (explain/look_inside.h), computed on request.
+        {"inspect", "Look inside", P::Tab, true, factory<LookInsidePanel>()},
     };
     return entries;
 }

@@ -12,6 +12,8 @@
 #include "explorer_app.h"
 #include "panel_registry.h"
 #include "panels/lessons_panel.h"
+#include "panels/look_inside_panel.h"
+#include "look_inside.h"
 #include "neuron_trace.h"
 #include "panels/neuron_panel.h"
 #include "known_words.h"
@@ -45,6 +47,26 @@ const Panel* panel(ExplorerApp& app, const std::string& key) {
 }
 
 bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrameCount(); }
+
+LookInsidePanel* look_inside_panel(ExplorerApp& app) {
+    for (const auto& p : app.panels())
+        if (auto* l = dynamic_cast<LookInsidePanel*>(p.get())) return l;
+    return nullptr;
+}
+
+// The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
+const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
+const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
+const char* const INSPECT_LONGER = "The animal didn't cross the street because it was much too wide.";
+
+// Waits (at most 40 frames) until the Look inside views are computed for the panel's settings.
+std::function<bool(ExplorerApp&)> look_inside_ready() {
+    return [frames = 0](ExplorerApp& app) mutable {
+        const auto& r = app.view().look_inside;
+        const LookInsidePanel* p = look_inside_panel(app);
+        return (r && p && r->request == p->request_for(app.view()) && !app.view().look_inside_computing) || ++frames > 40;
+    };
+}
 
 double seconds() {
     using namespace std::chrono;
@@ -1044,6 +1066,138 @@ void SelfTest::build() {
         app.trainer_pause();
         return true;
     });
+    // The Look inside panel on the everyday model with the "it ... tired" / "it ... wide" pair: every
+    // view's numbers against the explain library's, recomputed here on a fresh copy of the checkpoint;
+    // the lens's last row against the Session's own output; a length mismatch refused with both piece
+    // sequences; a head-importance cell opening its head in the Attention panel.
+    add("look inside: everyday model", [this](ExplorerApp& app) {
+        m_inspect_back = app.view().model_source;
+        app.open_model("everyday");
+        app.set_input({INSPECT_CLEAN}, std::nullopt);
+        return true;
+    });
+    add("look inside: corrupted sentence", [](ExplorerApp& app) {
+        if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted(INSPECT_CORRUPT);
+        app.show_panel("inspect");
+        return true;
+    });
+    add("look inside: computed", look_inside_ready());
+    add("check look inside", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const auto r = v.look_inside;
+        check(r && r->error.empty(), "the Look inside views are computed" + (r ? ": " + r->error : std::string()));
+        if (!r || !r->error.empty()) return true;
+        InspectModel model(load_checkpoint(v.model_source));
+        const InspectInput in = model.input(INSPECT_CLEAN);
+        const LogitLens lens = logit_lens(model, in, 5);
+        check(r->lens.error.empty() && r->lens.log_probs == lens.log_probs, "the panel's logit lens is the library's");
+        // The lens's last row against the Session's generator.log_probs [B=1, T, V].
+        const int V = lens.vocab, T = lens.positions;
+        size_t out_step = v.steps.size();
+        for (size_t i = 0; i < v.steps.size(); ++i)
+            if (v.steps[i].name == "generator.log_probs") out_step = i;
+        const std::vector<float>* out = out_step < v.steps.size() ? v.output(out_step) : nullptr;
+        check(out && v.T == T, "the lens has as many positions as the Session's decoder input");
+        if (out && v.T == T) {
+            double worst = 0.0;
+            const size_t last = static_cast<size_t>(lens.layers - 1) * T * V;
+            for (size_t i = 0; i < static_cast<size_t>(T) * V; ++i)
+                worst = std::max(worst, std::fabs(static_cast<double>(lens.log_probs[last + i]) - (*out)[i]));
+            check(worst < 1e-4, "the lens's last row is the Session's output (max |diff| " + std::to_string(worst) + ")");
+        }
+        // Patching with the same pair and the automatic metric.
+        InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
+        corrupted.tgt = in.tgt;
+        const ActivationPatching patch = activation_patching(model, in, corrupted);
+        check(r->patching.error.empty() && patch.error.empty(), "patching runs on the pair: " + r->patching.error);
+        bool same = r->patching.grids.size() == patch.grids.size() && r->patching.metric_text == patch.metric_text;
+        for (size_t g = 0; same && g < patch.grids.size(); ++g) {
+            const auto& a = r->patching.grids[g].normalised;
+            const auto& b = patch.grids[g].normalised;
+            same = a.size() == b.size();
+            for (size_t i = 0; same && i < a.size(); ++i) same = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i];
+        }
+        check(same, "the panel's patching grids are the library's (" + patch.metric_text + ")");
+        const HeadImportance heads = head_importance(model, in);
+        bool heads_same = r->heads.grids.size() == heads.grids.size();
+        for (size_t g = 0; heads_same && g < heads.grids.size(); ++g) heads_same = r->heads.grids[g].delta == heads.grids[g].delta;
+        check(heads_same, "the panel's head importance is the library's");
+        const AttentionRollout rollout = attention_rollout(model, in);
+        check(r->rollout.per_layer == rollout.per_layer && r->rollout.cross == rollout.cross, "the panel's rollout is the library's");
+        const AttentionEntropy entropy = attention_entropy(model, in);
+        bool entropy_same = r->entropy.grids.size() == entropy.grids.size();
+        for (size_t g = 0; entropy_same && g < entropy.grids.size(); ++g)
+            entropy_same = r->entropy.grids[g].entropy == entropy.grids[g].entropy && r->entropy.grids[g].max_entropy == entropy.grids[g].max_entropy;
+        check(entropy_same, "the panel's entropy is the library's");
+        check(static_cast<int>(r->attribution.size()) == T, "an attribution per decoder position");
+        for (int t = 0; t < std::min(T, static_cast<int>(r->attribution.size())); ++t) {
+            const LogitAttribution a = logit_attribution(model, in, t);
+            const LogitAttribution& got = r->attribution[static_cast<size_t>(t)];
+            double sum = got.remainder;
+            for (const Contribution& c : got.parts) sum += c.value;
+            check(got.logit == a.logit && got.remainder == a.remainder && got.parts.size() == a.parts.size(),
+                  "the panel's attribution at position " + std::to_string(t) + " is the library's");
+            check(std::fabs(sum - got.logit) <= 1e-3 * std::max(1.0, std::fabs(got.logit)),
+                  "the attribution at position " + std::to_string(t) + " adds up to its logit");
+        }
+        // Next: token vs token at the position where the model writes "cansado".
+        m_inspect_position = -1;
+        for (int t = 0; t < static_cast<int>(lens.chosen.size()); ++t)
+            if (lens.chosen[static_cast<size_t>(t)] == model.token_id("cansado")) m_inspect_position = t;
+        check(m_inspect_position >= 0, "the everyday model writes \"cansado\" for \"tired\"");
+        if (LookInsidePanel* p = look_inside_panel(app)) p->set_metric(m_inspect_position, "cansado", "ancha");
+        return true;
+    });
+    add("look inside: token vs token", look_inside_ready());
+    add("check look inside: token vs token", [this](ExplorerApp& app) {
+        const auto r = app.view().look_inside;
+        InspectModel model(load_checkpoint(app.view().model_source));
+        const InspectInput in = model.input(INSPECT_CLEAN);
+        InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
+        corrupted.tgt = in.tgt;
+        const ActivationPatching patch =
+            activation_patching(model, in, corrupted, {m_inspect_position, model.token_id("cansado"), model.token_id("ancha")});
+        check(r && r->patching.error.empty() && r->patching.metric_text == patch.metric_text &&
+                  r->patching.metric.position == m_inspect_position,
+              "the panel's token-vs-token metric is the library's (" + patch.metric_text + ")" + (r ? " " + r->patching.error : ""));
+        bool same = r && r->patching.grids.size() == patch.grids.size();
+        for (size_t g = 0; same && g < patch.grids.size(); ++g) same = r->patching.grids[g].metric == patch.grids[g].metric;
+        check(same, "the panel's token-vs-token grids are the library's");
+        if (LookInsidePanel* p = look_inside_panel(app)) {
+            p->set_metric(-1, "", "");
+            p->set_corrupted(INSPECT_LONGER);
+        }
+        return true;
+    });
+    add("look inside: different lengths", look_inside_ready());
+    add("check look inside: different lengths", [this](ExplorerApp& app) {
+        const auto r = app.view().look_inside;
+        const auto names = [](const std::string& message, size_t n) { return message.find(std::to_string(n)) != std::string::npos; };
+        check(r && !r->patching.error.empty() && names(r->patching.error, r->patching.clean_tokens.size()) &&
+                  names(r->patching.error, r->patching.corrupted_tokens.size()),
+              "a corrupted sentence of another length is refused, naming both lengths" + (r ? ": " + r->patching.error : std::string()));
+        check(r && r->patching.clean_tokens.size() != r->patching.corrupted_tokens.size() && !r->patching.corrupted_tokens.empty(),
+              "both piece sequences are shown when the lengths differ");
+        check(r && r->lens.error.empty() && r->heads.error.empty(), "the other views are still shown");
+        // A head-importance cell: the same call as a click on layer 2, head 5 of cross-attention.
+        check(LookInsidePanel::open_head(app, app.view(), AttentionKind::Cross, 2, 5), "the cross-attention block of layer 2 is found");
+        return true;
+    });
+    add("draw", wait_frames(2));
+    add("check head opened", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const int block = app.selection().attention_block;
+        const bool ok = block >= 0 && block < static_cast<int>(v.attention.size());
+        check(ok && v.attention[static_cast<size_t>(block)].prefix == "decoder.layers.2.cross_attn" && app.selection().head == 5,
+              "a head-importance cell selects its block and head in the Attention panel");
+        check(ok && v.cursor == v.attention[static_cast<size_t>(block)].probs + 1, "the cursor is just after that block's probabilities");
+        check(drawn_now(panel(app, "attention")), "the Attention panel is shown");
+        if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted("");
+        app.run_to_end();
+        if (fs::exists(m_inspect_back)) app.load_checkpoint(m_inspect_back);
+        return true;
+    });
+    add("draw", wait_frames(2));
     add("draw", wait_frames(3));
     add("screenshot", [this](ExplorerApp&) {
         m_screenshot = true;
@@ -1331,6 +1485,27 @@ void SelfTest::build_decoder_only() {
         });
         add("draw", wait_frames(2));
     }
+    // The Look inside panel on the decoder-only model: the views that apply, against the library.
+    add("decoder-only look inside", [](ExplorerApp& app) {
+        app.show_panel("inspect");
+        return true;
+    });
+    add("decoder-only look inside computed", look_inside_ready());
+    add("check decoder-only look inside", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const auto r = v.look_inside;
+        check(r && r->error.empty() && r->decoder_only, "decoder-only: the Look inside views are computed" + (r ? " " + r->error : ""));
+        if (!r || !r->error.empty()) return true;
+        check(r->source_tokens.empty() && r->rollout.error.empty() && r->rollout.cross.empty() &&
+                  r->rollout.stack == "decoder self-attention",
+              "decoder-only: the rollout runs over the decoder's self-attention, with no decoder-over-source part");
+        InspectModel model(load_checkpoint(v.model_source));
+        const InspectInput in = model.input(v.sentences.front(), v.target_text);
+        check(r->lens.error.empty() && r->lens.log_probs == logit_lens(model, in, 5).log_probs, "decoder-only: the lens is the library's");
+        check(r->heads.grids.size() == 1 && r->heads.grids[0].delta == head_importance(model, in).grids.at(0).delta,
+              "decoder-only: head importance has the one attention kind, as the library computes it");
+        return true;
+    });
     add("decoder-only done", [this](ExplorerApp& app) {
         check(app.error_count() == m_baseline_errors, "decoder-only: no error reported (" + std::to_string(app.error_count()) + ")");
         app.load_checkpoint(m_decoder_back);

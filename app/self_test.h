@@ -39,6 +39,8 @@ private:
     // A decoder-only model's prompts and continuations (self_test.cpp's last section), and the model to load back.
     void build_decoder_only();
     std::string m_decoder_back;
+    std::string m_inspect_back;   // the model to load back after the Look inside checks
+    int m_inspect_position = -1;  // the decoder position where the everyday model writes "cansado"
 };
 
 }  // namespace tx::app

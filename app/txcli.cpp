@@ -25,7 +25,9 @@ constexpr const char* USAGE =
     "  evaluate  BLEU, chrF and exact match of a model on sentence pairs (the test split by default)\n"
     "  score     BLEU and chrF of translations in a file against the target side of sentence pairs\n"
     "  bench     time the forward pass per step\n"
-    "  compare-variants  the rows of the variant comparison (txcli train --compare-row ID trains one)\n";
+    "  compare-variants  the rows of the variant comparison (txcli train --compare-row ID trains one)\n"
+    "  inspect   look inside one run: logit lens, activation patching, head importance, rollout, entropy,\n"
+    "            logit attribution\n";
 
 }  // namespace
 
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
         if (command == "score") return cmd_score(rest);
         if (command == "compare-variants") return cmd_compare_variants(rest);
         if (command == "convert") return cmd_convert(rest);
+        if (command == "inspect") return cmd_inspect(rest);
         std::fprintf(stderr, "txcli: unknown command '%s'\n%s", command.c_str(), USAGE);
         return 2;
     } catch (const CliError& e) {

@@ -24,6 +24,7 @@ class Session;
 namespace tx::app {
 
 struct KnownWords;
+struct LookInside;
 
 struct SessionView {
     uint64_t version = 0;                    // grows on every change; widgets key caches on it
@@ -91,6 +92,10 @@ struct SessionView {
     // The Backend panel's plot of a benchmark file (--generation-bench), or why it could not be read.
     std::optional<GenerationBench> generation_bench;
     std::string generation_bench_error;
+    // The Look inside panel's views of the first sentence (look_inside.h), computed on request
+    // (Commands::compute_look_inside) on a thread of their own; reset when the model or input changes.
+    std::shared_ptr<const LookInside> look_inside;
+    bool look_inside_computing = false;      // a request is being computed (the old result, if any, stays)
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

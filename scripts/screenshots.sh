@@ -60,5 +60,13 @@ shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My broth
 OMP_NUM_THREADS=1 shot backend-cache.png "${grammar[@]}" --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
 shot training-compare.png --train 2000 --train-row copy-rope-relu-s1 --panel training
+# The Look inside panel (docs/look-inside.md) on the everyday model, named by its path, with the
+# pronoun pair: "it" is the tired animal or the wide street (estaba cansado / era ancha).
+everyday="$root/assets/models/everyday.safetensors"
+tired="The animal didn't cross the street because it was too tired."
+wide="The animal didn't cross the street because it was too wide."
+for view in lens patch heads rollout entropy attribution; do
+    shot "look-inside-$view.png" --panel inspect --checkpoint "$everyday" --sentence "$tired" --corrupt "$wide" --look-inside "$view"
+done
 # The generation benchmark's figures (tests/bench/run_generate_bench.sh's JSON) in the Backend panel.
 (cd "$root" && shot generation-bench.png --layout backend --generation-bench docs/bench/generation-bench.json)

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 // The panel keys of app/panel_registry.cpp (which needs ImGui, so this test does not link it; the
 // app's self-test loads the shipped lessons against the registry itself).
 const std::vector<std::string> PANELS = {"input",  "steps", "attention", "masks",    "positional", "shapes",
-                                         "model",  "backend", "training", "decoding", "neuron",     "lessons"};
+                                         "model",  "backend", "training", "decoding", "neuron",     "lessons", "inspect"};
 
 const char* GOOD = R"({"title": "T", "paragraphs": ["P."],
   "steps": [{"text": "Look.", "actions": [{"do": "highlight", "panel": "masks"}, {"do": "causal_mask", "on": false}]},

@@ -25,6 +25,7 @@ int cmd_convert(const Argv& argv);
 
 // forward --compare (precision_report.cpp): FP32 against `mode` on the --src sentences.
 int forward_compare_precision(const Args& args, const Checkpoint& checkpoint, PrecisionMode mode);
+int cmd_inspect(const Argv& argv);
 
 // Shared by the commands: the help text printed for --help, and whether argv asks for it.
 bool wants_help(const Argv& argv);

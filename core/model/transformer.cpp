@@ -270,6 +270,14 @@ std::vector<float> Transformer::step_output(size_t index) const {
     return host;
 }
 
+void Transformer::set_step_output(size_t index, const std::vector<float>& host) {
+    const size_t n = static_cast<size_t>(m_info.at(index).shape.numel());
+    if (host.size() != n)
+        throw std::invalid_argument("step " + m_info[index].name + " holds " + std::to_string(n) + " values, not " +
+                                    std::to_string(host.size()));
+    m_backend.upload(m_steps[index].out.data(), host.data(), n * sizeof(float));
+}
+
 double Transformer::loss(const std::vector<int32_t>& targets, float smoothing, int* tokens) {
     const int rows = m_B * m_T, V = m_config.tgt_vocab;
     if (targets.size() != static_cast<size_t>(rows))

@@ -158,6 +158,10 @@ public:
     const float* step_data(size_t index) const { return m_steps.at(index).out.data(); }
     const float* parameter(const std::string& name) const { return param(name); }
     const float* positional_table() const { return m_pe.data(); }
+    // Overwrites a finished step's output with `host` (its shape: steps()[index].shape), for
+    // activation patching and the logit lens (explain/). The steps after it then hold stale
+    // outputs until they run again; throws std::invalid_argument for a wrong size.
+    void set_step_output(size_t index, const std::vector<float>& host);
 
     // Training: mean label-smoothed cross-entropy over non-PAD targets [B,T] (the next tokens),
     // after forward(); keeps the targets so that backward() can follow (until the batch changes).

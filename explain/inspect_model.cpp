@@ -1,0 +1,148 @@
+// The look-inside views' private model (see inspect_model.h): inputs built as the Session builds
+// them (core/session/session.cpp), checked, and run on one CPU backend at B = 1.
+#include "inspect_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "tx/decoding.h"
+#include "tx/layer_plan.h"
+
+namespace tx::app {
+
+InspectModel::InspectModel(Checkpoint checkpoint)
+    : m_checkpoint(std::move(checkpoint)),
+      m_table(m_checkpoint.config),
+      m_tokenizer(make_tokenizer(m_checkpoint)),
+      m_backend(make_cpu_backend()) {
+    m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
+    m_model->set_parameters(m_checkpoint.parameters);
+}
+
+const float* InspectModel::param(const std::string& name) const {
+    return m_checkpoint.parameters.data() + m_table.at(name).offset;
+}
+
+InspectInput InspectModel::input(const std::string& source, const std::optional<std::string>& target) {
+    const ModelConfig& c = config();
+    std::vector<int> tokens = m_tokenizer.encode(source);
+    if (tokens.empty())
+        throw std::invalid_argument(decoder_only() ? "the prompt is empty: type a few words to look inside"
+                                                   : "the source sentence is empty: type a sentence to look inside");
+    std::vector<int> forced;
+    if (target) forced = m_tokenizer.encode(*target);
+    InspectInput in;
+    in.tgt = {c.special.bos};
+    if (decoder_only()) {
+        if (static_cast<int>(1 + tokens.size() + forced.size()) > c.max_len)
+            throw std::invalid_argument("the prompt has " + std::to_string(tokens.size()) + " tokens" +
+                                        (target ? " and the target text " + std::to_string(forced.size()) : "") +
+                                        "; with BOS they must fit max_len " + std::to_string(c.max_len));
+        in.tgt.insert(in.tgt.end(), tokens.begin(), tokens.end());
+        if (target) {
+            in.tgt.insert(in.tgt.end(), forced.begin(), forced.end());
+        } else {
+            const int limit = std::clamp(c.max_len - 1 - static_cast<int>(tokens.size()), 0, CONTINUATION_TOKENS);
+            const auto out = greedy_decode(*m_model, {{}}, limit, nullptr, {tokens});
+            in.tgt.insert(in.tgt.end(), out[0].begin(), out[0].end());
+        }
+    } else {
+        if (static_cast<int>(tokens.size()) + 1 > c.max_len)
+            throw std::invalid_argument("the source sentence has " + std::to_string(tokens.size()) +
+                                        " tokens; with EOS it must fit max_len " + std::to_string(c.max_len));
+        in.src = tokens;
+        in.src.push_back(c.special.eos);
+        if (target) {
+            if (static_cast<int>(forced.size()) + 1 > c.max_len)
+                throw std::invalid_argument("the target text has " + std::to_string(forced.size()) +
+                                            " tokens; with BOS it must fit max_len " + std::to_string(c.max_len));
+            in.tgt.insert(in.tgt.end(), forced.begin(), forced.end());
+        } else {
+            // The Session's limit: 2 x the source (EOS included) + 10 tokens, within max_len.
+            const int limit = std::min(c.max_len - 1, 2 * static_cast<int>(in.src.size()) + 10);
+            const auto out = greedy_decode(*m_model, {in.src}, limit);
+            in.tgt.insert(in.tgt.end(), out[0].begin(), out[0].end());
+        }
+    }
+    return in;
+}
+
+void InspectModel::check(const InspectInput& in) const {
+    const ModelConfig& c = config();
+    if (decoder_only() && !in.src.empty())
+        throw std::invalid_argument("a decoder-only model has no encoder: its input is the decoder input alone");
+    if (!decoder_only() && in.src.empty())
+        throw std::invalid_argument("the source sentence is empty: type a sentence to look inside");
+    if (in.tgt.empty() || in.tgt.front() != c.special.bos)
+        throw std::invalid_argument("the decoder input must start with BOS");
+    for (const auto* side : {&in.src, &in.tgt}) {
+        if (static_cast<int>(side->size()) > c.max_len)
+            throw std::invalid_argument(std::string(side == &in.src ? "the source" : "the decoder input") + " has " +
+                                        std::to_string(side->size()) + " tokens; the model's max_len is " +
+                                        std::to_string(c.max_len));
+        for (int id : *side)
+            if (id < 0 || id >= c.tgt_vocab || id == c.special.pad)
+                throw std::invalid_argument("id " + std::to_string(id) + " is PAD or outside the vocabulary (0.." +
+                                            std::to_string(c.tgt_vocab - 1) + ")");
+    }
+}
+
+void InspectModel::run(const InspectInput& in) {
+    check(in);
+    m_model->options().disabled_heads.clear();
+    m_model->options().fused_attention = false;   // the views read the probabilities
+    if (decoder_only()) m_model->set_batch({{}}, {in.tgt});
+    else m_model->set_batch({in.src}, {in.tgt});
+    m_model->forward();
+}
+
+void InspectModel::run_from(size_t begin) {
+    for (size_t i = begin; i < m_model->step_count(); ++i) m_model->run_step(i);
+}
+
+size_t InspectModel::step(const std::string& name) const {
+    const size_t i = m_model->find_step(name);
+    if (i == m_model->step_count()) throw std::logic_error("the model has no step " + name);
+    return i;
+}
+
+size_t InspectModel::layer_output(Stack stack, int layer) const {
+    const bool encoder = stack == Stack::Encoder;
+    const std::string side = encoder ? "src" : "tgt";
+    if (layer < 0) {
+        const size_t pos = m_model->find_step(side + "_pos.out");
+        return pos != m_model->step_count() ? pos : step(side + "_embed.out");
+    }
+    const SublayerPlan last = layer_plan(config(), encoder).back();
+    return step((encoder ? "encoder.layers." : "decoder.layers.") + std::to_string(layer) + "." +
+                (config().norm == NormPlacement::Pre ? last.residual : last.norm) + ".out");
+}
+
+int InspectModel::token_id(const std::string& text) const {
+    const Vocabulary& v = m_tokenizer.vocabulary();
+    if (const int id = v.id(text); id >= 0) return id;
+    if (const int id = v.id("\xE2\x96\x81" + text); id >= 0) return id;
+    if (text.size() > 1 && text[0] == '#' && std::all_of(text.begin() + 1, text.end(), ::isdigit) && text.size() < 10) {
+        const int id = std::stoi(text.substr(1));
+        if (id < v.size()) return id;
+    }
+    throw std::invalid_argument("no token \"" + text + "\" in the vocabulary (write a piece as shown, e.g. \xE2\x96\x81" +
+                                "word, or #id)");
+}
+
+std::vector<std::string> InspectModel::token_texts(const std::vector<int>& ids) const {
+    std::vector<std::string> texts;
+    for (int id : ids) texts.push_back(token_text(id));
+    return texts;
+}
+
+std::vector<int> argmax_rows(const std::vector<float>& matrix, int rows, int V) {
+    std::vector<int> best(static_cast<size_t>(rows));
+    for (int r = 0; r < rows; ++r) {
+        const float* row = matrix.data() + static_cast<size_t>(r) * V;
+        best[r] = static_cast<int>(std::max_element(row, row + V) - row);
+    }
+    return best;
+}
+
+}  // namespace tx::app
