@@ -165,7 +165,10 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             std::fprintf(stderr, "transformer-explorer: %s: %s (see --help)\n", given.c_str(), why.c_str());
             finish(2);
         } else {
-            if (m_options.head >= 0) m_selection.head = m_options.head;
+            if (m_options.head >= 0) {
+                m_selection.head = m_options.head;
+                m_selection.single_head = true;
+            }
             if (m_options.neuron_query >= 0) {
                 m_selection.neuron_query = m_options.neuron_query;
                 m_selection.neuron_key = m_options.neuron_key;

@@ -94,6 +94,7 @@ struct Selection {
     int head = 0;
     bool show_scores = false;    // raw scaled scores instead of probabilities
     bool attention_lines = false;   // Attention panel: lines between tokens instead of heatmaps
+    bool single_head = false;       // Attention panel: only the selected head, large (--head sets it)
     // Neuron view: the traced cell (query row, key column) of attention_block, head, batch_row;
     // -1 until a heatmap cell is clicked (or --neuron names one).
     int neuron_query = -1;

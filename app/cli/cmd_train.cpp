@@ -393,16 +393,16 @@ int cmd_train(const Argv& argv) {
         throw CliError("--min-length is for the induction task (its first halves vary in length)");
     t.min_length = static_cast<int>(args.integer("min-length", std::min(t.min_length, t.length), 0, t.length));
     t.variant = args.get_or("variant", t.variant);
-    t.vocab_path = find_asset(args.get_or("vocab", t.vocab_path));
-    t.sentences_path = find_asset(args.get_or("sentences", t.sentences_path));
+    // Paths stay as given ("assets/..." as the presets name them): the task looks them up in the
+    // assets folder when it reads them, and the checkpoint's training record then names them the
+    // same way on every computer.
+    t.vocab_path = args.get_or("vocab", t.vocab_path);
+    t.sentences_path = args.get_or("sentences", t.sentences_path);
     t.random_fraction = static_cast<float>(args.real("random-fraction", t.random_fraction, 0.0, 1.0));
     if (args.has("data")) {
         if (!std::filesystem::exists(args.get("data"))) throw CliError("--data: no file '" + args.get("data") + "'");
         t.data_path = args.get("data");
         t.valid_path.clear();   // one file: every 20th pair is held out
-    } else {
-        t.data_path = find_asset(t.data_path);
-        t.valid_path = find_asset(t.valid_path);
     }
     t.subword_vocab = static_cast<int>(args.integer("subword-vocab", t.subword_vocab, 300, 64000));
     if (auto error = validate(t)) throw CliError(*error);

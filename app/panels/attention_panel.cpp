@@ -97,7 +97,7 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
                      : "Scores after the mask: forbidden keys are \xE2\x88\x92\xE2\x88\x9E (grey) and get weight exactly 0. "
                        "Some masks are off now (Masks panel), so fewer keys are forbidden.");
     ImGui::SameLine();
-    ImGui::Checkbox("selected head only", &m_single);
+    ImGui::Checkbox("selected head only", &sel.single_head);
     sel.show_scores = m_values != 0;
     if (v.B > 1) {
         ImGui::SameLine();
@@ -325,8 +325,8 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
         return;
     }
     const Axes ax = axes_of(v, a, row);
-    const int first = m_single ? sel.head : 0, last = m_single ? sel.head + 1 : H;
-    const int per_line = m_single ? 1 : (ImGui::GetContentRegionAvail().x > 900 ? 2 : 1);
+    const int first = sel.single_head ? sel.head : 0, last = sel.single_head ? sel.head + 1 : H;
+    const int per_line = sel.single_head ? 1 : (ImGui::GetContentRegionAvail().x > 900 ? 2 : 1);
     const float w = ImGui::GetContentRegionAvail().x / static_cast<float>(per_line) - 10;
     for (int h = first; h < last; ++h) {
         ImGui::PushID(h);
@@ -347,7 +347,7 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
         spec.title = title;
         spec.show_title = true;
         spec.size = ImVec2(w, 0);
-        spec.max_cell = m_single ? 48.0f : 34.0f;
+        spec.max_cell = sel.single_head ? 48.0f : 34.0f;
         if (m_values == 0) {
             spec.vmin = 0.0f;
             spec.vmax = 1.0f;
@@ -370,7 +370,7 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
             ctx.commands.show_panel("neuron");
         }
         ImGui::EndGroup();
-        if (h == sel.head && !m_single) {
+        if (h == sel.head && !sel.single_head) {
             const ImVec2 mn = ImGui::GetItemRectMin(), mx = ImGui::GetItemRectMax();
             ImGui::GetWindowDrawList()->AddRect(ImVec2(mn.x - 3, mn.y - 3), ImVec2(mx.x + 3, mx.y + 3), IM_COL32(255, 200, 60, 160), 4.0f);
         }

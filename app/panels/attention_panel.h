@@ -20,7 +20,6 @@ private:
     void draw_lines(PanelContext& ctx);
     int m_values = 0;            // 0 probabilities, 1 scores, 2 masked scores
     std::vector<bool> m_line_heads;   // heads drawn as lines
-    bool m_single = false;       // only the selected head, large
 };
 
 }  // namespace tx::app
