@@ -31,12 +31,8 @@ std::vector<double> matmul(const std::vector<double>& a, const std::vector<doubl
 
 AttentionRollout attention_rollout(InspectModel& model, const InspectInput& in) {
     AttentionRollout r;
-    try {
-        model.run(in);
-    } catch (const std::exception& e) {
-        r.error = e.what();
-        return r;
-    }
+    r.error = model.try_run(in);
+    if (!r.error.empty()) return r;
     const ModelConfig& c = model.config();
     const bool dec = model.decoder_only();
     const AttentionKind kind = dec ? AttentionKind::DecoderSelf : AttentionKind::EncoderSelf;
@@ -91,12 +87,8 @@ AttentionRollout attention_rollout(InspectModel& model, const InspectInput& in) 
 
 AttentionEntropy attention_entropy(InspectModel& model, const InspectInput& in) {
     AttentionEntropy r;
-    try {
-        model.run(in);
-    } catch (const std::exception& e) {
-        r.error = e.what();
-        return r;
-    }
+    r.error = model.try_run(in);
+    if (!r.error.empty()) return r;
     const ModelConfig& c = model.config();
     const Transformer& t = model.model();
     const int H = c.heads, S = t.src_len(), T = t.tgt_len();

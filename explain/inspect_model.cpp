@@ -87,6 +87,15 @@ void InspectModel::check(const InspectInput& in) const {
     }
 }
 
+std::string InspectModel::try_run(const InspectInput& in) {
+    try {
+        run(in);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
 void InspectModel::run(const InspectInput& in) {
     check(in);
     m_model->options().disabled_heads.clear();

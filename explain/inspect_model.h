@@ -46,6 +46,8 @@ public:
     void check(const InspectInput& in) const;
     // Sets the batch to `in` and runs every step, no head switched off.
     void run(const InspectInput& in);
+    // run(), with the error as text ("" when it ran) for the views that report it in their result.
+    std::string try_run(const InspectInput& in);
     // Runs the steps from `begin` to the end (after a step output was replaced or a head switched off).
     void run_from(size_t begin);
 

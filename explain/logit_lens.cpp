@@ -11,12 +11,8 @@ namespace tx::app {
 
 LogitLens logit_lens(InspectModel& model, const InspectInput& in, int top_k) {
     LogitLens lens;
-    try {
-        model.run(in);
-    } catch (const std::exception& e) {
-        lens.error = e.what();
-        return lens;
-    }
+    lens.error = model.try_run(in);
+    if (!lens.error.empty()) return lens;
     const ModelConfig& c = model.config();
     const int L = c.decoder_layers, T = static_cast<int>(in.tgt.size()), V = c.tgt_vocab;
     const int k = std::clamp(top_k, 1, V);

@@ -13,21 +13,10 @@
 #include "tx/decoding.h"
 #include "tx/sampling.h"
 #include "tx/session.h"
+#include "small_models.h"
 
 namespace tx {
 namespace {
-
-ModelConfig decoder_only_config(int max_len) {
-    ModelConfig c;
-    c.arch = Arch::DecoderOnly;
-    c.encoder_layers = 0;
-    c.decoder_layers = 2;
-    c.d_model = 16;
-    c.heads = 2;
-    c.d_ff = 32;
-    c.max_len = max_len;
-    return c;
-}
 
 Session make_session(const ModelConfig& c) {
     const Vocabulary vocab = load_vocabulary(std::string(TX_SOURCE_DIR) + "/assets/vocab/words.txt");
@@ -89,7 +78,7 @@ TEST(DecoderOnlySession, ContinuationEqualsAPlainGreedyLoopOverTheFullModel) {
         for (const auto& [name, change] : variants()) {
             for (bool kv_cache : {true, false}) {
                 SCOPED_TRACE(name + ", max_len " + std::to_string(max_len) + (kv_cache ? ", KV cache" : ", full passes"));
-                ModelConfig c = decoder_only_config(max_len);
+                ModelConfig c = test::small_decoder_only_config(max_len);
                 change(c);
                 Session s = make_session(c);
                 ASSERT_TRUE(s.decoder_only());
@@ -119,7 +108,7 @@ TEST(DecoderOnlySession, ContinuationEqualsAPlainGreedyLoopOverTheFullModel) {
 TEST(DecoderOnlySession, ShownPassIsBosPromptContinuationRightPaddedWithTrueMasks) {
     for (const auto& [name, change] : variants()) {
         SCOPED_TRACE(name);
-        ModelConfig c = decoder_only_config(40);
+        ModelConfig c = test::small_decoder_only_config(40);
         change(c);
         Session s = make_session(c);
         s.set_input(PROMPTS);
@@ -164,7 +153,7 @@ TEST(DecoderOnlySession, ShownPassIsBosPromptContinuationRightPaddedWithTrueMask
 }
 
 TEST(DecoderOnlySession, TargetTextIsWhatFollowsThePrompt) {
-    Session s = make_session(decoder_only_config(32));
+    Session s = make_session(test::small_decoder_only_config(32));
     s.set_input({"The cat", "I"}, std::string("sat on the mat."));
     const std::vector<int> follow = ids_of(s, "sat on the mat.");
     for (int b = 0; b < 2; ++b) {
@@ -179,7 +168,7 @@ TEST(DecoderOnlySession, TargetTextIsWhatFollowsThePrompt) {
 }
 
 TEST(DecoderOnlySession, BeamSearchAndSamplingContinueThePrompt) {
-    Session s = make_session(decoder_only_config(40));
+    Session s = make_session(test::small_decoder_only_config(40));
     const ModelConfig& c = s.config();   // with the vocabulary's size
     s.set_decoding({3, 0.6});
     s.set_input({PROMPTS[1]});
@@ -222,7 +211,7 @@ TEST(DecoderOnlySession, BeamSearchAndSamplingContinueThePrompt) {
 }
 
 TEST(DecoderOnlySession, APromptThatDoesNotFitIsRefusedAndThePreviousInputStays) {
-    Session s = make_session(decoder_only_config(8));
+    Session s = make_session(test::small_decoder_only_config(8));
     s.set_input({"The cat sat."});
     const std::vector<std::vector<int>> before = s.decoded_ids();
     try {

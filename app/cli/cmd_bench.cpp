@@ -347,6 +347,9 @@ int cmd_bench(const Argv& argv) {
             choices.emplace_back("cpu", mode);
         }
         if (choices.empty()) throw CliError("--precision needs at least one of fp32, bf16, fp16, int8");
+        if (args.flag("all-low") && args.has("decode"))
+            throw CliError("--decode cannot be timed with --all-low: rounding every step's output turns the KV cache off, "
+                           "so there is no cached generation to compare (leave out --decode to time the forward pass)");
         s.train_repeats = 0;
     } else {
         if (args.flag("all-low")) throw CliError("--all-low needs --precision");

@@ -18,6 +18,7 @@
 #include "logit_lens.h"
 #include "tx/checkpoint.h"
 #include "tx/session.h"
+#include "../small_models.h"
 
 namespace tx::app {
 namespace {
@@ -150,14 +151,7 @@ INSTANTIATE_TEST_SUITE_P(Inspect, InspectViews, ::testing::Values("post", "pre")
 // A decoder-only model: the views that apply work on the decoder alone; patching compares two
 // prompts of the same length.
 TEST(InspectDecoderOnly, ViewsThatApplyWorkAndPatchingIsExact) {
-    ModelConfig c;
-    c.arch = Arch::DecoderOnly;
-    c.encoder_layers = 0;
-    c.decoder_layers = 2;
-    c.d_model = 16;
-    c.heads = 2;
-    c.d_ff = 32;
-    c.max_len = 32;
+    const ModelConfig c = test::small_decoder_only_config(32);
     const Vocabulary vocab = load_vocabulary(std::string(TX_SOURCE_DIR) + "/assets/vocab/words.txt");
     InspectModel model(Session::fresh(c, vocab.tokens()));
     const InspectInput clean = model.input("the cat sat", std::string("on the mat"));

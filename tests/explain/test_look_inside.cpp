@@ -11,6 +11,7 @@
 #include "look_inside.h"
 #include "tx/checkpoint.h"
 #include "tx/session.h"
+#include "../small_models.h"
 
 namespace tx::app {
 namespace {
@@ -98,14 +99,7 @@ TEST(LookInside, BadInputBecomesAnErrorNotAnException) {
 }
 
 TEST(LookInside, DecoderOnlyHasTheViewsThatApply) {
-    ModelConfig c;
-    c.arch = Arch::DecoderOnly;
-    c.encoder_layers = 0;
-    c.decoder_layers = 2;
-    c.d_model = 16;
-    c.heads = 2;
-    c.d_ff = 32;
-    c.max_len = 32;
+    const ModelConfig c = test::small_decoder_only_config(32);
     const Vocabulary vocab = load_vocabulary(std::string(TX_SOURCE_DIR) + "/assets/vocab/words.txt");
     LookInsideRequest request;
     request.source = "the cat sat";
