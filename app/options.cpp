@@ -55,7 +55,7 @@ const char* USAGE =
     "                        --list), as the Training panel's \"Compare variants\" does\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
-    "  --lesson N[,STEPS]    open lesson N (1-10) in the Lessons panel and do its first STEPS steps\n"
+    "  --lesson N[,STEPS]    open lesson N (1-11) in the Lessons panel and do its first STEPS steps\n"
     "  --lessons PATH        read the lessons from this folder or file instead of assets/lessons\n"
     "  --generate T          open the Generate panel at output token T (1-based): the first sentence's\n"
     "                        output generated one token at a time with the KV cache\n"

@@ -1007,7 +1007,7 @@ void SelfTest::build() {
     // question answered wrongly (refused) and rightly (accepted).
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
-        check(l && l->lessons().size() == 10, "ten lessons loaded");
+        check(l && l->lessons().size() == 11, "eleven lessons loaded");
         app.show_panel("lessons");
         m_lesson = m_lesson_step = 0;
         m_lesson_wait = -1;
@@ -1062,7 +1062,7 @@ void SelfTest::build() {
         return false;
     });
     add("lessons done", [this](ExplorerApp& app) {
-        check(m_lesson == 10, "every lesson walked");
+        check(m_lesson == 11, "every lesson walked");
         app.trainer_pause();
         return true;
     });

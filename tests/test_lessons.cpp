@@ -51,7 +51,7 @@ protected:
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
-    ASSERT_EQ(set.lessons.size(), 10u);
+    ASSERT_EQ(set.lessons.size(), 11u);
     for (const Lesson& l : set.lessons) {
         EXPECT_FALSE(l.steps.empty()) << l.file;
         EXPECT_LT(l.question.answer, static_cast<int>(l.question.choices.size())) << l.file;

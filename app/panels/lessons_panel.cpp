@@ -54,7 +54,7 @@ void wrapped(const std::string& text, const ImVec4* colour = nullptr) {
 }  // namespace
 
 LessonsPanel::LessonsPanel()
-    : Panel("A guided tour of the Transformer (Vaswani et al., 2017) in ten short lessons. Each step's \xE2\x80\x9C" "Do it\xE2\x80\x9D "
+    : Panel("A guided tour of the Transformer (Vaswani et al., 2017) in eleven short lessons. Each step's \xE2\x80\x9C" "Do it\xE2\x80\x9D "
             "sets the app up and points at the panel to look at; a question at the end checks what you saw.") {}
 
 std::vector<std::string> LessonsPanel::load(const std::string& path, const std::vector<std::string>& panel_keys) {

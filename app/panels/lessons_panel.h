@@ -1,4 +1,4 @@
-// Lessons panel: a guided tour in ten short lessons read from assets/lessons/ (lessons.h). Each
+// Lessons panel: a guided tour in eleven short lessons read from assets/lessons/ (lessons.h). Each
 // lesson's steps drive the app through Commands when the learner presses "Do it" (open a model,
 // set a sentence, jump to a step, toggle a mask, highlight a panel...), and it ends with a
 // multiple-choice question answered from what is on screen, its choices in the learner's own

@@ -241,6 +241,28 @@ TEST(LessonClaims, TheRowThatWritesRojoReadsRed) {
     }
 }
 
+TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
+    const Lesson l = lesson("10-it-refers.json");
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/everyday.safetensors"));
+    session.set_fused_attention(false);
+    session.set_input({"The animal didn't cross the street because it was too tired."});
+    EXPECT_EQ(session.decoded_text()[0], "El animal no cruz\xC3\xB3 la calle porque estaba demasiado cansado.");
+    session.set_input({"The animal didn't cross the street because it was too wide."});
+    const SessionView v = view_of(session);
+    ASSERT_EQ(session.decoded_text()[0], "El animal no cruz\xC3\xB3 la calle porque era demasiado ancha.");
+    ASSERT_EQ(v.config.heads, 8);
+    ASSERT_EQ(v.config.decoder_layers, 4);
+    const std::vector<std::string> src = v.src_labels(0), tgt = v.tgt_labels(0);
+    const int row = position_of(tgt, "\xE2\x96\x81" "demasiado");   // writes the adjective, ▁ancha
+    ASSERT_GE(row, 0);
+    int best = 0;
+    for (int j = 1; j < v.S; ++j)
+        if (at(v, "decoder.layers.3.cross_attn.probs", 0, 3, row, j, v.T, v.S) >
+            at(v, "decoder.layers.3.cross_attn.probs", 0, 3, row, best, v.T, v.S))
+            best = j;
+    EXPECT_EQ(src[best], answer(l));
+}
+
 TEST(LessonClaims, BeamAgainstGreedy) {
     const Lesson l = lesson("09-decoding.json");
     Session session = translation_model();
