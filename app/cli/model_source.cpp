@@ -67,9 +67,10 @@ Checkpoint model_from_options(const Args& args, bool command_seed, bool shipped_
         return load_checkpoint(args.get("checkpoint"));
     }
     if (shipped_by_default && shaping_option().empty()) {
-        const std::string path = find_asset(SHIPPED_MODEL);
+        const std::string shipped = std::string("assets/") + EVERYDAY_MODEL;
+        const std::string path = find_asset(shipped);
         if (!std::filesystem::exists(path))
-            throw CliError(std::string("no --checkpoint given, and the shipped model '") + SHIPPED_MODEL +
+            throw CliError(std::string("no --checkpoint given, and the shipped model '") + shipped +
                            "' is not found (set TX_ASSETS_DIR to the assets folder, or give --checkpoint FILE)");
         return load_checkpoint(path);
     }

@@ -22,11 +22,9 @@ extern const char* MODEL_OPTIONS_HELP;
 // on a config, refusing unknown spellings; decoder-only sets encoder_layers to 0.
 void apply_variant_options(const Args& args, ModelConfig& config);
 
-// The model that forward and decode open when no --checkpoint and no model option is given.
-inline constexpr const char* SHIPPED_MODEL = "assets/models/everyday.safetensors";   // "assets/" + EVERYDAY_MODEL
 
 // --checkpoint FILE when given (other model options are then refused), else a fresh model from the
-// options, or, with shipped_by_default and no model option at all, the shipped model (SHIPPED_MODEL).
+// options, or, with shipped_by_default and no model option at all, the shipped model (EVERYDAY_MODEL in tx/asset_paths.h).
 // command_seed: --seed belongs to the command (decode --sample's random draws), not to the model:
 // it may then go with --checkpoint, and a fresh model keeps the default initialisation seed.
 Checkpoint model_from_options(const Args& args, bool command_seed = false, bool shipped_by_default = false);

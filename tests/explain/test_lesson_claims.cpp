@@ -53,6 +53,14 @@ float at(const SessionView& v, const std::string& step, int b, int h, int i, int
     return out[((static_cast<size_t>(b) * v.config.heads + h) * R + i) * C + j];
 }
 
+// The key column with the largest weight in row i of head h of an attention step (batch row 0).
+int brightest_column(const SessionView& v, const std::string& step, int h, int i, int R, int C) {
+    int best = 0;
+    for (int j = 1; j < C; ++j)
+        if (at(v, step, 0, h, i, j, R, C) > at(v, step, 0, h, i, best, R, C)) best = j;
+    return best;
+}
+
 int position_of(const std::vector<std::string>& labels, const std::string& token) {
     const auto it = std::find(labels.begin(), labels.end(), token);
     return it == labels.end() ? -1 : static_cast<int>(it - labels.begin());
@@ -231,14 +239,8 @@ TEST(LessonClaims, TheRowThatWritesRojoReadsRed) {
     const std::vector<std::string> src = v.src_labels(0), tgt = v.tgt_labels(0);
     const int row = position_of(tgt, "\xE2\x96\x81" "coche");   // the decoder position whose input is ▁coche writes ▁rojo
     ASSERT_GE(row, 0);
-    for (int h = 0; h < v.config.heads; ++h) {
-        int best = 0;
-        for (int j = 1; j < v.S; ++j)
-            if (at(v, "decoder.layers.2.cross_attn.probs", 0, h, row, j, v.T, v.S) >
-                at(v, "decoder.layers.2.cross_attn.probs", 0, h, row, best, v.T, v.S))
-                best = j;
-        EXPECT_EQ(src[best], answer(l)) << "head " << h;
-    }
+    for (int h = 0; h < v.config.heads; ++h)
+        EXPECT_EQ(src[brightest_column(v, "decoder.layers.2.cross_attn.probs", h, row, v.T, v.S)], answer(l)) << "head " << h;
 }
 
 TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
@@ -255,12 +257,7 @@ TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
     const std::vector<std::string> src = v.src_labels(0), tgt = v.tgt_labels(0);
     const int row = position_of(tgt, "\xE2\x96\x81" "demasiado");   // writes the adjective, ▁ancha
     ASSERT_GE(row, 0);
-    int best = 0;
-    for (int j = 1; j < v.S; ++j)
-        if (at(v, "decoder.layers.3.cross_attn.probs", 0, 3, row, j, v.T, v.S) >
-            at(v, "decoder.layers.3.cross_attn.probs", 0, 3, row, best, v.T, v.S))
-            best = j;
-    EXPECT_EQ(src[best], answer(l));
+    EXPECT_EQ(src[brightest_column(v, "decoder.layers.3.cross_attn.probs", 3, row, v.T, v.S)], answer(l));
 }
 
 TEST(LessonClaims, BeamAgainstGreedy) {
