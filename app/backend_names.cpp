@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #ifdef TX_HAVE_CUDA
-#include "cuda_backend.h"
+#include "tx/cuda_backend.h"
 #endif
 
 namespace tx::app {

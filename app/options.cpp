@@ -69,7 +69,7 @@ const char* USAGE =
     "                        same output; implies --sample\n"
     "  --cache-timing        time generation of 8 ... 64 tokens with and without the KV cache at launch\n"
     "                        and open the Backend panel, which plots it\n"
-    "  --generation-bench FILE  plot the figures tests/bench/run_generate_bench.sh wrote to FILE (its\n"
+    "  --generation-bench FILE  plot the figures bench/run_generate_bench.sh wrote to FILE (its\n"
     "                        JSON argument) in the Backend panel: tokens/s against tokens generated\n"
     "  --self-test           drive every panel, toggle and step, train 20 steps, walk every lesson;\n"
     "                        exit 0 if no error\n"
@@ -236,7 +236,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             options.cache_timing = true;
         } else if (arg == "--generation-bench") {
             if (!value(options.generation_bench) || options.generation_bench.empty())
-                return bad("--generation-bench needs a JSON file written by tests/bench/run_generate_bench.sh");
+                return bad("--generation-bench needs a JSON file written by bench/run_generate_bench.sh");
         } else if (arg == "--assets") {
             if (!value(options.assets) || options.assets.empty()) return bad("--assets needs a folder");
         } else {

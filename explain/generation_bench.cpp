@@ -49,7 +49,7 @@ GenerationBench load_generation_bench(const std::string& path) {
     }
     const std::string where = "generation benchmark " + path;
     if (!j.is_object() || !j.contains("format") || j["format"] != FORMAT)
-        throw std::runtime_error(where + ": not a file of tests/bench/run_generate_bench.sh (\"format\" is not \"" +
+        throw std::runtime_error(where + ": not a file of bench/run_generate_bench.sh (\"format\" is not \"" +
                                  FORMAT + "\")");
     GenerationBench b;
     b.path = path;

@@ -1,5 +1,5 @@
-// GenerationBench: the figures tests/bench/run_generate_bench.sh writes with a JSON path
-// (tests/bench/bench_generate.py --json): tokens/s of greedy generation against the number of
+// GenerationBench: the figures bench/run_generate_bench.sh writes with a JSON path
+// (bench/bench_generate.py --json): tokens/s of greedy generation against the number of
 // tokens n, per series (ours with the KV cache, ours recomputing, PyTorch's cached loop), each
 // the median, min and max of the benchmark's rounds, one value per length. The Backend panel
 // plots them (transformer-explorer --generation-bench FILE).

@@ -68,5 +68,5 @@ wide="The animal didn't cross the street because it was too wide."
 for view in lens patch heads rollout entropy attribution; do
     shot "look-inside-$view.png" --panel inspect --checkpoint "$everyday" --sentence "$tired" --corrupt "$wide" --look-inside "$view"
 done
-# The generation benchmark's figures (tests/bench/run_generate_bench.sh's JSON) in the Backend panel.
+# The generation benchmark's figures (bench/run_generate_bench.sh's JSON) in the Backend panel.
 (cd "$root" && shot generation-bench.png --layout backend --generation-bench docs/bench/generation-bench.json)

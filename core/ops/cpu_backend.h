@@ -2,7 +2,7 @@
 // one AVX-512 line, zero-filled); every op forwards to its float instantiation in ops.h. Norms
 // and scaling share their work over the CPU threads (parallel_for.h). Internal to core/: the
 // precision backend (core/precision/precision_backend.cpp) derives from it.
-// The CUDA twin is gpu/cuda_backend.cu.
+// The CUDA twin is gpu/ops/cuda_backend.cu.
 #pragma once
 #include "tx/backend.h"
 #include "tx/ops.h"

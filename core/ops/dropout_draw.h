@@ -1,6 +1,6 @@
 // The dropout draw for element i of a flat tensor, shared by dropout_forward (ops_elementwise.cpp)
 // and the fused residual + dropout ops (ops_add_norm.cpp), so that a seed gives the same mask in both;
-// the CUDA kernel (gpu/ops_elementwise.cu) copies it exactly. Internal to core/ (not a kernel unit).
+// the CUDA kernel (gpu/ops/ops_elementwise.cu) copies it exactly. Internal to core/ (not a kernel unit).
 #pragma once
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // The FFN's modern activations, CPU ops of ops.h over flat buffers of N values: GELU in its exact
 // erf form (Hendrycks & Gimpel 2016; torch.nn.functional.gelu's default) and SwiGLU's hidden
 // SiLU(gate)·up (Shazeer 2020). ReLU stays in ops_elementwise.cpp.
-// CUDA twin: gpu/ops_activation.cu (same names and argument order, namespace tx::cuda).
+// CUDA twin: gpu/ops/ops_activation.cu (same names and argument order, namespace tx::cuda).
 #include "tx/ops.h"
 
 // GCC 12 reports the self-initialised placeholder of its own _mm512_undefined_ps as uninitialised

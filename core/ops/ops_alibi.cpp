@@ -1,7 +1,7 @@
 // ALiBi, attention with linear biases (Press et al. 2022), CPU ops of ops.h: no positional
 // embedding; each head h subtracts m_h·|i − j| from its scores (B,H,T,S), query i = q0 + t, key j = s,
 // with the paper's fixed per-head slopes m_h (H). The bias is a constant: its backward passes dout on.
-// CUDA twin: gpu/ops_alibi.cu (same names and argument order, namespace tx::cuda).
+// CUDA twin: gpu/ops/ops_alibi.cu (same names and argument order, namespace tx::cuda).
 #include "tx/ops.h"
 
 #include <cmath>

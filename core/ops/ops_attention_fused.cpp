@@ -1,6 +1,6 @@
 // Fused attention on the CPU (ops.h): the online-softmax algorithm of FlashAttention (Dao et al.
 // 2022, Algorithm 1) over tiles of KEY_TILE keys, written plainly as the reference for the CUDA
-// kernel (gpu/ops_attention_fused.cu), which follows the same recurrence per query row.
+// kernel (gpu/ops/ops_attention_fused.cu), which follows the same recurrence per query row.
 // q (B,H,T,dk), k and v (B,H,S,dk), mask (B,T,S) shared by the heads, out (B,H,T,dk).
 #include "tx/ops.h"
 

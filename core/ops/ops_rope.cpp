@@ -1,7 +1,7 @@
 // Rotary position embedding (RoFormer, Su et al. 2021, eq. 34), CPU ops of ops.h: each head
 // vector of q or k (B,H,T,dk) has its pairs (2i, 2i+1) rotated by (pos0 + t)·θ_i, θ_i = 10000^(−2i/dk),
 // so that q·k after rotation depends on the positions only through their difference.
-// CUDA twin: gpu/ops_rope.cu (same names and argument order, namespace tx::cuda).
+// CUDA twin: gpu/ops/ops_rope.cu (same names and argument order, namespace tx::cuda).
 #include "tx/ops.h"
 
 #include <cmath>

@@ -326,7 +326,7 @@ TrainingConfig preset_training(Preset preset, TaskKind task) {
         t.eval_every = 100;
     } else {
         // Tuned so the copy task (10 symbols, length 9) reaches 100% exact match on the 200
-        // held-out sequences in a few seconds on one core (tests/bench/run_train_bench.sh; docs/speed.md,
+        // held-out sequences in a few seconds on one core (bench/run_train_bench.sh; docs/speed.md,
         // "The tiny preset's time to 100%"). Seeds 1-6, evaluating every 25 steps: lr factor 0.15
         // with warm-up 20 (a peak rate of 4.2e-3) first reached 100% at 225-350 steps, where lr 1
         // with warm-up 100 (peak 1.25e-2) took 550-1075 and its exact match swung by tens of

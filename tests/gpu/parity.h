@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tx/backend.h"
-#include "cuda_backend.h"
+#include "tx/cuda_backend.h"
 
 namespace tx::test {
 

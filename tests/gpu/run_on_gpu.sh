@@ -101,8 +101,8 @@ for s in "$@"; do
         grep -iE "forward|train|total" "$OUT/steps.log" | head -12
         ;;
     bench)
-        stage bench 420 env PYTHONUNBUFFERED=1 python3 "$ROOT/tests/bench/bench_cuda.py" --txcli "$BUILD/app/txcli" \
-            --attention-bench "$BUILD/tests/bench/attention_bench"
+        stage bench 420 env PYTHONUNBUFFERED=1 python3 "$ROOT/bench/bench_cuda.py" --txcli "$BUILD/app/txcli" \
+            --attention-bench "$BUILD/bench/attention_bench"
         tail -40 "$OUT/bench.log"
         ;;
     *) echo "unknown stage $s" >&2; exit 2 ;;

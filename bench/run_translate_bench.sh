@@ -1,18 +1,18 @@
 #!/bin/sh
 # Translation training throughput, ours vs PyTorch, side by side in one run (docs/design.md §10):
 # `txcli train --task translate --preset translate` (128/4/512, 3+3, batch 64 grouped by length,
-# label smoothing 0.1, dropout 0.1) and its peer tests/bench/bench_translate.py on the same pairs,
+# label smoothing 0.1, dropout 0.1) and its peer bench/bench_translate.py on the same pairs,
 # the same SentencePiece ids (from a 1-step checkpoint of ours made first) and the same batches.
 # Target tokens/s of STEPS training steps (evaluation excluded), then held-out BLEU and exact match
 # of the greedy decodes. Ours and the peer alternate, ROUNDS rounds (default 2), on 1 thread and on
 # 2 threads. The peer runs as installed and tuned (OPENBLAS_CORETYPE unset, GLIBC_TUNABLES; the
 # OpenMP OpenBLAS when installed). Run on a quiet machine.
-#   usage: tests/bench/run_translate_bench.sh [TXCLI] [ROUNDS] [STEPS]
+#   usage: bench/run_translate_bench.sh [TXCLI] [ROUNDS] [STEPS]
 #   DATA=FILE.tsv: your own pairs instead of assets/corpus/en-es (every 20th pair held out, as txcli --data)
 #   THREADS="1 2": the thread counts to measure; OUT=DIR keeps the results there
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
 TXCLI=${1:-$ROOT/build/app/txcli}
 ROUNDS=${2:-2}
 STEPS=${3:-200}

@@ -2,7 +2,7 @@
 // cuBLAS is column-major; our buffers are row-major. A row-major (R,C) matrix is the column-major
 // (C,R) matrix with leading dimension C, i.e. its transpose, so each product is written for the
 // transposes:  out = inp·Wᵀ  becomes  outᵀ = W·inpᵀ, and so on (the comments give both forms).
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

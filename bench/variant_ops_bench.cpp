@@ -17,7 +17,7 @@
 #include "tx/backend.h"
 #include "tx/threads.h"
 #ifdef TX_HAVE_CUDA
-#include "cuda_backend.h"
+#include "tx/cuda_backend.h"
 #endif
 
 namespace {

@@ -3,9 +3,9 @@
 // targets and losses (R). One warp a row.
 #include <cmath>
 
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
-#include "warp_reduce.cuh"
+#include "common/warp_reduce.cuh"
 
 namespace tx::cuda {
 

@@ -2,7 +2,7 @@
 // (2i, 2i+1) of each head vector of q or k (B,H,T,dk) rotated by (pos0 + t)·θ_i, θ_i = 10000^(−2i/dk).
 // One thread per pair; the angle is formed in double as on the CPU, so that a float angle at a
 // large position does not carry one rounding of θ_i per position.
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

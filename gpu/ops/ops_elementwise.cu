@@ -1,6 +1,6 @@
 // Elementwise ops on the GPU over flat buffers of N values (twin of core/ops/ops_elementwise.cpp):
 // residual add, ReLU, and inverted dropout whose mask is the CPU's bit for bit (same hash).
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <string>
 
-#include "cuda_backend.h"
-#include "cuda_check.h"
+#include "tx/cuda_backend.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx {

@@ -15,7 +15,7 @@
 
 #include "tx/backend.h"
 #ifdef TX_HAVE_CUDA
-#include "cuda_backend.h"
+#include "tx/cuda_backend.h"
 #endif
 
 namespace {

@@ -5,13 +5,13 @@
 # tiny preset's time to 100% exact match. Ours and the peer alternate; ROUNDS rounds (default 2).
 # The peer runs as installed and tuned (OPENBLAS_CORETYPE unset, GLIBC_TUNABLES; the OpenMP
 # OpenBLAS when installed). Run on a quiet machine.
-#   usage: tests/bench/run_train_bench.sh [TXCLI] [ROUNDS] [STEPS]
+#   usage: bench/run_train_bench.sh [TXCLI] [ROUNDS] [STEPS]
 #   THREADS=N: threads for ours and for the peer's torch and OpenBLAS pools (default 1);
 #   FIRST=K: the first round's number and seed (default 1), so a long run can be split into calls;
 #   TINY=0: skip the tiny preset's time to 100%.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
 TXCLI=${1:-$ROOT/build/app/txcli}
 ROUNDS=${2:-2}
 STEPS=${3:-400}

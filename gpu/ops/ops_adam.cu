@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

@@ -39,7 +39,7 @@ import sys
 import time
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MASK64 = (1 << 64) - 1
 TRAIN_STREAM = 0x545241494E   # "TRAIN", core/train/tasks.cpp
 

@@ -2,9 +2,9 @@
 // variance, eps inside the square root. inp, out (N,C); weight, bias (C); mean, rstd (N) cached.
 // One warp a row for the row work; the parameter gradients are column sums over the N rows.
 // RMSNorm (twin of core/ops/ops_norm.cpp's, Zhang & Sennrich 2019) below it, with the same layout.
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
-#include "warp_reduce.cuh"
+#include "common/warp_reduce.cuh"
 
 namespace tx::cuda {
 

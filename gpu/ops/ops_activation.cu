@@ -1,7 +1,7 @@
 // The FFN's modern activations on the GPU over flat buffers of N values (twin of
 // core/ops/ops_activation.cpp): GELU in its exact erf form and SwiGLU's hidden SiLU(gate)·up.
 // One thread per value.
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

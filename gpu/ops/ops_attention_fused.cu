@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

@@ -1,7 +1,7 @@
 // Token embedding and positional encoding on the GPU (twins of core/ops/ops_embedding.cpp).
 // ids (N) index rows of weight (V,D); pe (L,D) is the fixed table uploaded by the model, or a
 // learned one, whose gradient is learned_positional_backward.
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {

@@ -4,9 +4,9 @@
 // (B,H,S,dk), scores/probs (B,H,T,S), mask (B,T,S) shared by the heads.
 #include <cmath>
 
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
-#include "warp_reduce.cuh"
+#include "common/warp_reduce.cuh"
 
 namespace tx::cuda {
 

@@ -4,9 +4,9 @@
 #      `txcli bench --backend cuda` (steps queued back to back) vs the same work in PyTorch
 #      (embeddings × √D + PE, nn.Transformer with a causal target mask, generator, log-softmax);
 #   2. attention alone, 8 heads, dk 64, lengths 512-4096: our fused kernel and our step-by-step
-#      ops (tests/bench/attention_bench) vs torch.nn.functional.scaled_dot_product_attention;
+#      ops (bench/attention_bench) vs torch.nn.functional.scaled_dot_product_attention;
 #   3. training on the Annotated copy task (`--preset annotated`): tokens/s of `txcli train
-#      --backend cuda` vs tests/bench/bench_train.py --device cuda;
+#      --backend cuda` vs bench/bench_train.py --device cuda;
 #   4. KV-cached greedy generation, batch 1, a 16-id source, exactly n tokens (encoder included):
 #      `txcli bench --backend cuda --decode` vs bench_generate.py's hand-written cached loop
 #      (nn.Transformer has no cache), run here on the GPU with the same checkpoint's weights.

@@ -1,7 +1,7 @@
 // ALiBi on the GPU (twin of core/ops/ops_alibi.cpp, Press et al. 2022): scores (B,H,T,S) minus
 // m_h·|(q0 + t) − s| with the paper's per-head slopes m_h (H). One thread per score; each thread
 // forms its head's slope with the CPU's formula (exp2 in double), so no slope table is uploaded.
-#include "cuda_check.h"
+#include "common/cuda_check.h"
 #include "ops.cuh"
 
 namespace tx::cuda {
