@@ -13,24 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "bench_backend.h"
 #include "tx/backend.h"
-#ifdef TX_HAVE_CUDA
-#include "tx/cuda_backend.h"
-#endif
 
 namespace {
-
-double median_ms(tx::Backend& backend, int repeats, const std::function<void()>& run) {
-    for (int i = 0; i < 3; ++i) run();
-    std::vector<double> ms;
-    for (int i = 0; i < repeats; ++i) {
-        backend.timer_start();
-        run();
-        ms.push_back(backend.timer_stop());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 int usage(const char* why) {
     std::fprintf(stderr, "attention_bench: %s\nusage: attention_bench [--backend cuda|cpu] [--batch B] [--heads H] "
@@ -62,11 +48,9 @@ int main(int argc, char** argv) {
     if (lengths.empty()) return usage("give at least one length");
     std::unique_ptr<tx::Backend> backend;
     try {
-        if (backend_name == "cpu") backend = tx::make_cpu_backend();
-#ifdef TX_HAVE_CUDA
-        else if (backend_name == "cuda") backend = tx::make_cuda_backend();
-#endif
-        else return usage(("backend '" + backend_name + "' is not in this build").c_str());
+        backend = bench::make_named_backend(backend_name);
+    } catch (const std::invalid_argument& e) {
+        return usage(e.what());
     } catch (const tx::DeviceError& e) {
         std::fprintf(stderr, "attention_bench: %s\n", e.what());
         return 1;
@@ -82,13 +66,13 @@ int main(int argc, char** argv) {
             for (float& x : host) x = dist(rng);
             backend->upload(t->data(), host.data(), n * sizeof(float));
         }
-        const double fused_ms = median_ms(*backend, repeats, [&] {
+        const double fused_ms = bench::median_ms(*backend, repeats, [&] {
             backend->fused_attention_forward(fused.data(), q.data(), k.data(), v.data(), nullptr, B, H, L, L, dk, scale);
         });
         double steps_ms = -1.0;   // -1: the (T,S) matrices did not fit in memory
         try {
             tx::BackendArray<float> scores(*backend, ns), probs(*backend, ns);
-            steps_ms = median_ms(*backend, repeats, [&] {
+            steps_ms = bench::median_ms(*backend, repeats, [&] {
                 backend->scores_forward(scores.data(), q.data(), k.data(), B, H, L, L, dk, scale);
                 backend->attention_mask_forward(scores.data(), scores.data(), nullptr, B, H, L, L);
                 backend->softmax_forward(probs.data(), scores.data(), B * H * L, L);

@@ -14,25 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_backend.h"
 #include "tx/backend.h"
 #include "tx/threads.h"
-#ifdef TX_HAVE_CUDA
-#include "tx/cuda_backend.h"
-#endif
 
 namespace {
-
-double median_ms(tx::Backend& backend, int repeats, const std::function<void()>& run) {
-    for (int i = 0; i < 3; ++i) run();
-    std::vector<double> ms;
-    for (int i = 0; i < repeats; ++i) {
-        backend.timer_start();
-        run();
-        ms.push_back(backend.timer_stop());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 int usage(const std::string& why) {
     std::fprintf(stderr, "variant_ops_bench: %s\nusage: variant_ops_bench [--backend cpu|cuda] [--batch B] [--len L] "
@@ -68,11 +54,9 @@ int main(int argc, char** argv) {
     tx::set_cpu_threads(threads);
     std::unique_ptr<tx::Backend> be;
     try {
-        if (backend_name == "cpu") be = tx::make_cpu_backend();
-#ifdef TX_HAVE_CUDA
-        else if (backend_name == "cuda") be = tx::make_cuda_backend();
-#endif
-        else return usage("backend '" + backend_name + "' is not in this build");
+        be = bench::make_named_backend(backend_name);
+    } catch (const std::invalid_argument& e) {
+        return usage(e.what());
     } catch (const tx::DeviceError& e) {
         std::fprintf(stderr, "variant_ops_bench: %s\n", e.what());
         return 1;
@@ -136,7 +120,7 @@ int main(int argc, char** argv) {
     // layernorm_backward reads mean; rmsnorm_backward reads rstd: compute them once before timing
     be->layernorm_forward(x2.data(), mean.data(), rstd.data(), x.data(), w.data(), bias.data(), N, D, 1e-5f);
     for (const Row& r : rows) {
-        const double ms = median_ms(*be, repeats, r.run);
+        const double ms = bench::median_ms(*be, repeats, r.run);
         std::printf("{\"backend\": \"%s\", \"threads\": %d, \"B\": %d, \"L\": %d, \"D\": %d, \"H\": %d, \"F\": %d, "
                     "\"op\": \"%s\", \"replaces\": \"%s\", \"median_ms\": %.5f}\n",
                     backend_name.c_str(), threads, B, L, D, H, F, r.op, r.replaces, ms);
