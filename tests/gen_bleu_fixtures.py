@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/fixtures/bleu_cases.json: corpora with NLTK's corpus_bleu (default arguments:
-4-gram, uniform weights, no smoothing) for tests/test_bleu.cpp, an independent reference for
+4-gram, uniform weights, no smoothing) for tests/metrics/test_bleu.cpp, an independent reference for
 core/metrics/bleu.cpp. Run with Debian's python3 and python3-nltk:  /usr/bin/python3 tests/gen_bleu_fixtures.py
 Sentences are given already split into words, so the fixture tests the score, not the split."""
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes tests/fixtures/chrf_cases.json: corpora with their corpus chrF for tests/test_chrf.cpp, an
+"""Writes tests/fixtures/chrf_cases.json: corpora with their corpus chrF for tests/metrics/test_chrf.cpp, an
 independent reference for core/metrics/chrf.cpp. Python's standard library only (sacrebleu is not installable
 here); written from sacreBLEU 2.x's definition of CHRF() with its defaults (chrF2):
   - character n-grams, n = 1..6, of each sentence with every whitespace character removed

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Golden forward fixtures for tests/test_golden.cpp, computed in PyTorch independently of our C++.
+# Golden forward fixtures for tests/model/test_golden.cpp, computed in PyTorch independently of our C++.
 # A tiny encoder-decoder (V 13, D 16, H 4, F 32, 2+2 layers, max_len 32) is written from
 # torch.nn.functional ops as docs/design.md §3 specifies, in float64, and its layers and stacks are
 # checked against torch.nn.TransformerEncoderLayer/DecoderLayer/Encoder/Decoder (weights copied).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Golden gradients from PyTorch for tests/test_training.cpp (GoldenGradients.*).
+"""Golden gradients from PyTorch for tests/train/test_training.cpp (GoldenGradients.*).
 
 Builds our encoder-decoder in PyTorch from our parameter layout (docs/design.md §3-4: linear weights
 [out, in], y = x·Wᵀ + b, separate q/k/v projections, embeddings × √d_model, sinusoidal PE,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Fixtures for tests/test_import.cpp: small random PyTorch models (torch.nn.Transformer, Post-LN ReLU and
+# Fixtures for tests/io/test_import.cpp: small random PyTorch models (torch.nn.Transformer, Post-LN ReLU and
 # Pre-LN GELU; a GPT-style nn.TransformerEncoder under a causal mask with learned positions) run in eval
 # mode on a fixed padded batch, saved as state_dicts and converted by tools/import_torch.py (run as users
 # run it). fixtures/import_<name>.safetensors is the converted checkpoint; import_<name>.expect.safetensors

@@ -10,7 +10,7 @@
 #                    ties to even, the products on q * scale; activations unrounded
 # The rounding is written from the formats' definitions (frexp and Python's round-half-even on
 # the significand; FP16 subnormals in steps of 2^-24 and overflow from 65520), not from the C++
-# code's bit operations. tests/test_precision_fixtures.cpp compares the C++ modes with it.
+# code's bit operations. tests/precision/test_precision_fixtures.cpp compares the C++ modes with it.
 # Run: python3 tests/gen_precision_fixtures.py   (no third-party packages)
 import math
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Golden forward and gradient fixtures of the model variants for tests/test_variants.cpp, from a
+# Golden forward and gradient fixtures of the model variants for tests/model/test_variants.cpp, from a
 # reference written in plain torch (float64) from the papers' formulas, not from our C++: RoPE
 # (Su et al., RoFormer §3.2), ALiBi (Press et al. 2022, with the slopes of its reference code),
 # learned absolute positions, GELU (Hendrycks & Gimpel, exact erf form), SwiGLU (Shazeer 2020,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Golden fixtures for the modern variants' ops (tests/test_variant_op_fixtures.cpp), computed in
+# Golden fixtures for the modern variants' ops (tests/ops/test_variant_op_fixtures.cpp), computed in
 # PyTorch from the papers' formulas, independently of our C++: RoPE (RoFormer eq. 34, in the complex
 # form of its §3.2), ALiBi (Press et al. 2022, with the slopes of the paper's own get_slopes),
 # learned absolute positions, GELU (F.gelu, exact erf form), SwiGLU's hidden (F.silu(gate)·up,

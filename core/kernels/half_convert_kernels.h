@@ -1,7 +1,7 @@
 // The array conversions of half_float.h for AVX2 + F16C (half_convert_avx2.cpp, compiled with
 // its own -m flags): 8 floats a register, and a row's last n % 8 values through a register-sized
 // buffer, so the tail takes the same instructions. They give the bits of half_float.h's scalar
-// conversions (tests/test_half_float.cpp checks every path). Internal to core/.
+// conversions (tests/precision/test_half_float.cpp checks every path). Internal to core/.
 #pragma once
 #include <cstdint>
 

@@ -18,7 +18,7 @@
 #include "logit_lens.h"
 #include "tx/checkpoint.h"
 #include "tx/session.h"
-#include "../small_models.h"
+#include "support/small_models.h"
 
 namespace tx::app {
 namespace {

@@ -11,7 +11,7 @@
 #include "look_inside.h"
 #include "tx/checkpoint.h"
 #include "tx/session.h"
-#include "../small_models.h"
+#include "support/small_models.h"
 
 namespace tx::app {
 namespace {

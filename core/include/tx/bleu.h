@@ -1,7 +1,7 @@
 // Corpus BLEU (Papineni et al. 2002): clipped n-gram precisions for n = 1..4 summed over the
 // corpus, their geometric mean with uniform weights, times a corpus-level brevity penalty. One
 // reference per hypothesis. Defined as NLTK 3.8's nltk.translate.bleu_score.corpus_bleu with its
-// default arguments (no smoothing); tests/test_bleu.cpp checks against it.
+// default arguments (no smoothing); tests/metrics/test_bleu.cpp checks against it.
 #pragma once
 #include <array>
 #include <string>

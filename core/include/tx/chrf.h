@@ -1,6 +1,6 @@
 // Corpus chrF (Popović 2015) as sacreBLEU 2.x computes it by default (chrF2: CHRF() with
 // char_order=6, word_order=0, beta=2, lowercase=False, whitespace=False, eps_smoothing=False).
-// One reference per hypothesis. tests/test_chrf.cpp checks it against tests/gen_chrf_fixtures.py,
+// One reference per hypothesis. tests/metrics/test_chrf.cpp checks it against tests/gen_chrf_fixtures.py,
 // an independent reference written from sacreBLEU's definition. Twin of bleu.h.
 #pragma once
 #include <array>

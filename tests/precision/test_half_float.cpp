@@ -2,7 +2,7 @@
 // definitions and nothing else: every finite half value decoded from its fields in double, and
 // float -> half as "the nearer of the two neighbouring half values, ties to the even code, and
 // beyond the largest finite value as if the next one were 2^16 (FP16) or 2^128 (BF16)", IEEE
-// 754's overflow rule. Every array form runs on every path (tests/every_path.h) at odd lengths.
+// 754's overflow rule. Every array form runs on every path (tests/support/every_path.h) at odd lengths.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "every_path.h"
+#include "support/every_path.h"
 #include "tx/half_float.h"
 
 namespace {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "random_floats.h"
+#include "support/random_floats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 // on 1 and 2 threads. The sanitizer build runs them too (scripts/test.sh).
 #include <gtest/gtest.h>
 
-#include "random_floats.h"
+#include "support/random_floats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "reference_dropout.h"
+#include "support/reference_dropout.h"
 
-#include "every_path.h"
-#include "random_floats.h"
+#include "support/every_path.h"
+#include "support/random_floats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include "tx/ops.h"
 #include "ops/ops_softmax_fused.h"
 
-#include "finite_differences.h"
+#include "support/finite_differences.h"
 #include "tx/threads.h"
 
 #include <gtest/gtest.h>

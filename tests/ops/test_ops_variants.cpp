@@ -6,7 +6,7 @@
 #include "tx/ops.h"
 #include "tx/threads.h"
 
-#include "finite_differences.h"
+#include "support/finite_differences.h"
 
 #include <gtest/gtest.h>
 

@@ -9,12 +9,12 @@
 #include "ops/ops_add_norm.h"
 #include "tx/trainer.h"
 
-#include "finite_differences.h"
+#include "support/finite_differences.h"
 #include "tx/threads.h"
 
 #include <gtest/gtest.h>
 
-#include "every_path.h"
+#include "support/every_path.h"
 
 #include <cmath>
 #include <vector>

@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "every_path.h"
-#include "random_floats.h"
+#include "support/every_path.h"
+#include "support/random_floats.h"
 
 #include <cmath>
 #include <cstdint>

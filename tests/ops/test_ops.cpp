@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "reference_dropout.h"
+#include "support/reference_dropout.h"
 
-#include "random_floats.h"
+#include "support/random_floats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -187,7 +187,7 @@ TEST(Linear, NullBiasMatchesLoop) {
 // The float forward product has kernels of its own (core/kernels/gemm.h; on the AVX-512 path 4×6 register
 // tiles, C in blocks of 512, rows in chunks of ≤ 128, a narrow last block of columns, a partial
 // last vector of C; the packed product or Eigen's for other shapes). These shapes reach those
-// edges on the path this run takes (tests/test_gemm_isa.cpp runs every path), on buffers that
+// edges on the path this run takes (tests/kernels/test_gemm_isa.cpp runs every path), on buffers that
 // start off 64-byte alignment too, with one thread and with two.
 TEST(Linear, ForwardKernelEdgesMatchLoop) {
     struct Shape { int N, C, OC; };

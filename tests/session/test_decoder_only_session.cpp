@@ -13,7 +13,7 @@
 #include "tx/decoding.h"
 #include "tx/sampling.h"
 #include "tx/session.h"
-#include "small_models.h"
+#include "support/small_models.h"
 
 namespace tx {
 namespace {

@@ -5,7 +5,7 @@
 // run twice gives twice the gradient (the += rule of ops.h).
 #include "tx/ops.h"
 
-#include "finite_differences.h"
+#include "support/finite_differences.h"
 
 #include <gtest/gtest.h>
 
