@@ -9,7 +9,7 @@
 #include "tx/cpu_isa.h"
 #include "ops/dropout_draw.h"
 #include "kernels/elementwise_kernels.h"
-#include "kernels/norm_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "runtime/parallel_for.h"
 
 namespace tx::cpu {
@@ -81,16 +81,12 @@ void dropout_forward(Real* out, Real* mask, const Real* inp, int N, Real p, uint
     // evaluation needs no rescaling. p = 0 keeps everything (u >= 0 always) with mask 1.
     const Real scale = Real(1) / (Real(1) - p);
     parallel_for(N, VALUES_PER_THREAD / 4, [=](int64_t first, int64_t last) {
-#if defined(TX_X86_KERNELS) && !defined(__AVX512DQ__)
+#if !defined(__AVX512DQ__)
         // float: the hash on the active path's kernel (as the fused connection's, ops_add_norm.cpp);
         // without AVX-512DQ the compiler runs the loop below scalar (no 64-bit vector multiply).
-        if constexpr (std::is_same_v<Real, float>) {
-            switch (active_isa()) {
-                case Isa::Avx512: return kernels::dropout_avx512(out, mask, inp, first, last, p, scale, seed);
-                case Isa::Avx2: return kernels::dropout_avx2(out, mask, inp, first, last, p, scale, seed);
-                case Isa::Generic: break;
-            }
-        }
+        if constexpr (std::is_same_v<Real, float>)
+            if (const kernels::CpuKernels* k = cpu_kernels())
+                return k->norm->dropout(out, mask, inp, first, last, p, scale, seed);
 #endif
         for (int64_t i = first; i < last; ++i) {
             const bool keep = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p;
