@@ -38,6 +38,8 @@ void expect_complete(const CpuKernels& k, const std::string& isa) {
     EXPECT_EQ(first_null_kernel(*k.softmax), -1) << isa << ": softmax kernel missing";
     ASSERT_NE(k.norm, nullptr) << isa;
     EXPECT_EQ(first_null_kernel(*k.norm), -1) << isa << ": norm kernel missing";
+    ASSERT_NE(k.elementwise, nullptr) << isa;
+    EXPECT_EQ(first_null_kernel(*k.elementwise), -1) << isa << ": elementwise kernel missing";
 }
 
 }  // namespace
@@ -66,6 +68,8 @@ TEST(CpuKernels, EachPathRunsItsOwnKernels) {
     EXPECT_NE(avx2->softmax->softmax, avx512->softmax->softmax);
     EXPECT_NE(avx2->norm, avx512->norm);
     EXPECT_NE(avx2->norm->forward_rows, avx512->norm->forward_rows);
+    EXPECT_NE(avx2->elementwise, avx512->elementwise);
+    EXPECT_NE(avx2->elementwise->adam_update, avx512->elementwise->adam_update);
 }
 
 TEST(CpuKernels, FollowsTheActivePath) {

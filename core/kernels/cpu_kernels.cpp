@@ -7,8 +7,10 @@ namespace tx::cpu {
 
 namespace {
 #if defined(TX_X86_KERNELS)
-const kernels::CpuKernels AVX2_KERNELS = {&kernels::SOFTMAX_ROWS_AVX2, &kernels::NORM_ROWS_AVX2};
-const kernels::CpuKernels AVX512_KERNELS = {&kernels::SOFTMAX_ROWS_AVX512, &kernels::NORM_ROWS_AVX512};
+const kernels::CpuKernels AVX2_KERNELS = {&kernels::SOFTMAX_ROWS_AVX2, &kernels::NORM_ROWS_AVX2,
+                                           &kernels::ELEMENTWISE_AVX2};
+const kernels::CpuKernels AVX512_KERNELS = {&kernels::SOFTMAX_ROWS_AVX512, &kernels::NORM_ROWS_AVX512,
+                                             &kernels::ELEMENTWISE_AVX512};
 #endif
 }  // namespace
 

@@ -9,6 +9,7 @@
 // Internal to core/.
 #pragma once
 #include "tx/cpu_isa.h"
+#include "kernels/elementwise_kernels.h"
 #include "kernels/norm_kernels.h"
 #include "kernels/softmax_kernels.h"
 
@@ -17,6 +18,7 @@ namespace tx::cpu::kernels {
 struct CpuKernels {
     const SoftmaxRowKernels* softmax;   // softmax_kernels.h
     const NormRowKernels* norm;         // norm_kernels.h
+    const ElementwiseKernels* elementwise;   // elementwise_kernels.h
 };
 
 }  // namespace tx::cpu::kernels

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tx/cpu_isa.h"
-#include "kernels/elementwise_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/gemm_packed.h"
 #include "runtime/parallel_for.h"
 #include "kernels/softmax_kernels.h"
@@ -138,20 +138,14 @@ void attention_mask_forward(Real* out, const Real* scores, const Real* mask, int
         for (int64_t bh = first; bh < last; ++bh) {
             const int64_t off = bh * TS;
             const Real* m = mask ? mask + (bh / H) * TS : nullptr;
-#if defined(TX_X86_KERNELS)
             // float: the active path's kernel (a portable build's SSE2 loop took 3.3% of a tiny
             // forward pass's samples, a native one's 0.8%)
             if constexpr (std::is_same_v<Real, float>) {
-                if (m && active_isa() == Isa::Avx512) {
-                    kernels::attention_mask_avx512(out + off, scores + off, m, TS);
-                    continue;
-                }
-                if (m && active_isa() == Isa::Avx2) {
-                    kernels::attention_mask_avx2(out + off, scores + off, m, TS);
+                if (const kernels::CpuKernels* k = cpu_kernels(); m && k) {
+                    k->elementwise->attention_mask(out + off, scores + off, m, TS);
                     continue;
                 }
             }
-#endif
             for (int64_t i = 0; i < TS; ++i)
                 out[off + i] = (!m || m[i] != Real(0)) ? scores[off + i] : neg_inf;
         }
