@@ -40,6 +40,9 @@ void expect_complete(const CpuKernels& k, const std::string& isa) {
     EXPECT_EQ(first_null_kernel(*k.norm), -1) << isa << ": norm kernel missing";
     ASSERT_NE(k.elementwise, nullptr) << isa;
     EXPECT_EQ(first_null_kernel(*k.elementwise), -1) << isa << ": elementwise kernel missing";
+    ASSERT_NE(k.gemm, nullptr) << isa;
+    EXPECT_EQ(first_null_kernel(*k.gemm), -1) << isa << ": GEMM kernel missing";
+    EXPECT_GE(k.sgemm_nt_min_oc, 1) << isa;
 }
 
 }  // namespace
@@ -70,6 +73,9 @@ TEST(CpuKernels, EachPathRunsItsOwnKernels) {
     EXPECT_NE(avx2->norm->forward_rows, avx512->norm->forward_rows);
     EXPECT_NE(avx2->elementwise, avx512->elementwise);
     EXPECT_NE(avx2->elementwise->adam_update, avx512->elementwise->adam_update);
+    EXPECT_NE(avx2->gemm, avx512->gemm);
+    EXPECT_NE(avx2->gemm->sgemv_nt, avx512->gemm->sgemv_nt);
+    EXPECT_NE(avx2->gemm->sgemm_packed, avx512->gemm->sgemm_packed);
 }
 
 TEST(CpuKernels, FollowsTheActivePath) {

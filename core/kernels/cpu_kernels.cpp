@@ -7,10 +7,15 @@ namespace tx::cpu {
 
 namespace {
 #if defined(TX_X86_KERNELS)
+const kernels::GemmKernels GEMM_AVX2 = {kernels::sgemv_nt_avx2, kernels::sgemm_nt_avx2, kernels::sgemm_packed_avx2,
+                                        kernels::packed_weight_floats_avx2, kernels::pack_weight_avx2};
+const kernels::GemmKernels GEMM_AVX512 = {kernels::sgemv_nt_avx512, kernels::sgemm_nt_avx512,
+                                          kernels::sgemm_packed_avx512, kernels::packed_weight_floats_avx512,
+                                          kernels::pack_weight_avx512};
 const kernels::CpuKernels AVX2_KERNELS = {&kernels::SOFTMAX_ROWS_AVX2, &kernels::NORM_ROWS_AVX2,
-                                           &kernels::ELEMENTWISE_AVX2};
+                                          &kernels::ELEMENTWISE_AVX2, &GEMM_AVX2, kernels::NT_AVX2_MIN_OC};
 const kernels::CpuKernels AVX512_KERNELS = {&kernels::SOFTMAX_ROWS_AVX512, &kernels::NORM_ROWS_AVX512,
-                                             &kernels::ELEMENTWISE_AVX512};
+                                            &kernels::ELEMENTWISE_AVX512, &GEMM_AVX512, kernels::NT_AVX512_MIN_OC};
 #endif
 }  // namespace
 

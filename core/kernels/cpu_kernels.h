@@ -10,6 +10,7 @@
 #pragma once
 #include "tx/cpu_isa.h"
 #include "kernels/elementwise_kernels.h"
+#include "kernels/gemm_kernels.h"
 #include "kernels/norm_kernels.h"
 #include "kernels/softmax_kernels.h"
 
@@ -19,6 +20,8 @@ struct CpuKernels {
     const SoftmaxRowKernels* softmax;   // softmax_kernels.h
     const NormRowKernels* norm;         // norm_kernels.h
     const ElementwiseKernels* elementwise;   // elementwise_kernels.h
+    const GemmKernels* gemm;            // gemm_kernels.h: sgemm_nt's row kernel and tiles, the packed product
+    int sgemm_nt_min_oc;                // the fewest weight rows (OC) sgemm_nt's tiles take: one tile's columns
 };
 
 }  // namespace tx::cpu::kernels
