@@ -7,11 +7,12 @@
 // loading 4 + 6 vectors per 24 FMAs (nt_kernel_4x6); at the end of C one transposing reduction
 // turns them into the tile's 24 sums (nt_finish_tile).
 //
-// Cache use (1 MiB L2 per core, 48 KiB L1; docs/design.md §10): inp rows in chunks of 256 KiB stay
-// in L2 while every block of 6 weight rows passes over them; C in blocks of 512 floats keeps
-// a tile's 10 rows of a block in L1 while the block's weight rows serve all tiles of the chunk;
-// each tile prefetches one row of the next weight block into L2, so weights that come from
-// memory (a forward pass reads ~60 MB of them once) arrive before they are needed.
+// Cache use (1 MiB L2 per core, 48 KiB L1; docs/design.md §10), in the loops of gemm_nt_body.h
+// shared with the AVX2 unit: inp rows in chunks of 256 KiB stay in L2 while every block of 6 weight
+// rows passes over them; C in blocks of 512 floats keeps a tile's 10 rows of a block in L1 while
+// the block's weight rows serve all tiles of the chunk; each tile prefetches one row of the next
+// weight block into L2, so weights that come from memory (a forward pass reads ~60 MB of them
+// once) arrive before they are needed.
 //
 // Measured (tests/bench/sgemm_bench.cpp, one core, Zen 5): ~185–200 GFLOP/s at N = 32–720 rows
 // against 130–150 for Eigen's product at N = 32, whose per-call packing of the weight costs as
@@ -30,14 +31,6 @@ namespace {
 constexpr int LANES = 16;     // floats per __m512
 constexpr int NT_ROWS = 4;    // sgemm_nt tile: inp rows ...
 constexpr int NT_COLS = 6;    // ... × weight rows
-constexpr int L2_CHUNK_FLOATS = 64 * 1024;   // 256 KiB of inp rows, streamed from L2 by the tiles
-constexpr int MAX_CHUNK_TILES = 32;           // at most 128 inp rows a chunk (48 KiB of accumulators)
-constexpr int K_BLOCK = 512;                  // floats of C a kernel call sums over (a multiple of 16)
-
-// std::min and friends are templates that would be compiled here with AVX-512 and could be
-// picked by the linker for the whole program (gemm_kernels.h); these stay in this unit.
-constexpr int min_int(int a, int b) { return a < b ? a : b; }
-constexpr int max_int(int a, int b) { return a > b ? a : b; }
 
 __mmask16 tail_mask(int remaining) {
     return remaining >= LANES ? __mmask16(0xFFFF) : __mmask16((1u << remaining) - 1u);
@@ -222,57 +215,32 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
     }
 }
 
+// The tile the loops of gemm_nt_body.h run.
+struct NtTile {
+    static constexpr int LANES = 16;
+    static constexpr int ROWS = NT_ROWS;
+    static constexpr int COLS = NT_COLS;
+    static constexpr int MAX_CHUNK_TILES = 32;   // at most 128 inp rows a chunk (48 KiB of accumulators)
+    static constexpr bool EQUAL_CHUNKS = false;
+    template <bool ACCUMULATE>
+    static void kernel(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes,
+                       int64_t vectors, const float* prefetch) {
+        nt_kernel_4x6<ACCUMULATE>(acc, x, w0, stride_bytes, vectors, prefetch);
+    }
+    static void finish(float* out, float* acc, const float* const x[NT_ROWS], const float* w0, const float* bias,
+                       int n0, int rows, int first_col, int skip, int C, int OC) {
+        nt_finish_tile(out, acc, x, w0, bias, n0, rows, first_col, skip, C, OC);
+    }
+};
+
+using kernels::split_blocks;
+#include "kernels/gemm_nt_body.h"
+
 }  // namespace
 
-namespace kernels {
-
-void sgemm_nt_avx512(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    // inp rows in chunks that stay in L2 while every block of 6 weight rows passes over them;
-    // C in blocks of K_BLOCK floats, so that a tile's 4 + 6 rows of a block stay in L1 while the
-    // tile's accumulators wait in memory between blocks. Tile t of a block of weight rows
-    // prefetches row t mod 6 of the next block (the last block: its own rows).
-    const int chunk_rows = min_int(max_int((L2_CHUNK_FLOATS / C) / NT_ROWS * NT_ROWS, NT_ROWS), MAX_CHUNK_TILES * NT_ROWS);
-    const int col_blocks = (OC + NT_COLS - 1) / NT_COLS;
-    const int vectors = C / LANES;   // whole vectors of C; the kernels do these, nt_finish_tile the rest
-    for (int chunk = 0; chunk < N; chunk += chunk_rows) {
-        const int chunk_end = min_int(N, chunk + chunk_rows);
-        const int tiles = (chunk_end - chunk + NT_ROWS - 1) / NT_ROWS;
-        auto column_blocks = [&](int first, int last) {
-            for (int cb = first; cb < last; ++cb) {
-                const int oc0 = cb * NT_COLS;
-                const int first_col = min_int(oc0, OC - NT_COLS);   // the 6 weight rows computed
-                const float* w0 = weight + static_cast<int64_t>(first_col) * C;
-                const int next_block = oc0 + NT_COLS < OC ? oc0 + NT_COLS : first_col;
-                alignas(64) float acc[MAX_CHUNK_TILES][NT_ROWS * NT_COLS * LANES];   // per tile: row r, column c at vector 6r + c
-                auto tile_rows = [&](int t, const float* x[NT_ROWS]) {   // returns the rows the tile stores
-                    const int n0 = chunk + t * NT_ROWS, rows = min_int(NT_ROWS, chunk_end - n0);
-                    for (int r = 0; r < NT_ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + min_int(r, rows - 1)) * C;
-                    return rows;
-                };
-                for (int k0 = 0; k0 == 0 || k0 < vectors * LANES; k0 += K_BLOCK) {   // at least once: zeroes acc
-                    const int64_t block_vectors = min_int(K_BLOCK, vectors * LANES - k0) / LANES;
-                    for (int t = 0; t < tiles; ++t) {
-                        const float* x[NT_ROWS];
-                        tile_rows(t, x);
-                        for (const float*& row : x) row += k0;
-                        const float* prefetch = weight + static_cast<int64_t>(min_int(next_block + t % NT_COLS, OC - 1)) * C + k0;
-                        if (k0 == 0)
-                            nt_kernel_4x6<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                        else
-                            nt_kernel_4x6<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                    }
-                }
-                for (int t = 0; t < tiles; ++t) {
-                    const float* x[NT_ROWS];
-                    const int rows = tile_rows(t, x);
-                    nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * NT_ROWS, rows, first_col, oc0 - first_col, C, OC);
-                }
-            }
-        };
-        kernels::split_blocks(col_blocks, [](void* f, int first, int last) { (*static_cast<decltype(column_blocks)*>(f))(first, last); }, &column_blocks);
-    }
+void kernels::sgemm_nt_avx512(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+                              int OC) {
+    sgemm_nt_tiles(out, inp, weight, bias, N, C, OC);
 }
-
-}  // namespace kernels
 
 }  // namespace tx::cpu
