@@ -23,6 +23,8 @@ namespace {
 constexpr int LANES = 8;      // floats per __m256
 constexpr int NT_ROWS = 3;    // tile: inp rows ...
 constexpr int NT_COLS = 4;    // ... × weight rows
+constexpr int MAX_CHUNK_TILES = 43;   // at most 129 inp rows a chunk (16 KiB of accumulators)
+constexpr bool EQUAL_CHUNKS = true;   // chunks of equal size (gemm_nt_body.h)
 
 // The 3 × 4 micro-kernel: acc[4r + c] (12 vectors) = x[r] ⊙ w_c summed over `vectors`·8 floats,
 // weight row c at w0 + c·C (C = stride_bytes / 4); with ACCUMULATE, added to acc's sums (the
@@ -44,7 +46,7 @@ constexpr int NT_COLS = 4;    // ... × weight rows
 #define TX_NT2_ZERO(A) "vxorps %%ymm" #A ", %%ymm" #A ", %%ymm" #A "\n\t"
 
 template <bool ACCUMULATE>
-void nt_kernel_3x4(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
+void nt_kernel(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
                    const float* prefetch) {
     const float* w3 = w0 + 3 * (stride_bytes / 4);
     int64_t off = 0;
@@ -123,24 +125,6 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
         }
     }
 }
-
-// The tile the loops of gemm_nt_body.h run.
-struct NtTile {
-    static constexpr int LANES = 8;
-    static constexpr int ROWS = NT_ROWS;
-    static constexpr int COLS = NT_COLS;
-    static constexpr int MAX_CHUNK_TILES = 43;   // at most 129 inp rows a chunk (16 KiB of accumulators)
-    static constexpr bool EQUAL_CHUNKS = true;
-    template <bool ACCUMULATE>
-    static void kernel(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes,
-                       int64_t vectors, const float* prefetch) {
-        nt_kernel_3x4<ACCUMULATE>(acc, x, w0, stride_bytes, vectors, prefetch);
-    }
-    static void finish(float* out, float* acc, const float* const x[NT_ROWS], const float* w0, const float* bias,
-                       int n0, int rows, int first_col, int skip, int C, int OC) {
-        nt_finish_tile(out, acc, x, w0, bias, n0, rows, first_col, skip, C, OC);
-    }
-};
 
 using kernels::split_blocks;
 #include "kernels/gemm_nt_body.h"

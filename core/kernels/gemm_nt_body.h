@@ -1,14 +1,14 @@
 // sgemm_nt's dot-product tiles (gemm_kernels.h), out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias,
 // as register tiles that read both operands in their stored row-major layout (nothing packed or
 // copied): the loops over chunks, column blocks, blocks of C and tiles, written once. Each unit
-// (gemm_nt_avx2.cpp, gemm_nt_avx512.cpp) defines its `struct NtTile` (tile shape, micro-kernel,
-// finish) in an anonymous namespace and includes this file inside it, so everything here has
-// internal linkage and is compiled for that unit's set alone. Not a header for anyone else.
+// (gemm_nt_avx2.cpp, gemm_nt_avx512.cpp) defines its tile in an anonymous namespace and includes
+// this file inside it, so everything here has internal linkage and is compiled for that unit's set
+// alone. Not a header for anyone else.
 //
-// NtTile gives: LANES (floats a vector), ROWS × COLS (inp rows × weight rows of a tile),
-// MAX_CHUNK_TILES, EQUAL_CHUNKS; kernel<ACCUMULATE>(acc, x, w0, stride_bytes, vectors, prefetch),
-// which sums the whole vectors of a block of C into the tile's ROWS·COLS accumulators (row r,
-// column c at vector COLS·r + c); and finish(out, acc, x, w0, bias, n0, rows, first_col, skip, C, OC),
+// The tile: LANES (floats a vector), NT_ROWS × NT_COLS (inp rows × weight rows), MAX_CHUNK_TILES,
+// EQUAL_CHUNKS; nt_kernel<ACCUMULATE>(acc, x, w0, stride_bytes, vectors, prefetch), which sums the
+// whole vectors of a block of C into the tile's NT_ROWS·NT_COLS accumulators (row r, column c at
+// vector NT_COLS·r + c); and nt_finish_tile(out, acc, x, w0, bias, n0, rows, first_col, skip, C, OC),
 // which adds C's last partial vector, sums each accumulator, adds the bias and stores.
 //
 // Cache use: inp rows in chunks that stay in L2 (256 KiB) while every block of COLS weight rows
@@ -25,10 +25,9 @@ constexpr int nt_min(int a, int b) { return a < b ? a : b; }
 constexpr int nt_max(int a, int b) { return a > b ? a : b; }
 
 void sgemm_nt_tiles(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    using T = NtTile;
-    constexpr int LANES = T::LANES, ROWS = T::ROWS, COLS = T::COLS;
-    int chunk_rows = nt_min(nt_max((NT_L2_CHUNK_FLOATS / C) / ROWS * ROWS, ROWS), T::MAX_CHUNK_TILES * ROWS);
-    if constexpr (T::EQUAL_CHUNKS) {
+    constexpr int ROWS = NT_ROWS, COLS = NT_COLS;
+    int chunk_rows = nt_min(nt_max((NT_L2_CHUNK_FLOATS / C) / ROWS * ROWS, ROWS), MAX_CHUNK_TILES * ROWS);
+    if constexpr (EQUAL_CHUNKS) {
         // Chunks of equal size: 32 rows of 2048 floats are one chunk of 33, not 30 + 2, which would
         // stream every weight from memory twice.
         const int chunks = (N + chunk_rows - 1) / chunk_rows;
@@ -45,7 +44,7 @@ void sgemm_nt_tiles(float* out, const float* inp, const float* weight, const flo
                 const int first_col = nt_min(oc0, OC - COLS);   // the COLS weight rows computed
                 const float* w0 = weight + static_cast<int64_t>(first_col) * C;
                 const int next_block = oc0 + COLS < OC ? oc0 + COLS : first_col;
-                alignas(LANES * 4) float acc[T::MAX_CHUNK_TILES][ROWS * COLS * LANES];   // per tile: row r, column c at vector COLS·r + c
+                alignas(LANES * 4) float acc[MAX_CHUNK_TILES][ROWS * COLS * LANES];   // per tile: row r, column c at vector COLS·r + c
                 auto tile_rows = [&](int t, const float* x[ROWS]) {   // returns the rows the tile stores
                     const int n0 = chunk + t * ROWS, rows = nt_min(ROWS, chunk_end - n0);
                     for (int r = 0; r < ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + nt_min(r, rows - 1)) * C;
@@ -59,15 +58,15 @@ void sgemm_nt_tiles(float* out, const float* inp, const float* weight, const flo
                         for (const float*& row : x) row += k0;
                         const float* prefetch = weight + static_cast<int64_t>(nt_min(next_block + t % COLS, OC - 1)) * C + k0;
                         if (k0 == 0)
-                            T::template kernel<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                            nt_kernel<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
                         else
-                            T::template kernel<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
+                            nt_kernel<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
                     }
                 }
                 for (int t = 0; t < tiles; ++t) {
                     const float* x[ROWS];
                     const int rows = tile_rows(t, x);
-                    T::finish(out, acc[t], x, w0, bias, chunk + t * ROWS, rows, first_col, oc0 - first_col, C, OC);
+                    nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * ROWS, rows, first_col, oc0 - first_col, C, OC);
                 }
             }
         };
