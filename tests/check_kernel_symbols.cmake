@@ -1,6 +1,6 @@
-# Fails when a kernel unit (core/kernels/: gemm_*_avx2.cpp, gemm_*_avx512.cpp, gemv_nt_*.cpp, softmax_avx*.cpp,
-# norm_rows_*.cpp, elementwise_avx*.cpp, half_convert_avx2.cpp,
-# compiled with their own -m flags) defines a weak symbol: an inline function or template instance that the linker
+# Fails when a kernel unit (core/kernels/<family>_<isa>.cpp, the units core/CMakeLists.txt's loop
+# compiles with each set's -m flags, and half_convert_avx2.cpp; the Simd traits and bodies they
+# include live in anonymous namespaces) defines a weak symbol: an inline function or template instance that the linker
 # may keep for the whole program, so that code built for AVX-512 would run on a CPU without it
 # (core/kernels/gemm_kernels.h); and when an AVX2 unit holds an EVEX-encoded (AVX-512) instruction, as a
 # -march=native build on an AVX-512 machine would give it without -mno-avx512f.

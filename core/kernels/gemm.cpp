@@ -6,13 +6,13 @@
 
 #include "tx/cpu_isa.h"
 #include "ops/eigen_types.h"
-#include "kernels/gemm_kernels.h"
+#include "kernels/cpu_kernels.h"
 
 namespace tx::cpu {
 
 namespace {
 
-// Measured on a Zen 4 core (tests/bench/sgemm_bench.cpp, best of 30–40, one thread, busy machine),
+// Measured on a Zen 4 core (bench/sgemm_bench.cpp, best of 30–40, one thread, busy machine),
 // GFLOP/s of the dot-product tiles against the packed product, per path:
 //   N = 32, C = 512:    AVX-512 96 vs 93, AVX2 96 vs 81 (packing the weight costs more than it saves)
 //   N = 128, C = 512 (OC = 2048): AVX-512 93 vs 94, AVX2 81 vs 85
@@ -35,7 +35,7 @@ constexpr int MAX_TILE_ROWS = 127;
 // One row (batch 1) goes to the one-row kernel instead: in a decoding step at batch 1 the ~33 MB
 // of a base model's decoder weights no longer fit the 32 MiB L3 and come from memory each step,
 // where the 4 × 6 tiles read 6 strided rows with one prefetch and reached ~15 GB/s; the row kernel
-// streams 8 rows with prefetches ahead (tests/bench/run_generate_bench.sh, docs/speed.md).
+// streams 8 rows with prefetches ahead (bench/run_generate_bench.sh, docs/speed.md).
 constexpr int FEW_ROWS = 4;
 constexpr int SOME_ROWS = 8;
 
@@ -44,30 +44,14 @@ constexpr int SOME_ROWS = 8;
 void sgemm_nt(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC,
               const float* packed_weight) {
     if (N <= 0 || OC <= 0) return;
-    const Isa isa = active_isa();
-    if (sgemm_nt_uses_row_kernel(N) && C >= 1) {
-        if (isa == Isa::Avx512)
-            kernels::sgemv_nt_avx512(out, inp, weight, bias, C, OC);
-        else
-            kernels::sgemv_nt_avx2(out, inp, weight, bias, C, OC);
-        return;
+    if (const kernels::CpuKernels* k = cpu_kernels(); k && C >= 1) {
+        if (sgemm_nt_uses_row_kernel(N)) return k->gemm->sgemv_nt(out, inp, weight, bias, C, OC);
+        if (sgemm_nt_uses_tiles(N, C, OC)) return k->gemm->sgemm_nt(out, inp, weight, bias, N, C, OC);
+        // The packed product on the active path's tile (cpu_isa.h), its store adding the bias.
+        return cpu_kernels_for(packed_tile())->gemm->sgemm_packed(out, OC, inp, C, false, weight, C, true, N, OC, C,
+                                                                  false, bias, packed_weight);
     }
-    if (isa != Isa::Generic && sgemm_nt_uses_tiles(N, C, OC)) {
-        if (isa == Isa::Avx512)
-            kernels::sgemm_nt_avx512(out, inp, weight, bias, N, C, OC);
-        else
-            kernels::sgemm_nt_avx2(out, inp, weight, bias, N, C, OC);
-        return;
-    }
-    // The packed product, its store adding the bias (its kernels need C ≥ 1); else Eigen's product
-    // (an empty one at C = 0 is zeros) and a pass for the bias.
-    if (isa != Isa::Generic && C >= 1) {
-        if (packed_tile() == Isa::Avx512)
-            kernels::sgemm_packed_avx512(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias, packed_weight);
-        else
-            kernels::sgemm_packed_avx2(out, OC, inp, C, false, weight, C, true, N, OC, C, false, bias, packed_weight);
-        return;
-    }
+    // Eigen's product (an empty one at C = 0 is zeros) and a pass for the bias.
     Eigen::Map<RowMatrix<float>> y(out, N, OC);
     Eigen::Map<const RowMatrix<float>> x(inp, N, C);
     Eigen::Map<const RowMatrix<float>> w(weight, OC, C);
@@ -76,30 +60,25 @@ void sgemm_nt(float* out, const float* inp, const float* weight, const float* bi
 }
 
 bool sgemm_nt_uses_packed(int N, int C, int OC) {
-    return active_isa() != Isa::Generic && N >= 1 && C >= 1 && OC >= 1 && !sgemm_nt_uses_row_kernel(N) &&
+    return cpu_kernels() != nullptr && N >= 1 && C >= 1 && OC >= 1 && !sgemm_nt_uses_row_kernel(N) &&
            !sgemm_nt_uses_tiles(N, C, OC);
 }
 
 int64_t packed_weight_floats(Isa tile, int C, int OC) {
-    switch (tile) {
-        case Isa::Avx512: return kernels::packed_weight_floats_avx512(C, OC);
-        case Isa::Avx2: return kernels::packed_weight_floats_avx2(C, OC);
-        case Isa::Generic: break;
-    }
-    return 0;
+    const kernels::CpuKernels* k = cpu_kernels_for(tile);
+    return k ? k->gemm->packed_weight_floats(C, OC) : 0;
 }
 
 void pack_weight(Isa tile, float* out, const float* weight, int C, int OC) {
-    if (tile == Isa::Avx512) kernels::pack_weight_avx512(out, weight, C, OC);
-    else if (tile == Isa::Avx2) kernels::pack_weight_avx2(out, weight, C, OC);
+    if (const kernels::CpuKernels* k = cpu_kernels_for(tile)) k->gemm->pack_weight(out, weight, C, OC);
 }
 
-bool sgemm_nt_uses_row_kernel(int N) { return N == 1 && active_isa() != Isa::Generic; }
+bool sgemm_nt_uses_row_kernel(int N) { return N == 1 && cpu_kernels() != nullptr; }
 
 bool sgemm_nt_uses_tiles(int N, int C, int OC) {
     if (sgemm_nt_uses_row_kernel(N)) return false;
-    const int min_oc = active_isa() == Isa::Avx512 ? kernels::NT_AVX512_MIN_OC : kernels::NT_AVX2_MIN_OC;
-    if (active_isa() == Isa::Generic || OC < min_oc) return false;
+    const kernels::CpuKernels* k = cpu_kernels();
+    if (!k || OC < k->sgemm_nt_min_oc) return false;
     return N <= FEW_ROWS || (N <= SOME_ROWS && C >= MIN_TILE_C) ||
            (N <= MAX_TILE_ROWS && C >= MIN_TILE_C && C <= MAX_TILE_C);
 }

@@ -43,6 +43,17 @@ float* gemm_scratch(int slot, size_t floats);
 // weight from memory, which these read in order (gemv_nt_*.cpp).
 void sgemv_nt_avx512(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
 void sgemv_nt_avx2(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
+// The products of one instruction set, as a table (cpu_kernels.h), with the shapes above.
+struct GemmKernels {
+    void (*sgemv_nt)(float* out, const float* x, const float* weight, const float* bias, int C, int OC);
+    void (*sgemm_nt)(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC);
+    void (*sgemm_packed)(float* C, int ldc, const float* A, int lda, bool trans_a, const float* B, int ldb,
+                         bool trans_b, int M, int N, int K, bool accumulate, const float* bias,
+                         const float* prepacked_b);
+    int64_t (*packed_weight_floats)(int C, int OC);
+    void (*pack_weight)(float* out, const float* weight, int C, int OC);
+};
+
 // Runs body(ctx, first, last) over [0, blocks) cut into parallel_for.h's ranges, one per CPU
 // thread (one range when blocks is 1): the kernel units' threads, without its templates here.
 void split_blocks(int blocks, void (*body)(void* ctx, int first, int last), void* ctx);

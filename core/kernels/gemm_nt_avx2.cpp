@@ -1,14 +1,14 @@
 // sgemm_nt (gemm.h) on AVX2 + FMA: out (N,OC) = inp (N,C) · weight (OC,C)ᵀ + bias, as register
 // tiles that read both operands in their stored row-major layout (nothing packed or copied), the
-// AVX2 twin of gemm_nt_avx512.cpp. Compiled with -mavx2 -mfma -mno-avx512f (core/CMakeLists.txt),
+// AVX2 tile of gemm_nt_body.h. Compiled with -mavx2 -mfma -mno-avx512f (core/CMakeLists.txt),
 // chosen by cpu_isa.h.
 //
 // Every output is a dot product of an inp row and a weight row. A tile of 3 inp rows × 4 weight
 // rows keeps 12 ymm accumulators of partial dot products along C; with the 3 inp vectors and one
 // weight vector at a time that is all 16 ymm registers, and 3 + 4 loads per 12 FMAs. At the end of
-// C, horizontal adds turn each row's 4 accumulators into its 4 sums (nt_finish_tile). Cache use as
-// in the AVX-512 unit: inp rows in chunks that stay in L2, C in blocks that keep a tile's rows in
-// L1, and one cache line per step of the next block of weight rows prefetched into L2.
+// C, horizontal adds turn each row's 4 accumulators into its 4 sums (nt_finish_tile). The loops
+// over chunks of inp rows, blocks of C and tiles, and what they keep in which cache, are
+// gemm_nt_body.h's, shared with the AVX-512 unit; this file gives them the tile.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -23,13 +23,8 @@ namespace {
 constexpr int LANES = 8;      // floats per __m256
 constexpr int NT_ROWS = 3;    // tile: inp rows ...
 constexpr int NT_COLS = 4;    // ... × weight rows
-constexpr int L2_CHUNK_FLOATS = 64 * 1024;   // 256 KiB of inp rows, streamed from L2 by the tiles
-constexpr int MAX_CHUNK_TILES = 43;           // at most 129 inp rows a chunk (16 KiB of accumulators)
-constexpr int K_BLOCK = 512;                  // floats of C a kernel call sums over (a multiple of 8)
-
-// In this unit rather than std::min (gemm_kernels.h says why).
-constexpr int min_int(int a, int b) { return a < b ? a : b; }
-constexpr int max_int(int a, int b) { return a > b ? a : b; }
+constexpr int MAX_CHUNK_TILES = 43;   // at most 129 inp rows a chunk (16 KiB of accumulators)
+constexpr bool EQUAL_CHUNKS = true;   // chunks of equal size (gemm_nt_body.h)
 
 // The 3 × 4 micro-kernel: acc[4r + c] (12 vectors) = x[r] ⊙ w_c summed over `vectors`·8 floats,
 // weight row c at w0 + c·C (C = stride_bytes / 4); with ACCUMULATE, added to acc's sums (the
@@ -51,7 +46,7 @@ constexpr int max_int(int a, int b) { return a > b ? a : b; }
 #define TX_NT2_ZERO(A) "vxorps %%ymm" #A ", %%ymm" #A ", %%ymm" #A "\n\t"
 
 template <bool ACCUMULATE>
-void nt_kernel_3x4(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
+void nt_kernel(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
                    const float* prefetch) {
     const float* w3 = w0 + 3 * (stride_bytes / 4);
     int64_t off = 0;
@@ -131,54 +126,14 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
     }
 }
 
+using kernels::split_blocks;
+#include "kernels/gemm_nt_body.h"
+
 }  // namespace
 
 void kernels::sgemm_nt_avx2(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
                             int OC) {
-    // Chunks of equal size: 32 rows of 2048 floats are one chunk of 33, not 30 + 2, which would
-    // stream every weight from memory twice.
-    const int most_rows = min_int(max_int((L2_CHUNK_FLOATS / C) / NT_ROWS * NT_ROWS, NT_ROWS), MAX_CHUNK_TILES * NT_ROWS);
-    const int chunks = (N + most_rows - 1) / most_rows;
-    const int chunk_rows = ((N + chunks - 1) / chunks + NT_ROWS - 1) / NT_ROWS * NT_ROWS;
-    const int col_blocks = (OC + NT_COLS - 1) / NT_COLS;
-    const int vectors = C / LANES;   // whole vectors of C; the kernels do these, nt_finish_tile the rest
-    for (int chunk = 0; chunk < N; chunk += chunk_rows) {
-        const int chunk_end = min_int(N, chunk + chunk_rows);
-        const int tiles = (chunk_end - chunk + NT_ROWS - 1) / NT_ROWS;
-        auto column_blocks = [&](int first, int last) {
-            for (int cb = first; cb < last; ++cb) {
-                const int oc0 = cb * NT_COLS;
-                const int first_col = min_int(oc0, OC - NT_COLS);   // the 4 weight rows computed
-                const float* w0 = weight + static_cast<int64_t>(first_col) * C;
-                const int next_block = oc0 + NT_COLS < OC ? oc0 + NT_COLS : first_col;
-                alignas(32) float acc[MAX_CHUNK_TILES][NT_ROWS * NT_COLS * LANES];   // row r, column c at vector 4r + c
-                auto tile_rows = [&](int t, const float* x[NT_ROWS]) {   // the rows the tile stores
-                    const int n0 = chunk + t * NT_ROWS, rows = min_int(NT_ROWS, chunk_end - n0);
-                    for (int r = 0; r < NT_ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + min_int(r, rows - 1)) * C;
-                    return rows;
-                };
-                for (int k0 = 0; k0 == 0 || k0 < vectors * LANES; k0 += K_BLOCK) {   // at least once: zeroes acc
-                    const int64_t block_vectors = min_int(K_BLOCK, vectors * LANES - k0) / LANES;
-                    for (int t = 0; t < tiles; ++t) {
-                        const float* x[NT_ROWS];
-                        tile_rows(t, x);
-                        for (const float*& row : x) row += k0;
-                        const float* prefetch = weight + static_cast<int64_t>(min_int(next_block + t % NT_COLS, OC - 1)) * C + k0;
-                        if (k0 == 0)
-                            nt_kernel_3x4<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                        else
-                            nt_kernel_3x4<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                    }
-                }
-                for (int t = 0; t < tiles; ++t) {
-                    const float* x[NT_ROWS];
-                    const int rows = tile_rows(t, x);
-                    nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * NT_ROWS, rows, first_col, oc0 - first_col, C, OC);
-                }
-            }
-        };
-        kernels::split_blocks(col_blocks, [](void* f, int first, int last) { (*static_cast<decltype(column_blocks)*>(f))(first, last); }, &column_blocks);
-    }
+    sgemm_nt_tiles(out, inp, weight, bias, N, C, OC);
 }
 
 }  // namespace tx::cpu

@@ -4,19 +4,20 @@
 //
 // Every output is a dot product of two contiguous rows, an inp row and a weight row. A tile of
 // 4 inp rows × 6 weight rows keeps 24 vector accumulators of partial dot products along C,
-// loading 4 + 6 vectors per 24 FMAs (nt_kernel_4x6); at the end of C one transposing reduction
+// loading 4 + 6 vectors per 24 FMAs (nt_kernel); at the end of C one transposing reduction
 // turns them into the tile's 24 sums (nt_finish_tile).
 //
-// Cache use (1 MiB L2 per core, 48 KiB L1; docs/design.md §10): inp rows in chunks of 256 KiB stay
-// in L2 while every block of 6 weight rows passes over them; C in blocks of 512 floats keeps
-// a tile's 10 rows of a block in L1 while the block's weight rows serve all tiles of the chunk;
-// each tile prefetches one row of the next weight block into L2, so weights that come from
-// memory (a forward pass reads ~60 MB of them once) arrive before they are needed.
+// Cache use (1 MiB L2 per core, 48 KiB L1; docs/design.md §10), in the loops of gemm_nt_body.h
+// shared with the AVX2 unit: inp rows in chunks of 256 KiB stay in L2 while every block of 6 weight
+// rows passes over them; C in blocks of 512 floats keeps a tile's 10 rows of a block in L1 while
+// the block's weight rows serve all tiles of the chunk; each tile prefetches one row of the next
+// weight block into L2, so weights that come from memory (a forward pass reads ~60 MB of them
+// once) arrive before they are needed.
 //
-// Measured (tests/bench/sgemm_bench.cpp, one core, Zen 5): ~185–200 GFLOP/s at N = 32–720 rows
+// Measured (bench/sgemm_bench.cpp, one core, Zen 5): ~185–200 GFLOP/s at N = 32–720 rows
 // against 130–150 for Eigen's product at N = 32, whose per-call packing of the weight costs as
 // much as the product; the FMA ceiling is 228.
-#include <immintrin.h>
+#include "kernels/simd_avx512.h"
 
 #include <cstdint>
 
@@ -30,14 +31,8 @@ namespace {
 constexpr int LANES = 16;     // floats per __m512
 constexpr int NT_ROWS = 4;    // sgemm_nt tile: inp rows ...
 constexpr int NT_COLS = 6;    // ... × weight rows
-constexpr int L2_CHUNK_FLOATS = 64 * 1024;   // 256 KiB of inp rows, streamed from L2 by the tiles
-constexpr int MAX_CHUNK_TILES = 32;           // at most 128 inp rows a chunk (48 KiB of accumulators)
-constexpr int K_BLOCK = 512;                  // floats of C a kernel call sums over (a multiple of 16)
-
-// std::min and friends are templates that would be compiled here with AVX-512 and could be
-// picked by the linker for the whole program (gemm_kernels.h); these stay in this unit.
-constexpr int min_int(int a, int b) { return a < b ? a : b; }
-constexpr int max_int(int a, int b) { return a > b ? a : b; }
+constexpr int MAX_CHUNK_TILES = 32;   // at most 128 inp rows a chunk (48 KiB of accumulators)
+constexpr bool EQUAL_CHUNKS = false;  // chunks of the most rows that fit, the last one shorter
 
 __mmask16 tail_mask(int remaining) {
     return remaining >= LANES ? __mmask16(0xFFFF) : __mmask16((1u << remaining) - 1u);
@@ -64,23 +59,6 @@ inline __m512 transpose_sum16(const __m512* v) {
                                      _mm512_shuffle_f32x4(quads[2], quads[3], _MM_SHUFFLE(3, 1, 3, 1)));
     return _mm512_add_ps(_mm512_shuffle_f32x4(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
                          _mm512_shuffle_f32x4(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-
-// The same for v[0..7]: lane i (< 8) of the result is the sum of v[i].
-inline __m256 transpose_sum8(const __m512* v) {
-    __m512 pairs[4];
-    for (int i = 0; i < 4; ++i)
-        pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]),
-                                 _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
-    const __m512 q0 = _mm512_add_ps(_mm512_shuffle_ps(pairs[0], pairs[1], _MM_SHUFFLE(1, 0, 1, 0)),
-                                    _mm512_shuffle_ps(pairs[0], pairs[1], _MM_SHUFFLE(3, 2, 3, 2)));
-    const __m512 q1 = _mm512_add_ps(_mm512_shuffle_ps(pairs[2], pairs[3], _MM_SHUFFLE(1, 0, 1, 0)),
-                                    _mm512_shuffle_ps(pairs[2], pairs[3], _MM_SHUFFLE(3, 2, 3, 2)));
-    // lanes: [q0 L0+L1, q0 L2+L3, q1 L0+L1, q1 L2+L3], then each half's two lanes added
-    const __m512 h = _mm512_add_ps(_mm512_shuffle_f32x4(q0, q1, _MM_SHUFFLE(2, 0, 2, 0)),
-                                   _mm512_shuffle_f32x4(q0, q1, _MM_SHUFFLE(3, 1, 3, 1)));
-    const __m512 t = _mm512_add_ps(h, _mm512_shuffle_f32x4(h, h, _MM_SHUFFLE(2, 3, 0, 1)));   // lanes 0 and 2
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm512_extractf32x4_ps(t, 0)), _mm512_extractf32x4_ps(t, 2), 1);
 }
 
 // The 4×6 micro-kernel of sgemm_nt: acc[6r + c] (24 vectors) = x[r] ⊙ w_c summed over the
@@ -125,7 +103,7 @@ inline __m256 transpose_sum8(const __m512* v) {
         "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "memory", "cc"
 
 template <bool ACCUMULATE>
-void nt_kernel_4x6(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
+void nt_kernel(float* acc, const float* const x[NT_ROWS], const float* w0, int64_t stride_bytes, int64_t vectors,
                    const float* prefetch) {
     const float* w3 = w0 + 3 * (stride_bytes / 4);
     int64_t off = 0;
@@ -189,13 +167,12 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
         for (int c = 0; c < 2; ++c) second[r * 2 + c] = _mm512_load_ps(acc + (r * NT_COLS + 4 + c) * LANES);
     }
     const __m512 sums_first = transpose_sum16(first);    // row r, column c < 4 at lane 4r + c
-    const __m256 sums_second = transpose_sum8(second);   // row r, column 4 + c at lane 2r + c
+    alignas(32) float second_rows[8];   // row r, column 4 + c at 2r + c
+    kernels::Simd::sum_lanes8(second_rows, second);
     if (rows == NT_ROWS && skip == 0) {   // a whole tile: 4 + 2 floats per row
         const __m128 bias4 = bias ? _mm_loadu_ps(bias + first_col) : _mm_setzero_ps();
         // two floats at a time through the unaligned 64-bit moves (a double* to a float is misaligned)
         const __m128 bias2 = bias ? load_two(bias + first_col + 4) : _mm_setzero_ps();
-        alignas(32) float second_rows[8];
-        _mm256_store_ps(second_rows, sums_second);
         for (int r = 0; r < NT_ROWS; ++r) {
             float* o = out + static_cast<int64_t>(n0 + r) * OC + first_col;
             __m128 four;
@@ -212,9 +189,7 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
         return;
     }
     alignas(64) float first_rows[16];
-    alignas(32) float second_rows[8];
     _mm512_store_ps(first_rows, sums_first);
-    _mm256_store_ps(second_rows, sums_second);
     for (int r = 0; r < rows; ++r) {
         float* o = out + static_cast<int64_t>(n0 + r) * OC + first_col;
         for (int c = skip; c < NT_COLS; ++c)
@@ -222,57 +197,14 @@ void nt_finish_tile(float* out, float* acc, const float* const x[NT_ROWS], const
     }
 }
 
+using kernels::split_blocks;
+#include "kernels/gemm_nt_body.h"
+
 }  // namespace
 
-namespace kernels {
-
-void sgemm_nt_avx512(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
-    // inp rows in chunks that stay in L2 while every block of 6 weight rows passes over them;
-    // C in blocks of K_BLOCK floats, so that a tile's 4 + 6 rows of a block stay in L1 while the
-    // tile's accumulators wait in memory between blocks. Tile t of a block of weight rows
-    // prefetches row t mod 6 of the next block (the last block: its own rows).
-    const int chunk_rows = min_int(max_int((L2_CHUNK_FLOATS / C) / NT_ROWS * NT_ROWS, NT_ROWS), MAX_CHUNK_TILES * NT_ROWS);
-    const int col_blocks = (OC + NT_COLS - 1) / NT_COLS;
-    const int vectors = C / LANES;   // whole vectors of C; the kernels do these, nt_finish_tile the rest
-    for (int chunk = 0; chunk < N; chunk += chunk_rows) {
-        const int chunk_end = min_int(N, chunk + chunk_rows);
-        const int tiles = (chunk_end - chunk + NT_ROWS - 1) / NT_ROWS;
-        auto column_blocks = [&](int first, int last) {
-            for (int cb = first; cb < last; ++cb) {
-                const int oc0 = cb * NT_COLS;
-                const int first_col = min_int(oc0, OC - NT_COLS);   // the 6 weight rows computed
-                const float* w0 = weight + static_cast<int64_t>(first_col) * C;
-                const int next_block = oc0 + NT_COLS < OC ? oc0 + NT_COLS : first_col;
-                alignas(64) float acc[MAX_CHUNK_TILES][NT_ROWS * NT_COLS * LANES];   // per tile: row r, column c at vector 6r + c
-                auto tile_rows = [&](int t, const float* x[NT_ROWS]) {   // returns the rows the tile stores
-                    const int n0 = chunk + t * NT_ROWS, rows = min_int(NT_ROWS, chunk_end - n0);
-                    for (int r = 0; r < NT_ROWS; ++r) x[r] = inp + static_cast<int64_t>(n0 + min_int(r, rows - 1)) * C;
-                    return rows;
-                };
-                for (int k0 = 0; k0 == 0 || k0 < vectors * LANES; k0 += K_BLOCK) {   // at least once: zeroes acc
-                    const int64_t block_vectors = min_int(K_BLOCK, vectors * LANES - k0) / LANES;
-                    for (int t = 0; t < tiles; ++t) {
-                        const float* x[NT_ROWS];
-                        tile_rows(t, x);
-                        for (const float*& row : x) row += k0;
-                        const float* prefetch = weight + static_cast<int64_t>(min_int(next_block + t % NT_COLS, OC - 1)) * C + k0;
-                        if (k0 == 0)
-                            nt_kernel_4x6<false>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                        else
-                            nt_kernel_4x6<true>(acc[t], x, w0 + k0, static_cast<int64_t>(C) * 4, block_vectors, prefetch);
-                    }
-                }
-                for (int t = 0; t < tiles; ++t) {
-                    const float* x[NT_ROWS];
-                    const int rows = tile_rows(t, x);
-                    nt_finish_tile(out, acc[t], x, w0, bias, chunk + t * NT_ROWS, rows, first_col, oc0 - first_col, C, OC);
-                }
-            }
-        };
-        kernels::split_blocks(col_blocks, [](void* f, int first, int last) { (*static_cast<decltype(column_blocks)*>(f))(first, last); }, &column_blocks);
-    }
+void kernels::sgemm_nt_avx512(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+                              int OC) {
+    sgemm_nt_tiles(out, inp, weight, bias, N, C, OC);
 }
-
-}  // namespace kernels
 
 }  // namespace tx::cpu

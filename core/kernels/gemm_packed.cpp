@@ -11,7 +11,7 @@
 
 #include "tx/cpu_isa.h"
 #include "ops/eigen_types.h"
-#include "kernels/gemm_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "runtime/parallel_for.h"
 
 namespace tx::cpu {
@@ -39,16 +39,9 @@ void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, cons
             for (int i = 0; i < M; ++i) std::fill_n(C + static_cast<int64_t>(i) * ldc, N, 0.0f);
         return;
     }
-    switch (packed_tile()) {   // the active path's tile (cpu_isa.h)
-        case Isa::Avx512:
-            kernels::sgemm_packed_avx512(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr, nullptr);
-            return;
-        case Isa::Avx2:
-            kernels::sgemm_packed_avx2(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, accumulate, nullptr, nullptr);
-            return;
-        case Isa::Generic:
-            break;
-    }
+    if (cpu_kernels())   // a kernel path: its packed product on the path's tile (cpu_isa.h)
+        return cpu_kernels_for(packed_tile())->gemm->sgemm_packed(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K,
+                                                                  accumulate, nullptr, nullptr);
     using Stride = Eigen::OuterStride<>;
     Eigen::Map<RowMatrix<float>, 0, Stride> c(C, M, N, Stride(ldc));
     const auto product = [&](const auto& a) {
@@ -66,6 +59,6 @@ void sgemm_packed(float* C, int ldc, const float* A, int lda, bool trans_a, cons
     else product(Eigen::Map<const RowMatrix<float>, 0, Stride>(A, M, K, Stride(lda)));
 }
 
-bool sgemm_packed_has_kernel() { return active_isa() != Isa::Generic; }
+bool sgemm_packed_has_kernel() { return cpu_kernels() != nullptr; }
 
 }  // namespace tx::cpu

@@ -5,7 +5,7 @@
 // a -march=native build on an AVX-512 machine gives code an AVX2 CPU runs; chosen by cpu_isa.h.
 // Blocks as BLIS's Haswell configuration (KC 256), MC 96: the A block (96 KiB) stays in a 512 KiB
 // L2, a B panel (KC · NR floats = 16 KiB) in L1.
-#include "kernels/avx2_partial_store.h"
+#include "kernels/simd_avx2.h"
 #include "kernels/gemm_packed_blocking.h"
 
 namespace tx::cpu {
@@ -137,36 +137,7 @@ struct Avx2Tile {
         for (auto& row : acc) row[0] = row[1] = _mm256_setzero_ps();
         if (rows <= 4) tile_4x16(acc, a, b, kc);
         else tile_6x16(acc, a, b, kc);
-        const bool full = cols == NR;
-        const int cols_lo = blk_min(cols, 8), cols_hi = blk_max(cols - 8, 0);
-        const __m256i lo = first_lanes(cols_lo), hi = first_lanes(cols_hi);
-        __m256 bias0 = _mm256_setzero_ps(), bias1 = _mm256_setzero_ps();
-        if (bias) {
-            bias0 = full ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, lo);
-            bias1 = full ? _mm256_loadu_ps(bias + 8) : _mm256_maskload_ps(bias + 8, hi);
-        }
-        // unrolled, so that acc is indexed by constants and stays in registers
-#pragma GCC unroll 6
-        for (int r = 0; r < MR; ++r) {
-            if (r == rows) break;
-            float* out = c + static_cast<int64_t>(r) * ldc;
-            __m256 v0 = acc[r][0], v1 = acc[r][1];
-            if (add) {
-                v0 = _mm256_add_ps(v0, full ? _mm256_loadu_ps(out) : _mm256_maskload_ps(out, lo));
-                v1 = _mm256_add_ps(v1, full ? _mm256_loadu_ps(out + 8) : _mm256_maskload_ps(out + 8, hi));
-            }
-            if (bias) {
-                v0 = _mm256_add_ps(v0, bias0);
-                v1 = _mm256_add_ps(v1, bias1);
-            }
-            if (full) {
-                _mm256_storeu_ps(out, v0);
-                _mm256_storeu_ps(out + 8, v1);
-            } else {
-                store_first_lanes(out, v0, cols_lo);
-                store_first_lanes(out + 8, v1, cols_hi);
-            }
-        }
+        store_tile<MR>(c, ldc, acc, rows, cols, add, bias);
     }
 };
 

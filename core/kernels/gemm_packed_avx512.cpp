@@ -3,6 +3,7 @@
 // gemm_packed_blocking.h. Compiled with -mavx512f (core/CMakeLists.txt) and run only where
 // cpu_isa.h finds AVX-512 (gemm_packed.cpp). Sizes for a 1 MiB L2 and 32–48 KiB L1: a B panel
 // (KC · NR floats = 32 KiB) stays in L1, the A block (MC · KC = 96 KiB) in L2.
+#include "kernels/simd_avx512.h"
 #include "kernels/gemm_packed_blocking.h"
 
 namespace tx::cpu {
@@ -76,28 +77,7 @@ struct Avx512Tile {
             a += MR;
             b += NR;
         }
-        const __mmask16 lo = cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << cols) - 1u);
-        const __mmask16 hi = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : static_cast<__mmask16>((1u << (cols - 16)) - 1u);
-        const __m512 bias0 = bias ? _mm512_maskz_loadu_ps(lo, bias) : _mm512_setzero_ps();
-        const __m512 bias1 = bias ? _mm512_maskz_loadu_ps(hi, bias + 16) : _mm512_setzero_ps();
-        // unrolled, so that acc is indexed by constants and stays in registers (a loop to `rows`
-        // kept it in memory: ~5% of the tile's time in a training step)
-#pragma GCC unroll 8
-        for (int r = 0; r < MR; ++r) {
-            if (r == rows) break;
-            float* out = c + static_cast<int64_t>(r) * ldc;
-            __m512 v0 = acc[r][0], v1 = acc[r][1];
-            if (add) {
-                v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(lo, out));
-                v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(hi, out + 16));
-            }
-            if (bias) {
-                v0 = _mm512_add_ps(v0, bias0);
-                v1 = _mm512_add_ps(v1, bias1);
-            }
-            _mm512_mask_storeu_ps(out, lo, v0);
-            _mm512_mask_storeu_ps(out + 16, hi, v1);
-        }
+        store_tile<MR>(c, ldc, acc, rows, cols, add, bias);
     }
 };
 

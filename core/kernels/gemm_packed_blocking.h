@@ -3,7 +3,7 @@
 // once and instantiates packed_product and pack_b_whole with its register tile (a Tile type: MR ×
 // NR, the block sizes, tile_rows, and pack_a, pack_b and kernel for one panel or tile). Everything
 // here has internal linkage, so each unit keeps its own copy compiled for its instruction set
-// (gemm_kernels.h says why that matters). Needs AVX.
+// (gemm_kernels.h says why that matters). Needs AVX, and the unit's Simd traits included first.
 #pragma once
 #include <immintrin.h>
 
@@ -17,6 +17,43 @@ namespace {
 
 constexpr int blk_min(int a, int b) { return a < b ? a : b; }
 constexpr int blk_max(int a, int b) { return a > b ? a : b; }
+
+// The store of a register tile of MR rows × two vectors (the unit's Simd traits, simd_avx2.h or
+// simd_avx512.h, included before this file): c (rows × cols of it valid, cols ≤ 2·W, row stride
+// ldc) = acc, or += acc with add; then + bias (the tile's cols floats) where not null. A row's
+// partial vectors go through Simd::Lanes (nothing is read or written past cols). Unrolled, so that
+// acc is indexed by constants and stays in registers (a loop to `rows` kept it in memory: ~5% of
+// the tile's time in a training step).
+template <int MR>
+[[gnu::always_inline]] inline void store_tile(float* c, int ldc, const kernels::Simd::V (&acc)[MR][2], int rows,
+                                              int cols, bool add, const float* bias) {
+    using S = kernels::Simd;
+    const S::Lanes lo = S::lanes(0, blk_min(cols, S::W)), hi = S::lanes(0, blk_max(cols - S::W, 0));
+    const bool full = cols == 2 * S::W;   // the common case: plain loads and stores
+    const S::V bias0 = !bias ? S::zero() : full ? S::load(bias) : S::load(lo, bias);
+    const S::V bias1 = !bias ? S::zero() : full ? S::load(bias + S::W) : S::load(hi, bias + S::W);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+        if (r == rows) break;
+        float* out = c + static_cast<int64_t>(r) * ldc;
+        S::V v0 = acc[r][0], v1 = acc[r][1];
+        if (add) {
+            v0 = S::add(v0, full ? S::load(out) : S::load(lo, out));
+            v1 = S::add(v1, full ? S::load(out + S::W) : S::load(hi, out + S::W));
+        }
+        if (bias) {
+            v0 = S::add(v0, bias0);
+            v1 = S::add(v1, bias1);
+        }
+        if (full) {
+            S::store(out, v0);
+            S::store(out + S::W, v1);
+        } else {
+            S::store(out, lo, v0);
+            S::store(out + S::W, hi, v1);
+        }
+    }
+}
 
 // In place: r[i] becomes column i of the 8 × 8 block whose rows were r[0..7].
 inline void transpose_8x8(__m256 r[8]) {

@@ -1,6 +1,7 @@
 // The float row kernels of softmax, log-softmax and the loss's exp (ops_attention.cpp,
-// ops_softmax_fused.cpp, ops_loss.cpp), per instruction set: softmax_avx512.cpp and softmax_avx2.cpp,
-// each compiled with its own -m flags (core/CMakeLists.txt), chosen at run time (cpu_isa.h). One row
+// ops_softmax_fused.cpp, ops_loss.cpp), as a table per instruction set: written once in
+// softmax_rows_body.h, compiled per set in softmax_avx2.cpp and softmax_avx512.cpp (core/CMakeLists.txt),
+// chosen at run time with the other families (cpu_kernels.h). One row
 // of C (or V) contiguous floats per call; the ops share the rows out over the threads. A null table
 // (the generic path) leaves the ops on their Eigen code. Internal to core/.
 #pragma once
@@ -27,14 +28,14 @@ struct SoftmaxRowKernels {
     void (*exp)(float* y, const float* x, int n);
 };
 
-const SoftmaxRowKernels* softmax_rows_avx512();
-const SoftmaxRowKernels* softmax_rows_avx2();
+extern const SoftmaxRowKernels SOFTMAX_ROWS_AVX2;     // softmax_avx2.cpp
+extern const SoftmaxRowKernels SOFTMAX_ROWS_AVX512;   // softmax_avx512.cpp
 
 }  // namespace tx::cpu::kernels
 
 namespace tx::cpu {
 
-// The kernels of the active path (cpu_isa.h); null on the generic path.
+// The kernels of the active path: cpu_kernels()->softmax (cpu_kernels.h); null on the generic path.
 const kernels::SoftmaxRowKernels* softmax_row_kernels();
 
 }  // namespace tx::cpu

@@ -1,7 +1,8 @@
-// The row kernels of softmax_kernels.h written once for both vector units: softmax_avx512.cpp and
-// softmax_avx2.cpp each define `struct Simd` (register type V, W floats a register, loads and stores
-// with a tail of n < W, arithmetic, reductions) in an anonymous namespace and include this file
-// inside it, so every function here has internal linkage and is compiled for that unit's set alone.
+// The row kernels of softmax_kernels.h written once for every vector unit: softmax_avx2.cpp and
+// softmax_avx512.cpp include their Simd traits (simd_avx2.h, simd_avx512.h: register type V, W floats
+// a register, loads and stores with a tail of n < W, arithmetic, reductions) and then this file
+// inside an anonymous namespace, so every function here has internal linkage and is compiled for
+// that unit's set alone.
 // Not a header for anyone else: it has no include guard on purpose and no declarations of its own.
 
 // exp(x) as Cephes' expf does it (range reduction x = n·ln2 + r, |r| ≤ ln2/2, then a degree-7 fit of

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/elementwise_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "tx/cpu_isa.h"
 #include "runtime/parallel_for.h"
 
@@ -31,24 +31,17 @@ void adam_update(Real* params, Real* m, Real* v, const Real* grads, int64_t n, R
     // The chunks are shared out over the CPU threads (parallel_for.h); each value is one thread's.
     constexpr int64_t CHUNK = 1024;
     parallel_for((n + CHUNK - 1) / CHUNK, 16, [=](int64_t first, int64_t last) {
-#if defined(TX_X86_KERNELS)
         // float: the active path's kernel, the same operations in the same order; a portable build's
         // Eigen is SSE2 only (Adam took 1.95% of a tiny training step's samples there, 1.19% native).
         // The kernels' square root is the correctly rounded one; Eigen's SSE one (EIGEN_FAST_MATH) is
         // rsqrt and a Newton step, so the generic path's bits may differ from theirs in the last place.
         if constexpr (std::is_same_v<Real, float>) {
-            const int64_t begin = first * CHUNK, count = std::min(n, last * CHUNK) - begin;
-            switch (active_isa()) {
-                case Isa::Avx512:
-                    return kernels::adam_update_avx512(params + begin, m + begin, v + begin, grads + begin, count, step,
-                                                       beta1, beta2, inv_sqrt_bc2, eps);
-                case Isa::Avx2:
-                    return kernels::adam_update_avx2(params + begin, m + begin, v + begin, grads + begin, count, step,
-                                                     beta1, beta2, inv_sqrt_bc2, eps);
-                case Isa::Generic: break;
+            if (const kernels::CpuKernels* k = cpu_kernels()) {
+                const int64_t begin = first * CHUNK, count = std::min(n, last * CHUNK) - begin;
+                return k->elementwise->adam_update(params + begin, m + begin, v + begin, grads + begin, count, step,
+                                                   beta1, beta2, inv_sqrt_bc2, eps);
             }
         }
-#endif
         for (int64_t i = first * CHUNK; i < std::min(n, last * CHUNK); i += CHUNK) {
             const int64_t len = std::min(CHUNK, n - i);
             const Eigen::Map<const Array> g(grads + i, len);

@@ -10,7 +10,7 @@
 
 #include "tx/cpu_isa.h"
 #include "ops/dropout_draw.h"
-#include "kernels/norm_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/norm_rows.h"
 #include "runtime/parallel_for.h"
 
@@ -30,17 +30,13 @@ void add_dropped(Real* out, Real* mask, const Real* x, const Real* sub, int64_t 
         return;
     }
     const Real scale = Real(1) / (Real(1) - p);
-#if defined(TX_X86_KERNELS) && !defined(__AVX512DQ__)
+#if !defined(__AVX512DQ__)
     // float: the hash vectorised on the active path's kernel. A build for AVX-512DQ (-march=native on
     // Zen 4) vectorises the loop below itself with 64-bit multiplies, faster than the kernels'
     // 32-bit ones (add_norm_bench: 0.19 against 0.25 ms at 1024 × 128); other builds would run it scalar.
-    if constexpr (std::is_same_v<Real, float>) {
-        switch (active_isa()) {
-            case Isa::Avx512: return kernels::residual_dropout_avx512(out, mask, x, sub, first, last, p, scale, seed);
-            case Isa::Avx2: return kernels::residual_dropout_avx2(out, mask, x, sub, first, last, p, scale, seed);
-            case Isa::Generic: break;
-        }
-    }
+    if constexpr (std::is_same_v<Real, float>)
+        if (const kernels::CpuKernels* k = cpu_kernels())
+            return k->norm->residual_dropout(out, mask, x, sub, first, last, p, scale, seed);
 #endif
     for (int64_t i = first; i < last; ++i) {
         mask[i] = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p ? scale : Real(0);

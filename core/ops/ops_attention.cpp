@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tx/cpu_isa.h"
-#include "kernels/elementwise_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/gemm_packed.h"
 #include "runtime/parallel_for.h"
 #include "kernels/softmax_kernels.h"
@@ -27,7 +27,7 @@ constexpr int64_t HEADS_PER_THREAD = 4;    // (b,h) pairs: one small GEMM each
 constexpr int64_t ROWS_PER_THREAD = 64;    // softmax rows of S or T values
 
 // Where a float per-head product goes to sgemm_packed (gemm_packed.h) instead of Eigen's. Measured
-// on a Zen 4 core (tests/bench/softmax_bench, one head, one thread, median µs, Eigen -march=native /
+// on a Zen 4 core (bench/softmax_bench, one head, one thread, median µs, Eigen -march=native /
 // Eigen portable (SSE2) / packed AVX-512):
 //   scores (T,dk)·(S,dk)ᵀ, T = S = 8, dk = 16..64: 0.14–0.28 / 0.15–0.38 / 0.29–0.96 (Eigen wins)
 //                          T = S = 32, dk = 64: 2.10 / 3.85 / 1.51; T = S = 512, dk = 64: 402 / 876 / 320
@@ -138,20 +138,14 @@ void attention_mask_forward(Real* out, const Real* scores, const Real* mask, int
         for (int64_t bh = first; bh < last; ++bh) {
             const int64_t off = bh * TS;
             const Real* m = mask ? mask + (bh / H) * TS : nullptr;
-#if defined(TX_X86_KERNELS)
             // float: the active path's kernel (a portable build's SSE2 loop took 3.3% of a tiny
             // forward pass's samples, a native one's 0.8%)
             if constexpr (std::is_same_v<Real, float>) {
-                if (m && active_isa() == Isa::Avx512) {
-                    kernels::attention_mask_avx512(out + off, scores + off, m, TS);
-                    continue;
-                }
-                if (m && active_isa() == Isa::Avx2) {
-                    kernels::attention_mask_avx2(out + off, scores + off, m, TS);
+                if (const kernels::CpuKernels* k = cpu_kernels(); m && k) {
+                    k->elementwise->attention_mask(out + off, scores + off, m, TS);
                     continue;
                 }
             }
-#endif
             for (int64_t i = 0; i < TS; ++i)
                 out[off + i] = (!m || m[i] != Real(0)) ? scores[off + i] : neg_inf;
         }

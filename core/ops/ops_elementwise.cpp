@@ -8,8 +8,7 @@
 
 #include "tx/cpu_isa.h"
 #include "ops/dropout_draw.h"
-#include "kernels/elementwise_kernels.h"
-#include "kernels/norm_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "runtime/parallel_for.h"
 
 namespace tx::cpu {
@@ -39,17 +38,10 @@ void residual_backward(Real* da, Real* db, const Real* dout, int N) {
 template <typename Real>
 void relu_forward(Real* out, const Real* inp, int N) {
     parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
-#if defined(TX_X86_KERNELS)
         // float: the active path's kernel (a portable build's SSE2 loop took 1.2% of a tiny forward
         // pass's samples, a native one's under 0.4%)
-        if constexpr (std::is_same_v<Real, float>) {
-            switch (active_isa()) {
-                case Isa::Avx512: return kernels::relu_forward_avx512(out, inp, first, last);
-                case Isa::Avx2: return kernels::relu_forward_avx2(out, inp, first, last);
-                case Isa::Generic: break;
-            }
-        }
-#endif
+        if constexpr (std::is_same_v<Real, float>)
+            if (const kernels::CpuKernels* k = cpu_kernels()) return k->elementwise->relu_forward(out, inp, first, last);
         for (int64_t i = first; i < last; ++i) out[i] = inp[i] > Real(0) ? inp[i] : Real(0);
     });
 }
@@ -58,18 +50,12 @@ template <typename Real>
 void relu_backward(Real* dinp, const Real* dout, const Real* out, int N) {
     // reads relu's output, not its input, so the FFN can run relu in place
     parallel_for(N, VALUES_PER_THREAD, [=](int64_t first, int64_t last) {
-#if defined(TX_X86_KERNELS)
         // float: the active path's kernel. Without AVX's masked stores the compiler keeps the loop's
         // if, scalar, a branch that half the values mispredict: 10.8% of a tiny training step's
         // samples in a portable build, 1.0% in a native one (perf, txcli train --preset tiny).
-        if constexpr (std::is_same_v<Real, float>) {
-            switch (active_isa()) {
-                case Isa::Avx512: return kernels::relu_backward_avx512(dinp, dout, out, first, last);
-                case Isa::Avx2: return kernels::relu_backward_avx2(dinp, dout, out, first, last);
-                case Isa::Generic: break;
-            }
-        }
-#endif
+        if constexpr (std::is_same_v<Real, float>)
+            if (const kernels::CpuKernels* k = cpu_kernels())
+                return k->elementwise->relu_backward(dinp, dout, out, first, last);
         for (int64_t i = first; i < last; ++i)
             if (out[i] > Real(0)) dinp[i] += dout[i];
     });
@@ -81,16 +67,12 @@ void dropout_forward(Real* out, Real* mask, const Real* inp, int N, Real p, uint
     // evaluation needs no rescaling. p = 0 keeps everything (u >= 0 always) with mask 1.
     const Real scale = Real(1) / (Real(1) - p);
     parallel_for(N, VALUES_PER_THREAD / 4, [=](int64_t first, int64_t last) {
-#if defined(TX_X86_KERNELS) && !defined(__AVX512DQ__)
+#if !defined(__AVX512DQ__)
         // float: the hash on the active path's kernel (as the fused connection's, ops_add_norm.cpp);
         // without AVX-512DQ the compiler runs the loop below scalar (no 64-bit vector multiply).
-        if constexpr (std::is_same_v<Real, float>) {
-            switch (active_isa()) {
-                case Isa::Avx512: return kernels::dropout_avx512(out, mask, inp, first, last, p, scale, seed);
-                case Isa::Avx2: return kernels::dropout_avx2(out, mask, inp, first, last, p, scale, seed);
-                case Isa::Generic: break;
-            }
-        }
+        if constexpr (std::is_same_v<Real, float>)
+            if (const kernels::CpuKernels* k = cpu_kernels())
+                return k->norm->dropout(out, mask, inp, first, last, p, scale, seed);
 #endif
         for (int64_t i = first; i < last; ++i) {
             const bool keep = dropout_uniform<Real>(seed, static_cast<uint64_t>(i)) >= p;

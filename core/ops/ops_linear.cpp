@@ -11,7 +11,7 @@
 
 #include "tx/cpu_isa.h"
 #include "ops/eigen_types.h"
-#include "kernels/elementwise_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_packed.h"
 #include "runtime/parallel_for.h"
@@ -23,13 +23,7 @@ namespace {
 // dbias += the column sums of dout (N,OC) on the active path's kernel: a portable build's Eigen sums
 // with SSE2 only (linear_backward took 1.8% of a tiny training step's samples there, 0.6% native).
 void bias_grad_float(float* dbias, const float* dout, int N, int OC) {
-#if defined(TX_X86_KERNELS)
-    switch (active_isa()) {
-        case Isa::Avx512: return kernels::column_sums_add_avx512(dbias, dout, N, OC);
-        case Isa::Avx2: return kernels::column_sums_add_avx2(dbias, dout, N, OC);
-        case Isa::Generic: break;
-    }
-#endif
+    if (const kernels::CpuKernels* k = cpu_kernels()) return k->elementwise->column_sums_add(dbias, dout, N, OC);
     Eigen::Map<RowVector<float>>(dbias, OC) += Eigen::Map<const RowMatrix<float>>(dout, N, OC).colwise().sum();
 }
 

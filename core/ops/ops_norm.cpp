@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "tx/cpu_isa.h"
-#include "kernels/norm_kernels.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/norm_rows.h"
 #include "runtime/parallel_for.h"
 
@@ -102,49 +102,27 @@ void plain_param_grad_columns(Real* dweight, Real* dbias, const Real* dout, cons
 template <typename Real>
 void norm_forward_rows(Real* out, Real* mean, Real* rstd, const Real* inp, const Real* weight, const Real* bias,
                        int rows, int C, Real eps) {
-#ifdef TX_X86_KERNELS
-    if constexpr (std::is_same_v<Real, float>) {
-        switch (active_isa()) {
-            case Isa::Avx512: return kernels::norm_forward_rows_avx512(out, mean, rstd, inp, weight, bias, rows, C, eps);
-            case Isa::Avx2: return kernels::norm_forward_rows_avx2(out, mean, rstd, inp, weight, bias, rows, C, eps);
-            case Isa::Generic: break;
-        }
-    }
-#endif
+    if constexpr (std::is_same_v<Real, float>)
+        if (const kernels::CpuKernels* k = cpu_kernels())
+            return k->norm->forward_rows(out, mean, rstd, inp, weight, bias, rows, C, eps);
     plain_forward_rows(out, mean, rstd, inp, weight, bias, rows, C, eps);
 }
 
 template <typename Real>
 void norm_backward_rows(Real* dinp, Real* dinp2, const Real* mask2, const Real* dout, const Real* inp,
                         const Real* weight, const Real* mean, const Real* rstd, int rows, int C) {
-#ifdef TX_X86_KERNELS
-    if constexpr (std::is_same_v<Real, float>) {
-        switch (active_isa()) {
-            case Isa::Avx512:
-                return kernels::norm_backward_rows_avx512(dinp, dinp2, mask2, dout, inp, weight, mean, rstd, rows, C);
-            case Isa::Avx2:
-                return kernels::norm_backward_rows_avx2(dinp, dinp2, mask2, dout, inp, weight, mean, rstd, rows, C);
-            case Isa::Generic: break;
-        }
-    }
-#endif
+    if constexpr (std::is_same_v<Real, float>)
+        if (const kernels::CpuKernels* k = cpu_kernels())
+            return k->norm->backward_rows(dinp, dinp2, mask2, dout, inp, weight, mean, rstd, rows, C);
     plain_backward_rows(dinp, dinp2, mask2, dout, inp, weight, mean, rstd, rows, C);
 }
 
 template <typename Real>
 void norm_param_grad_columns(Real* dweight, Real* dbias, const Real* dout, const Real* inp, const Real* mean,
                              const Real* rstd, int N, int C, int c0, int c1) {
-#ifdef TX_X86_KERNELS
-    if constexpr (std::is_same_v<Real, float>) {
-        switch (active_isa()) {
-            case Isa::Avx512:
-                return kernels::norm_param_grad_columns_avx512(dweight, dbias, dout, inp, mean, rstd, N, C, c0, c1);
-            case Isa::Avx2:
-                return kernels::norm_param_grad_columns_avx2(dweight, dbias, dout, inp, mean, rstd, N, C, c0, c1);
-            case Isa::Generic: break;
-        }
-    }
-#endif
+    if constexpr (std::is_same_v<Real, float>)
+        if (const kernels::CpuKernels* k = cpu_kernels())
+            return k->norm->param_grad_columns(dweight, dbias, dout, inp, mean, rstd, N, C, c0, c1);
     plain_param_grad_columns(dweight, dbias, dout, inp, mean, rstd, N, C, c0, c1);
 }
 
