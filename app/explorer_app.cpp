@@ -24,6 +24,7 @@
 #include "panels/lessons_panel.h"
 #include "panels/training_panel.h"
 #include "panels/look_inside_panel.h"
+#include "panels/precision_panel.h"
 #include "screenshot.h"
 #include "self_test.h"
 #include "tx/session.h"
@@ -116,6 +117,11 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
         if (auto* look = dynamic_cast<LookInsidePanel*>(p.get())) {
             look->set_corrupted(m_options.corrupt);
             if (!m_options.look_inside.empty()) look->select_view(m_options.look_inside);
+        } else if (auto* precision = dynamic_cast<PrecisionPanel*>(p.get())) {
+            if (!m_options.precision.empty() || m_options.all_low)
+                precision->set_mode({precision_from_string(m_options.precision.empty() ? "bf16" : m_options.precision).value(),
+                                     m_options.all_low});
+            precision->set_embedding_scale(m_options.embedding_scale);
         }
     for (const auto& [key, open] : m_settings.panels_open)
         for (auto& p : m_panels)
@@ -367,6 +373,8 @@ void ExplorerApp::refresh(bool full) {
             // The Look inside views were of another model or input; one being computed is dropped.
             ++m_look_inside_epoch;
             m_view.look_inside.reset();
+            ++m_precision_epoch;
+            m_view.precision.reset();
         }
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
@@ -442,6 +450,7 @@ bool ExplorerApp::idle() const {
     if (m_trainer && m_training.state == TrainerState::Running) return false;
     if (m_prepared) return false;   // redraw to adopt the trainer once it is made
     if (m_view.look_inside_computing) return false;   // redraw to adopt the Look inside views
+    if (m_view.precision_computing) return false;     // and the Precision panel's runs
     return !ImGui::IsAnyMouseDown();
 }
 
@@ -472,6 +481,7 @@ void ExplorerApp::draw() {
     ++m_frame;
     adopt_known_words();
     adopt_look_inside();
+    adopt_precision();
     update_font_sampling();
     // Headless runs: wherever the virtual pointer sits, no tooltip or hover lands in a screenshot.
     if (m_options.headless()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);

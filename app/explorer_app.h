@@ -14,6 +14,7 @@
 #include "options.h"
 #include "known_words.h"
 #include "look_inside.h"
+#include "precision_view.h"
 #include "model_catalog.h"
 #include "tx/checkpoint.h"
 #include "panel.h"
@@ -86,6 +87,7 @@ public:
     void measure_generation() override;
     void trainer_compare_variant(const std::string& row_id) override;
     void compute_look_inside(const LookInsideRequest& request) override;
+    void compute_precision(const PrecisionRequest& request) override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }
@@ -212,6 +214,10 @@ private:
     std::future<std::shared_ptr<const LookInside>> m_look_inside_running;
     uint64_t m_look_inside_epoch = 0, m_look_inside_running_epoch = 0;
     void adopt_look_inside();
+    // The Precision panel's runs, the same way (m_precision_epoch counts model and input changes).
+    std::future<std::shared_ptr<const PrecisionView>> m_precision_running;
+    uint64_t m_precision_epoch = 0, m_precision_running_epoch = 0;
+    void adopt_precision();
 };
 
 }  // namespace tx::app

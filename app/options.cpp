@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "panel_registry.h"
+#include "tx/precision.h"
 #include "tx/training_config.h"
 #include "tx/variant_comparison.h"
 
@@ -33,6 +34,12 @@ const char* USAGE =
     "                        (as many pieces as the first --sentence); opens its patching tab\n"
     "  --look-inside VIEW    the Look inside panel's tab: lens, patch, heads, rollout, entropy\n"
     "                        or attribution\n"
+    "  --precision P         the Precision panel's mode: fp32, bf16 (default), fp16 or int8 (weight-only);\n"
+    "                        docs/precision.md\n"
+    "  --all-low             with --precision bf16 or fp16: round every step's output too (the Precision\n"
+    "                        panel's \"everything in low precision\")\n"
+    "  --embedding-scale N   the Precision panel multiplies both embedding tables by N: 1 (default), 100\n"
+    "                        or 10000 (large activations, to show FP16 overflow)\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
     "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
     "                        per sentence (\"decoded 1: TEXT\")\n"
@@ -167,6 +174,16 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
                 v != "attribution")
                 return bad("--look-inside must be lens, patch, heads, rollout, entropy or attribution, got '" + v + "'");
             options.look_inside = v;
+        } else if (arg == "--precision") {
+            if (!value(v)) return bad("--precision needs fp32, bf16, fp16 or int8");
+            if (!precision_from_string(v)) return bad("--precision must be fp32, bf16, fp16 or int8, got '" + v + "'");
+            options.precision = v;
+        } else if (arg == "--all-low") {
+            options.all_low = true;
+        } else if (arg == "--embedding-scale") {
+            if (!value(v)) return bad("--embedding-scale needs 1, 100 or 10000");
+            if (v != "1" && v != "100" && v != "10000") return bad("--embedding-scale must be 1, 100 or 10000, got '" + v + "'");
+            options.embedding_scale = std::stof(v);
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
             const auto n = whole_number(v, 1, 1000000);
@@ -247,6 +264,10 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         validate(options.sampling);
     } catch (const std::exception& e) {
         return bad(std::string("sampling: ") + e.what());
+    }
+    if (options.all_low) {
+        PrecisionMode mode{precision_from_string(options.precision.empty() ? "bf16" : options.precision).value(), true};
+        if (auto problem = validate(mode)) return bad("--all-low: " + *problem);
     }
     if (options.print_decoded && options.screenshot.empty()) return bad("--print-decoded needs --screenshot");
     if (options.frame_times && options.screenshot.empty()) return bad("--frame-times needs --screenshot");

@@ -23,6 +23,9 @@ struct AppOptions {
     int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
     std::string corrupt;                    // --corrupt TEXT: the Look inside panel's corrupted sentence
     std::string look_inside;                // --look-inside VIEW: the Look inside panel's tab (lens, patch, …)
+    std::string precision;                  // --precision fp32|bf16|fp16|int8: the Precision panel's mode; empty: bf16
+    bool all_low = false;                   // --all-low: the Precision panel's "everything in low precision"
+    float embedding_scale = 1.0f;           // --embedding-scale 1|100|10000: the Precision panel's embedding factor
     int head = -1;                          // --head N: the selected head (Attention, Neuron view)
     int frames = 6;                         // frames rendered before the screenshot
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N

@@ -16,6 +16,7 @@
 namespace tx::app {
 
 struct LookInsideRequest;
+struct PrecisionRequest;
 
 // What panels ask of the app. Queued and applied between frames, so a frame reads one snapshot.
 class Commands {
@@ -85,6 +86,9 @@ public:
     // The Look inside panel: computes its views for `request` (SessionView::look_inside) off the GUI
     // thread (headless runs: at once, so screenshots and the self-test see the result).
     virtual void compute_look_inside(const LookInsideRequest& request) = 0;
+    // The Precision panel: runs the first sentence in FP32 and in the request's mode
+    // (SessionView::precision), off the GUI thread as compute_look_inside.
+    virtual void compute_precision(const PrecisionRequest& request) = 0;
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).

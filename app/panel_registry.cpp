@@ -12,6 +12,7 @@
 #include "panels/model_panel.h"
 #include "panels/neuron_panel.h"
 #include "panels/positional_panel.h"
+#include "panels/precision_panel.h"
 #include "panels/shapes_panel.h"
 #include "panels/step_panel.h"
 #include "panels/training_panel.h"
@@ -46,6 +47,8 @@ const std::vector<PanelEntry>& panel_registry() {
         {"generate", "Generate", P::Tab, true, factory<GeneratePanel>()},
         // Five measurements of the first sentence's run (explain/look_inside.h), computed on request.
         {"inspect", "Look inside", P::Tab, true, factory<LookInsidePanel>()},
+        // The first sentence in FP32 and in BF16 / FP16 / INT8, compared step by step (explain/precision_view.h).
+        {"precision", "Precision", P::Tab, true, factory<PrecisionPanel>()},
     };
     return entries;
 }

@@ -13,6 +13,9 @@
 #include "panel_registry.h"
 #include "panels/lessons_panel.h"
 #include "panels/look_inside_panel.h"
+#include "panels/precision_panel.h"
+#include "precision_view.h"
+#include "tx/precision_comparison.h"
 #include "look_inside.h"
 #include "neuron_trace.h"
 #include "panels/neuron_panel.h"
@@ -52,6 +55,21 @@ LookInsidePanel* look_inside_panel(ExplorerApp& app) {
     for (const auto& p : app.panels())
         if (auto* l = dynamic_cast<LookInsidePanel*>(p.get())) return l;
     return nullptr;
+}
+
+PrecisionPanel* precision_panel(ExplorerApp& app) {
+    for (const auto& p : app.panels())
+        if (auto* l = dynamic_cast<PrecisionPanel*>(p.get())) return l;
+    return nullptr;
+}
+
+// Waits (at most 40 frames) until the Precision panel's runs are computed for its settings.
+std::function<bool(ExplorerApp&)> precision_ready() {
+    return [frames = 0](ExplorerApp& app) mutable {
+        const auto& r = app.view().precision;
+        const PrecisionPanel* p = precision_panel(app);
+        return (r && p && r->request == p->request_for(app.view()) && !app.view().precision_computing) || ++frames > 40;
+    };
 }
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
@@ -1193,6 +1211,79 @@ void SelfTest::build() {
         check(ok && v.cursor == v.attention[static_cast<size_t>(block)].probs + 1, "the cursor is just after that block's probabilities");
         check(drawn_now(panel(app, "attention")), "the Attention panel is shown");
         if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted("");
+        return true;
+    });
+    // The Precision panel on the everyday model's default sentence: FP32 against itself is exact;
+    // BF16 autocast differs at every product and matches compare_precision run here on the loaded
+    // model; FP16 "everything low" with the embeddings ×100 reports its first inf/NaN with a reason
+    // and does not fail.
+    add("precision: fp32", [](ExplorerApp& app) {
+        if (PrecisionPanel* p = precision_panel(app)) {
+            p->set_mode({Precision::Fp32, false});
+            p->set_embedding_scale(1.0f);
+        }
+        app.set_input({INSPECT_CLEAN}, std::nullopt);
+        app.show_panel("precision");
+        return true;
+    });
+    add("precision: fp32 computed", precision_ready());
+    add("check precision fp32", [this](ExplorerApp& app) {
+        const auto r = app.view().precision;
+        check(r && r->error.empty() && !r->steps.empty(), "the Precision panel ran FP32" + (r ? ": " + r->error : std::string()));
+        if (!r || r->steps.empty()) return true;
+        bool zero = true;
+        for (const PrecisionStepRow& s : r->steps) zero = zero && s.difference.max_abs == 0.0 && s.difference.nonfinite == 0;
+        check(zero && r->first_change < 0 && r->fp32_logits == r->low_logits, "FP32 against FP32 differs nowhere");
+        check(drawn_now(panel(app, "precision")), "the Precision panel is shown");
+        if (PrecisionPanel* p = precision_panel(app)) check(!p->set_mode({Precision::Int8, true}), "INT8 everything-low is refused");
+        if (PrecisionPanel* p = precision_panel(app)) p->set_mode({Precision::Bf16, false});
+        return true;
+    });
+    add("precision: bf16 computed", precision_ready());
+    add("check precision bf16", [this](ExplorerApp& app) {
+        const SessionView& v = app.view();
+        const auto r = v.precision;
+        check(r && r->error.empty() && r->request.mode.format == Precision::Bf16, "the Precision panel ran BF16");
+        if (!r || !r->error.empty()) return true;
+        const Checkpoint checkpoint = load_checkpoint(v.model_source);
+        const Tokenizer tokenizer = make_tokenizer(checkpoint);
+        std::vector<int> src = tokenizer.encode(INSPECT_CLEAN);
+        src.push_back(checkpoint.config.special.eos);
+        const PrecisionComparison c = compare_precision(checkpoint, {Precision::Bf16, false}, {src},
+                                                        std::min(checkpoint.config.max_len - 1, 2 * static_cast<int>(src.size()) + 10));
+        bool same = c.steps.size() == r->steps.size();
+        int products = 0, moved = 0;
+        for (size_t i = 0; same && i < c.steps.size(); ++i) {
+            same = c.steps[i].max_abs == r->steps[i].difference.max_abs && c.steps[i].name == r->steps[i].difference.name;
+            if (r->steps[i].how == LowStep::Product) {
+                ++products;
+                moved += r->steps[i].difference.max_abs > 0.0;
+            }
+        }
+        check(same, "the step table is compare_precision's on the loaded model");
+        check(products > 0 && moved == products, "every BF16 product step differs from FP32 (" + std::to_string(moved) + " of " +
+                                                      std::to_string(products) + ")");
+        check(r->first_nonfinite < 0, "BF16 autocast holds no inf or NaN");
+        bool bounded = !r->absolute.empty();
+        for (const RoundingHistogram& h : r->absolute) bounded = bounded && h.max_abs_error > 0.0 && h.max_abs_error <= h.step / 2;
+        check(bounded, "every weight's BF16 rounding error is within half a step");
+        if (PrecisionPanel* p = precision_panel(app)) {
+            p->set_mode({Precision::Fp16, true});
+            p->set_embedding_scale(100.0f);
+        }
+        return true;
+    });
+    add("precision: fp16 overflow computed", precision_ready());
+    add("check precision fp16 overflow", [this](ExplorerApp& app) {
+        const auto r = app.view().precision;
+        check(r && r->error.empty() && r->request.embedding_scale == 100.0f, "the Precision panel ran FP16 with embeddings x100");
+        if (!r || !r->error.empty()) return true;
+        check(r->first_nonfinite >= 0 && !r->nonfinite_reason.empty(), "FP16 everything-low reports its first inf/NaN and why: " +
+                                                                           r->nonfinite_reason);
+        if (PrecisionPanel* p = precision_panel(app)) {
+            p->set_mode({Precision::Bf16, false});
+            p->set_embedding_scale(1.0f);
+        }
         app.run_to_end();
         if (fs::exists(m_inspect_back)) app.load_checkpoint(m_inspect_back);
         return true;

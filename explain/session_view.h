@@ -25,6 +25,7 @@ namespace tx::app {
 
 struct KnownWords;
 struct LookInside;
+struct PrecisionView;
 
 struct SessionView {
     uint64_t version = 0;                    // grows on every change; widgets key caches on it
@@ -96,6 +97,10 @@ struct SessionView {
     // (Commands::compute_look_inside) on a thread of their own; reset when the model or input changes.
     std::shared_ptr<const LookInside> look_inside;
     bool look_inside_computing = false;      // a request is being computed (the old result, if any, stays)
+    // The Precision panel's FP32-versus-low-precision runs of the first sentence (precision_view.h),
+    // computed on request (Commands::compute_precision) as the Look inside views are.
+    std::shared_ptr<const PrecisionView> precision;
+    bool precision_computing = false;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

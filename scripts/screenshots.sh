@@ -68,5 +68,10 @@ wide="The animal didn't cross the street because it was too wide."
 for view in lens patch heads rollout entropy attribution; do
     shot "look-inside-$view.png" --panel inspect --checkpoint "$everyday" --sentence "$tired" --corrupt "$wide" --look-inside "$view"
 done
+# The Precision panel (docs/precision.md) on the everyday model's default sentence: BF16 autocast, and
+# FP16 "everything low" with the embeddings x100, where the first overflow shows.
+shot precision-bf16.png --panel precision --checkpoint "$everyday" --sentence "$tired" --precision bf16
+shot precision-fp16-all-low.png --panel precision --checkpoint "$everyday" --sentence "$tired" --precision fp16 --all-low \
+    --embedding-scale 100
 # The generation benchmark's figures (bench/run_generate_bench.sh's JSON) in the Backend panel.
 (cd "$root" && shot generation-bench.png --layout backend --generation-bench docs/bench/generation-bench.json)

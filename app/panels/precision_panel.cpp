@@ -1,0 +1,507 @@
+// Precision panel (see precision_panel.h). Attention maps are query rows × key columns, as
+// everywhere in the app; every number is explain/precision_view.h's, drawn, never recomputed here.
+#include "panels/precision_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+
+#include "widgets/heatmap.h"
+#include "widgets/plot.h"
+#include "widgets/ui.h"
+
+namespace tx::app {
+
+namespace {
+
+const ImVec4 WARNING_COLOUR(1.0f, 0.72f, 0.35f, 1.0f);
+const ImVec4 ERROR_COLOUR(1.0f, 0.45f, 0.45f, 1.0f);
+const ImVec4 LOW_COLOUR(0.45f, 0.75f, 1.0f, 1.0f);
+
+const char* format_name(Precision p) {
+    switch (p) {
+        case Precision::Fp32: return "FP32";
+        case Precision::Bf16: return "BF16";
+        case Precision::Fp16: return "FP16";
+        case Precision::Int8: return "INT8";
+    }
+    return "";
+}
+
+void paragraph(const std::string& text) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", text.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+void coloured_paragraph(const ImVec4& colour, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
+std::string number(double x, const char* format = "%.3g") {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, format, x);
+    return buffer;
+}
+
+std::string block_title(const AttentionPair& p) {
+    const char* kind = p.kind == AttentionKind::EncoderSelf   ? "encoder self-attention"
+                       : p.kind == AttentionKind::DecoderSelf ? "decoder self-attention"
+                                                              : "cross-attention";
+    return std::string(kind) + ", layer " + std::to_string(p.layer);
+}
+
+// The step table's "ran in" column.
+std::string how_text(LowStep how, Precision format) {
+    switch (how) {
+        case LowStep::Fp32: return "FP32";
+        case LowStep::Product: return std::string(format_name(format)) + " product";
+        case LowStep::Rounded: return std::string(format_name(format)) + " output";
+        case LowStep::Int8Weights: return "INT8 weights";
+    }
+    return "";
+}
+
+// A row of tokens, the one at `highlight` (if any) framed in the warning colour.
+void token_row(const char* label, const std::vector<std::string>& tokens, int highlight) {
+    ImGui::TextUnformatted(label);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const ImVec2 size = ImGui::CalcTextSize(tokens[i].c_str());
+        ImGui::SameLine(0.0f, 6.0f);
+        if (ImGui::GetCursorScreenPos().x + size.x > right) ImGui::NewLine();
+        const bool marked = static_cast<int>(i) == highlight;
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        if (marked) {
+            ImGui::TextColored(WARNING_COLOUR, "%s", tokens[i].c_str());
+            dl->AddRect(ImVec2(at.x - 2, at.y - 1), ImVec2(at.x + size.x + 2, at.y + size.y + 1),
+                        ImGui::GetColorU32(WARNING_COLOUR), 2.0f);
+        } else {
+            ImGui::TextUnformatted(tokens[i].c_str());
+        }
+    }
+    if (tokens.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(nothing)");
+    }
+}
+
+}  // namespace
+
+PrecisionPanel::PrecisionPanel()
+    : Panel("The first sentence run twice on a copy of the model: in FP32 (the reference) and in a lower precision. "
+            "Each step's output is compared (largest |difference|, relative error, inf/NaN), both runs reading the "
+            "same decoder input: FP32's greedy output. On this CPU the low formats are emulated on FP32 kernels: they "
+            "show what rounding does, not what it saves.") {}
+
+bool PrecisionPanel::set_mode(PrecisionMode mode) {
+    if (validate(mode)) return false;
+    m_mode = mode;
+    m_relative = mode.format != Precision::Int8;
+    return true;
+}
+
+PrecisionRequest PrecisionPanel::request_for(const SessionView& v) const {
+    PrecisionRequest r;
+    r.source = v.sentences.empty() ? "" : v.sentences.front();
+    r.mode = m_mode;
+    r.embedding_scale = m_embedding_scale;
+    return r;
+}
+
+std::string PrecisionPanel::describe_mode(PrecisionMode mode) {
+    const std::string f = format_name(mode.format);
+    const std::string bits = mode.format == Precision::Bf16 ? "8 significant bits, FP32's range"
+                                                            : "11 significant bits, largest value 65504";
+    switch (mode.format) {
+        case Precision::Fp32:
+            return "FP32: the reference, the model as trained. Both runs are the same, so every difference is 0.";
+        case Precision::Int8:
+            return "INT8 weight-only: each row of a linear layer's weight becomes whole numbers \xE2\x88\x92" "127\xE2\x80\xA6" "127 "
+                   "times a scale max|w|/127; activations, attention products and everything else stay FP32.";
+        case Precision::Bf16:
+        case Precision::Fp16:
+            if (mode.all_low)
+                return "Everything in " + f + " (" + bits + "), a teaching switch: autocast, and every step's output is "
+                       "rounded to " + f + " as well, softmax and the norms included. Nothing stops an overflow.";
+            return f + " autocast (" + bits + "), as PyTorch's CPU autocast: the linear layers' weights and each matrix "
+                   "product's inputs and output are rounded to " + f + "; softmax, the norms, residuals and activations "
+                   "run in FP32.";
+    }
+    return "";
+}
+
+void PrecisionPanel::draw_controls() {
+    const char* names[] = {"FP32", "BF16", "FP16", "INT8 weight-only"};
+    const Precision formats[] = {Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Int8};
+    int current = 0;
+    for (int i = 0; i < 4; ++i)
+        if (formats[i] == m_mode.format) current = i;
+    ImGui::SetNextItemWidth(170.0f);
+    if (ImGui::Combo("precision", &current, names, 4)) {
+        m_mode.format = formats[current];
+        m_relative = m_mode.format != Precision::Int8;
+        if (m_mode.format != Precision::Bf16 && m_mode.format != Precision::Fp16) m_mode.all_low = false;
+    }
+    ImGui::SameLine(0.0f, 20.0f);
+    const bool can_all_low = m_mode.format == Precision::Bf16 || m_mode.format == Precision::Fp16;
+    ImGui::BeginDisabled(!can_all_low);
+    ImGui::Checkbox("everything in low precision", &m_mode.all_low);
+    ImGui::EndDisabled();
+    item_tooltip("BF16 and FP16 only: every step's output is rounded to the format, not only the matrix products'.");
+    ImGui::SameLine(0.0f, 20.0f);
+    char label[32];
+    std::snprintf(label, sizeof label, "\xC3\x97%g", static_cast<double>(m_embedding_scale));
+    ImGui::SetNextItemWidth(90.0f);
+    if (ImGui::BeginCombo("embeddings", label)) {
+        for (float s : EMBEDDING_SCALES) {
+            std::snprintf(label, sizeof label, "\xC3\x97%g", static_cast<double>(s));
+            if (ImGui::Selectable(label, s == m_embedding_scale)) m_embedding_scale = s;
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    help_marker("Multiplies both embedding tables, in both runs, by this factor. \xC3\x97" "1 is the model as trained; a "
+                "large factor makes the activations large enough to pass FP16's largest value, 65504, so that FP16 "
+                "overflow shows (FP32 and BF16 reach 3.4\xC2\xB7" "10^38).");
+    coloured_paragraph(LOW_COLOUR, describe_mode(m_mode));
+}
+
+void PrecisionPanel::draw_content(PanelContext& ctx) {
+    const SessionView& v = ctx.view;
+    draw_controls();
+    if (v.sentences.empty() || v.sentences.front().empty()) {
+        ImGui::TextUnformatted("Type a sentence in the Input panel to compare precisions on it.");
+        return;
+    }
+    const PrecisionRequest request = request_for(v);
+    const std::shared_ptr<const PrecisionView> result = v.precision;
+    const bool current = result && result->request == request;
+    if (!current && !v.precision_computing) ctx.commands.compute_precision(request);
+    std::string differs;
+    if (!v.options.causal_mask || !v.options.padding_mask || !v.options.positional_encoding || !v.options.disabled_heads.empty())
+        differs += "The Masks / Positional toggles and switched-off heads do not apply here: both runs use the model as trained. ";
+    if (v.B > 1) differs += "Only the first sentence is compared. ";
+    if (!differs.empty()) paragraph("Note: " + differs);
+    if (!result) {
+        ImGui::TextUnformatted("Running the sentence in both precisions\xE2\x80\xA6");
+        return;
+    }
+    if (!current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
+    const PrecisionView& r = *result;
+    if (!r.error.empty()) {
+        coloured_paragraph(WARNING_COLOUR, "Cannot compare this input: " + r.error);
+        return;
+    }
+    ImGui::Separator();
+    draw_outputs(r);
+    if (r.first_nonfinite >= 0) {
+        const PrecisionStepRow& s = r.steps[static_cast<size_t>(r.first_nonfinite)];
+        coloured_paragraph(ERROR_COLOUR, "First inf/NaN at step " + std::to_string(r.first_nonfinite) + ", " +
+                                             s.difference.name + ": " + r.nonfinite_reason);
+    } else if (r.request.mode.format != Precision::Fp32) {
+        ImGui::TextDisabled("No step holds inf or NaN in the %s run.", format_name(r.request.mode.format));
+    }
+    ImGui::Separator();
+    if (!ImGui::BeginTable("##precision_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
+    ImGui::TableSetupColumn("steps", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+    ImGui::TableSetupColumn("views", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+    ImGui::TableNextColumn();
+    draw_steps(r);
+    ImGui::TableNextColumn();
+    ImGui::BeginChild("##precision_views", ImVec2(0, 0), false);
+    draw_attention(ctx, r);
+    ImGui::Spacing();
+    if (ImGui::BeginTable("##logits_and_weights", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV)) {
+        ImGui::TableSetupColumn("logits", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+        ImGui::TableSetupColumn("weights", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+        ImGui::TableNextColumn();
+        draw_logits(r);
+        ImGui::TableNextColumn();
+        draw_histogram(r);
+        ImGui::EndTable();
+    }
+    ImGui::EndChild();
+    ImGui::EndTable();
+}
+
+void PrecisionPanel::draw_outputs(const PrecisionView& r) {
+    const std::string low = std::string(format_name(r.request.mode.format)) + " output:";
+    token_row("FP32 output:", r.fp32_output, -1);
+    token_row(low.c_str(), r.low_output, r.first_change);
+    if (r.first_change < 0)
+        ImGui::TextDisabled("The greedy outputs are the same, token for token.");
+    else
+        ImGui::TextColored(WARNING_COLOUR, "The greedy outputs part at output token %d (framed).", r.first_change + 1);
+    if (r.request.embedding_scale != 1.0f)
+        paragraph("With the embeddings \xC3\x97" + number(r.request.embedding_scale, "%g") + " this is no longer the trained "
+                  "model: its FP32 run is the reference the comparison needs, not a translation.");
+    if (r.low_nan_logits > 0 && !r.vocabulary.empty())
+        paragraph("The " + std::string(format_name(r.request.mode.format)) + " run's logits hold NaN, so no token is the most "
+                  "probable: greedy decoding's argmax then keeps the first id, 0 (" + r.vocabulary.front() + "), until the "
+                  "length limit.");
+}
+
+void PrecisionPanel::draw_steps(const PrecisionView& r) {
+    ImGui::TextUnformatted("Every step against FP32");
+    ImGui::SameLine();
+    help_marker("max |\xCE\x94|: the largest |low \xE2\x88\x92 FP32| over the step's finite values. rel.: that divided by "
+                "the step's largest |FP32 value|. inf/NaN: values that are inf or NaN in the low run where FP32 has a "
+                "number. \"ran in\": a product ran in the low format (inputs and output rounded), an output was rounded to it "
+                "(everything low), INT8 weights were used, or FP32 computed it on the values before it. Click an attention probabilities row to show its heatmap.");
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
+                                  ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("##steps", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("#");
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ran in");
+    ImGui::TableSetupColumn("max |\xCE\x94|");
+    ImGui::TableSetupColumn("rel.");
+    ImGui::TableSetupColumn("inf/NaN");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+        const PrecisionStepRow& s = r.steps[i];
+        ImGui::TableNextRow();
+        if (static_cast<int>(i) == r.first_nonfinite)
+            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(120, 40, 40, 255));
+        ImGui::TableNextColumn();
+        ImGui::Text("%zu", i);
+        ImGui::TableNextColumn();
+        const std::string& name = s.difference.name;
+        const bool probs = name.size() > 6 && name.compare(name.size() - 6, 6, ".probs") == 0;
+        if (probs) {
+            if (ImGui::Selectable((name + "##" + std::to_string(i)).c_str(), false)) {
+                for (size_t b = 0; b < r.attention.size(); ++b)
+                    if (r.attention[b].prefix + ".probs" == name) m_block = static_cast<int>(b);
+            }
+        } else {
+            ImGui::TextUnformatted(name.c_str());
+        }
+        ImGui::TableNextColumn();
+        if (s.how == LowStep::Fp32) ImGui::TextDisabled("FP32");
+        else ImGui::TextColored(LOW_COLOUR, "%s", how_text(s.how, r.request.mode.format).c_str());
+        if (!s.difference.materialised) {
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("not run");
+            ImGui::TableNextColumn();
+            ImGui::TableNextColumn();
+            continue;
+        }
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(number(s.difference.max_abs).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(number(s.difference.relative).c_str());
+        ImGui::TableNextColumn();
+        if (s.difference.nonfinite > 0) ImGui::TextColored(ERROR_COLOUR, "%lld", static_cast<long long>(s.difference.nonfinite));
+        else ImGui::TextDisabled("0");
+    }
+    ImGui::EndTable();
+}
+
+void PrecisionPanel::draw_attention(PanelContext& ctx, const PrecisionView& r) {
+    if (r.attention.empty()) return;
+    if (m_block < 0 || m_block >= static_cast<int>(r.attention.size())) {
+        m_block = 0;
+        for (size_t b = 0; b < r.attention.size(); ++b)
+            if (r.attention[b].kind == AttentionKind::Cross) {
+                m_block = static_cast<int>(b);
+                break;
+            }
+    }
+    const AttentionPair& p = r.attention[static_cast<size_t>(m_block)];
+    ImGui::Text("Attention: %s \xE2\x88\x92 FP32", format_name(r.request.mode.format));
+    ImGui::SameLine(0.0f, 16.0f);
+    ImGui::SetNextItemWidth(260.0f);
+    if (ImGui::BeginCombo("##block", block_title(p).c_str())) {
+        for (size_t b = 0; b < r.attention.size(); ++b)
+            if (ImGui::Selectable(block_title(r.attention[b]).c_str(), static_cast<int>(b) == m_block)) m_block = static_cast<int>(b);
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    m_head = std::clamp(m_head, 0, p.heads - 1);
+    ImGui::SetNextItemWidth(140.0f);
+    ImGui::SliderInt("head", &m_head, 0, p.heads - 1);
+    const AttentionDifference d = attention_difference(p, m_head);
+    const std::vector<std::string>& rows = p.kind == AttentionKind::EncoderSelf ? r.source_tokens : r.target_tokens;
+    const std::vector<std::string>& cols = p.kind == AttentionKind::DecoderSelf ? r.target_tokens : r.source_tokens;
+    const std::string fmt = format_name(r.request.mode.format);
+    ImGui::TextDisabled("largest |%s \xE2\x88\x92 FP32| in this head: %s%s", fmt.c_str(), number(d.max_abs).c_str(),
+                        d.nonfinite > 0 ? (", " + std::to_string(d.nonfinite) + " cells inf/NaN (grey)").c_str() : "");
+    if (!ImGui::BeginTable("##attention_maps", 2, ImGuiTableFlags_SizingStretchSame)) return;
+    const std::vector<float> fp32(p.fp32.begin() + static_cast<std::ptrdiff_t>(m_head) * p.rows * p.cols,
+                                  p.fp32.begin() + static_cast<std::ptrdiff_t>(m_head + 1) * p.rows * p.cols);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("FP32 probabilities");
+    HeatmapSpec a;
+    a.id = "fp32_map";
+    a.values = fp32.data();
+    a.rows = p.rows;
+    a.cols = p.cols;
+    a.row_labels = &rows;
+    a.col_labels = &cols;
+    a.row_axis = "query";
+    a.col_axis = "key";
+    a.title = "FP32 attention " + p.prefix + " head " + std::to_string(m_head);
+    a.vmin = 0.0f;
+    a.vmax = 1.0f;
+    a.max_cell = 20.0f;
+    a.values_in_cells = false;
+    draw_heatmap(a, &ctx.commands);
+    ImGui::TableNextColumn();
+    ImGui::Text("%s \xE2\x88\x92 FP32 (scale \xC2\xB1%s)", fmt.c_str(), number(d.max_abs).c_str());
+    HeatmapSpec b = a;
+    b.id = "difference_map";
+    b.values = d.values.data();
+    b.title = fmt + " minus FP32 attention " + p.prefix + " head " + std::to_string(m_head);
+    b.map = Colormap::Diverging;
+    b.symmetric = true;
+    b.vmin.reset();
+    b.vmax.reset();
+    if (d.max_abs == 0.0) {
+        b.vmin = -1e-9f;   // all zero: the centre colour, with a scale that is not empty
+        b.vmax = 1e-9f;
+        b.symmetric = false;
+    }
+    b.tooltip = [&rows, &cols, fmt](int i, int j, float x) {
+        return rows.at(static_cast<size_t>(i)) + " \xE2\x86\x92 " + cols.at(static_cast<size_t>(j)) + ": " + fmt + " \xE2\x88\x92 FP32 = " +
+               (std::isnan(x) ? std::string("inf/NaN") : number(x, "%.3e"));
+    };
+    draw_heatmap(b, &ctx.commands);
+    ImGui::EndTable();
+}
+
+void PrecisionPanel::draw_logits(const PrecisionView& r) {
+    const int T = static_cast<int>(r.target_tokens.size());
+    if (T == 0 || r.vocab == 0) return;
+    // Output token k is chosen at decoder position offset + k (decoder-only: after the prompt).
+    const int offset = std::max(0, T - 1 - static_cast<int>(r.fp32_output.size()));
+    if (m_position < 0 || m_position >= T) m_position = std::clamp(offset + std::max(r.first_change, 0), 0, T - 1);
+    auto label = [&](int t) {
+        const std::string& here = r.target_tokens[static_cast<size_t>(t)];
+        if (t + 1 >= T) return "position " + std::to_string(t) + " (" + here + ", the last)";
+        return "position " + std::to_string(t) + " (" + here + ", chooses " + r.target_tokens[static_cast<size_t>(t + 1)] + ")";
+    };
+    ImGui::TextUnformatted("Logits at");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1.0f);
+    if (ImGui::BeginCombo("##position", label(m_position).c_str())) {
+        for (int t = 0; t < T; ++t)
+            if (ImGui::Selectable(label(t).c_str(), t == m_position)) m_position = t;
+        ImGui::EndCombo();
+    }
+    const LogitsAtPosition l = logits_at_position(r.fp32_logits, r.low_logits, T, r.vocab, m_position, 5);
+    const std::string fmt = format_name(r.request.mode.format);
+    ImGui::TextDisabled("max |\xCE\x94 logit| at this position: %s%s", number(l.max_abs).c_str(),
+                        l.nonfinite > 0 ? (", " + std::to_string(l.nonfinite) + " inf/NaN").c_str() : "");
+    if (!ImGui::BeginTable("##top5", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+    ImGui::TableSetupColumn("rank");
+    ImGui::TableSetupColumn("FP32 token");
+    ImGui::TableSetupColumn("p (FP32)");
+    ImGui::TableSetupColumn((fmt + " token").c_str());
+    ImGui::TableSetupColumn(("p (" + fmt + ")").c_str());
+    ImGui::TableHeadersRow();
+    auto token = [&](int id) { return id >= 0 && id < static_cast<int>(r.vocabulary.size()) ? r.vocabulary[static_cast<size_t>(id)] : std::string("#").append(std::to_string(id)); };
+    for (size_t k = 0; k < 5; ++k) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%zu", k + 1);
+        ImGui::TableNextColumn();
+        if (k < l.fp32.ids.size()) ImGui::TextUnformatted(token(l.fp32.ids[k]).c_str());
+        ImGui::TableNextColumn();
+        if (k < l.fp32.ids.size()) ImGui::Text("%.4f", l.fp32.probabilities[k]);
+        ImGui::TableNextColumn();
+        if (k < l.low.ids.size()) {
+            const bool moved = k >= l.fp32.ids.size() || l.low.ids[k] != l.fp32.ids[k];
+            if (moved) ImGui::TextColored(WARNING_COLOUR, "%s", token(l.low.ids[k]).c_str());
+            else ImGui::TextUnformatted(token(l.low.ids[k]).c_str());
+        } else if (k == 0) {
+            ImGui::TextColored(ERROR_COLOUR, "inf/NaN logits");
+        }
+        ImGui::TableNextColumn();
+        if (k < l.low.ids.size()) ImGui::Text("%.4f", l.low.probabilities[k]);
+    }
+    ImGui::EndTable();
+}
+
+void PrecisionPanel::draw_histogram(const PrecisionView& r) {
+    ImGui::TextUnformatted("A weight matrix's rounding error");
+    if (r.absolute.empty()) {
+        paragraph("FP32 uses the weights as they are: no rounding error. Choose BF16, FP16 or INT8 to see it.");
+        return;
+    }
+    m_weight = std::clamp(m_weight, 0, static_cast<int>(r.absolute.size()) - 1);
+    ImGui::SetNextItemWidth(-1.0f);
+    if (ImGui::BeginCombo("##weight", r.absolute[static_cast<size_t>(m_weight)].parameter.c_str())) {
+        for (size_t i = 0; i < r.absolute.size(); ++i)
+            if (ImGui::Selectable(r.absolute[i].parameter.c_str(), static_cast<int>(i) == m_weight)) m_weight = static_cast<int>(i);
+        ImGui::EndCombo();
+    }
+    ImGui::Checkbox("relative (error / |w|)", &m_relative);
+    const RoundingHistogram& h = (m_relative ? r.relative : r.absolute)[static_cast<size_t>(m_weight)];
+    const std::string fmt = format_name(h.format);
+    std::string line = std::string("[").append(std::to_string(h.rows)).append(", ").append(std::to_string(h.cols)) + "], max |w| " + number(h.max_abs_weight) +
+                       "; max |error| " + number(h.max_abs_error);
+    if (h.step > 0.0) {
+        const char* what = h.relative ? "relative step" : h.format == Precision::Int8 ? "largest row scale (its step)" : "step at max |w|";
+        line += "; " + fmt + "'s " + what + " " + number(h.step) + ", so every error is within " + number(h.step / 2);
+    } else if (h.relative && h.format == Precision::Int8) {
+        line += "; INT8 has no relative bound: a weight much smaller than its row's scale rounds to 0 (relative error 1)";
+    }
+    if (h.skipped > 0) line += "; " + std::to_string(h.skipped) + " zero weights left out";
+    if (h.subnormal > 0)
+        line += "; " + std::to_string(h.subnormal) + " weights below " + fmt + "'s smallest normal left out (as subnormals "
+                "they round in fixed steps and can err more)";
+    if (h.overflowed > 0) line += "; " + std::to_string(h.overflowed) + " weights overflow to inf (left out)";
+    paragraph(line + ".");
+
+    // Bars over [−range, range], the ±step/2 bound as two lines.
+    const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x - 10.0f), height = 110.0f, axis = 34.0f;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##histogram", ImVec2(width, height + axis));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 pmin(origin.x + 40.0f, origin.y + 4.0f), pmax(origin.x + width, origin.y + height);
+    dl->AddRectFilled(pmin, pmax, IM_COL32(30, 30, 34, 255));
+    const int64_t top = std::max<int64_t>(1, *std::max_element(h.counts.begin(), h.counts.end()));
+    const int bins = static_cast<int>(h.counts.size());
+    const float bw = (pmax.x - pmin.x) / static_cast<float>(bins);
+    for (int i = 0; i < bins; ++i) {
+        const float y = pmax.y - (pmax.y - pmin.y) * static_cast<float>(h.counts[static_cast<size_t>(i)]) / static_cast<float>(top);
+        dl->AddRectFilled(ImVec2(pmin.x + i * bw + 1.0f, y), ImVec2(pmin.x + (i + 1) * bw - 1.0f, pmax.y), IM_COL32(90, 160, 240, 255));
+    }
+    auto x_of = [&](double e) { return pmin.x + static_cast<float>((e + h.range) / (2.0 * h.range)) * (pmax.x - pmin.x); };
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    for (double t : nice_ticks(-h.range, h.range, 5)) {
+        const float x = x_of(t);
+        dl->AddLine(ImVec2(x, pmax.y), ImVec2(x, pmax.y + 4.0f), faint);
+        const std::string s = number(t, "%.2g");
+        dl->AddText(ImVec2(x - ImGui::CalcTextSize(s.c_str()).x / 2, pmax.y + 5.0f), text, s.c_str());
+    }
+    if (h.step > 0.0 && h.step / 2 <= h.range * 1.05) {
+        for (double e : {-h.step / 2, h.step / 2}) {
+            const float x = x_of(std::clamp(e, -h.range, h.range));
+            dl->AddLine(ImVec2(x, pmin.y), ImVec2(x, pmax.y), ImGui::GetColorU32(WARNING_COLOUR), 1.5f);
+        }
+        dl->AddText(ImVec2(x_of(h.step / 2) - 70.0f, pmin.y + 2.0f), ImGui::GetColorU32(WARNING_COLOUR), "\xC2\xB1step/2");
+    }
+    const std::string count = std::to_string(top);
+    dl->AddText(ImVec2(origin.x, pmin.y), faint, count.c_str());
+    dl->AddText(ImVec2(origin.x + 20.0f, pmax.y - ImGui::GetTextLineHeight()), faint, "0");
+    const char* x_title = h.relative ? "(w \xE2\x88\x92 rounded w) / |w|" : "w \xE2\x88\x92 rounded w";
+    dl->AddText(ImVec2(pmin.x + (pmax.x - pmin.x) / 2 - ImGui::CalcTextSize(x_title).x / 2, pmax.y + 5.0f + ImGui::GetTextLineHeight()),
+                faint, x_title);
+    if (ImGui::IsItemHovered()) {
+        const int bin = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - pmin.x) / bw), 0, bins - 1);
+        const double lo = -h.range + 2.0 * h.range * bin / bins, hi = lo + 2.0 * h.range / bins;
+        ImGui::SetTooltip("%s to %s: %lld weights", number(lo).c_str(), number(hi).c_str(),
+                          static_cast<long long>(h.counts[static_cast<size_t>(bin)]));
+    }
+}
+
+}  // namespace tx::app
