@@ -236,10 +236,13 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
             trainer_compare_variant(m_options.train_row);
         else if (task == TaskKind::Translate && m_options.train_from == "default")
             trainer_fine_tune(TrainingPanel::live_training(Preset::Translate, task), false);
-        else if (task == TaskKind::Translate)
-            trainer_configure(Preset::Translate, TrainingPanel::live_training(Preset::Translate, task));
-        else
-            trainer_configure(Preset::Tiny, TrainingPanel::live_training(Preset::Tiny, task));
+        else {
+            const Preset preset = task == TaskKind::Translate ? Preset::Translate : Preset::Tiny;
+            TrainingConfig training = TrainingPanel::live_training(preset, task);
+            training.precision = precision_from_string(m_options.train_precision).value_or(Precision::Fp32);
+            if (training.precision == Precision::Fp16) training.loss_scale.mode = LossScaleMode::Dynamic;
+            trainer_configure(preset, training);
+        }
         trainer_start();
     }
 }

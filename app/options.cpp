@@ -58,6 +58,8 @@ const char* USAGE =
     "                        (decoder-only)\n"
     "  --train-from default  --train fine-tunes the small-grammar translation model\n"
     "                        (assets/models/grammar.safetensors) instead of fresh weights\n"
+    "  --train-precision P   --train trains in fp32 (default), or bf16 / fp16 mixed precision (fp16 with a\n"
+    "                        dynamic loss scale), as the Training panel's \"precision\" setting\n"
     "  --train-row ID        --train trains this row of the variant comparison (txcli compare-variants\n"
     "                        --list), as the Training panel's \"Compare variants\" does\n"
     "  --size WxH            window size (default 1600x1000)\n"
@@ -198,6 +200,10 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--train-from needs a model");
             if (v != "default") return bad("--train-from must be default (the small-grammar translation model), got '" + v + "'");
             options.train_from = v;
+        } else if (arg == "--train-precision") {
+            if (!value(v)) return bad("--train-precision needs fp32, bf16 or fp16");
+            if (v != "fp32" && v != "bf16" && v != "fp16") return bad("--train-precision must be fp32, bf16 or fp16, got '" + v + "'");
+            options.train_precision = v;
         } else if (arg == "--train-row") {
             if (!value(v)) return bad("--train-row needs a row id");
             if (!find_comparison_row(v))
@@ -274,6 +280,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
     if ((options.train_task != "copy" || !options.train_from.empty()) && options.train_steps == 0)
         return bad("--train-task and --train-from need --train N");
     if (!options.train_row.empty() && options.train_steps == 0) return bad("--train-row needs --train N");
+    if (options.train_precision != "fp32" && (options.train_steps == 0 || !options.train_row.empty() || !options.train_from.empty()))
+        return bad("--train-precision needs --train N, without --train-row or --train-from (their settings are fixed)");
     if (!options.train_row.empty() && (options.train_task != "copy" || !options.train_from.empty()))
         return bad("--train-row sets the task and the weights itself: leave out --train-task and --train-from");
     if (!options.train_from.empty() && options.train_task != "translate")

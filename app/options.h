@@ -31,6 +31,7 @@ struct AppOptions {
     int train_steps = 0;                    // --train N: train the tiny copy task from launch, pause at step N
     std::string train_task = "copy";        // --train-task: the task --train trains (translate: its preset)
     std::string train_from;                 // --train-from default: fine-tune the shipped model; empty: fresh weights
+    std::string train_precision = "fp32";   // --train-precision: fp32, or bf16 / fp16 mixed precision
     std::string train_row;                  // --train-row ID: --train trains this variant comparison row
     std::string checkpoint;                 // --checkpoint FILE instead of the default model
     std::string assets;                     // --assets DIR

@@ -37,7 +37,7 @@ void on_sigint(int) { g_interrupted = 1; }
 constexpr const char* TRAIN_HELP =
     "usage: txcli train --task copy|copy-text|reverse|sort|translate|induction|lm [--preset tiny|annotated|translate|everyday]\n"
     "                   [--steps N | --until-exact R | --until-loss L] [--seed N] [--save FILE] [--log FILE.csv]\n"
-    "                   [--backend cpu|cuda] [--threads N] [overrides]\n"
+    "                   [--backend cpu|cuda] [--threads N] [--precision fp32|bf16|fp16 [--loss-scale S]] [overrides]\n"
     "\n"
     "Trains on a task and evaluates on a fixed held-out set (greedy exact match, and BLEU).\n"
     "Ctrl-C stops after the current step and saves (--save) the last good weights.\n"
@@ -66,7 +66,15 @@ constexpr const char* TRAIN_HELP =
     "  --resume             continue the run saved in --save FILE and FILE.state where it stopped, with\n"
     "                       its saved settings; only --steps (a new total), --save-every, --log (appended),\n"
     "                       --threads, --backend, --eval-every, --log-every, --json and --quiet may be added\n"
-    "  --log FILE.csv       step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s\n"
+    "  --log FILE.csv       step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s,loss_scale,\n"
+    "                       grad_underflow,activation_grad_underflow,skipped_steps\n"
+    "  --precision P        fp32 (default), or bf16 / fp16 mixed precision: the matrix products forward and\n"
+    "                       backward in P, softmax, norms and the loss in fp32, and fp32 master weights,\n"
+    "                       gradients and Adam state (emulated on the cpu backend; docs/precision.md)\n"
+    "  --loss-scale S       with bf16 or fp16: dynamic (start at 65536, halve and skip the step when a\n"
+    "                       gradient is inf or NaN, double after --loss-scale-interval good steps; the\n"
+    "                       default for fp16), none (the default for bf16) or a fixed number N\n"
+    "  --loss-scale-interval N  good steps before a dynamic scale doubles (default 2000)\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
     "  --json               print the final summary as one JSON object\n"
     "  --compare-row ID     train one row of the variant comparison (txcli compare-variants --list): its\n"
@@ -114,6 +122,9 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
                  to_string(t.task), args.get_or("backend", "cpu").c_str(), mc.d_model, mc.heads, mc.d_ff, mc.encoder_layers, mc.decoder_layers, mc.tgt_vocab,
                  t.batch, static_cast<long long>(t.total_steps()),
                  t.target_exact > 0 ? (" (or until " + std::to_string(t.target_exact) + " exact match)").c_str() : "");
+    if (t.precision != Precision::Fp32)
+        std::fprintf(stderr, "mixed precision: %s products, fp32 master weights and Adam state, loss scale %s\n",
+                     to_string(t.precision), to_string(t.loss_scale).c_str());
 
     std::ofstream log;
     if (args.has("log")) {
@@ -122,7 +133,9 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
                             std::filesystem::file_size(args.get("log")) > 0;
         log.open(args.get("log"), append ? std::ios::app : std::ios::trunc);
         if (!log) throw CliError("--log: cannot write '" + args.get("log") + "'");
-        if (!append) log << "step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s\n";
+        if (!append)
+            log << "step,loss,eval_loss,lr,token_accuracy,exact_match,bleu,tokens_per_s,loss_scale,grad_underflow,"
+                   "activation_grad_underflow,skipped_steps\n";
     }
     g_interrupted = 0;
     auto* previous = std::signal(SIGINT, on_sigint);
@@ -142,7 +155,8 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
             const TrainingPoint& p = snap.history[logged];
             std::ostringstream line;
             line << p.step << ',' << p.loss << ',' << p.eval_loss << ',' << p.lr << ',' << p.token_accuracy << ','
-                 << p.exact_match << ',' << p.bleu << ',' << p.tokens_per_s << '\n';
+                 << p.exact_match << ',' << p.bleu << ',' << p.tokens_per_s << ',' << p.loss_scale << ','
+                 << p.grad_underflow << ',' << p.activation_grad_underflow << ',' << p.skipped_steps << '\n';
             curve_pending += line.str();
         }
         // A run saved as it goes writes its curve at each save, so after a kill the curve ends
@@ -229,6 +243,9 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
                     "\"state\": \"%s\", \"message\": \"%s\"",
                     to_string(t.task), static_cast<long long>(snap.step), p.loss, p.eval_loss, p.token_accuracy,
                     p.exact_match, p.bleu, tokens_per_s, snap.elapsed_s, wall, to_string(snap.state), snap.message.c_str());
+        if (t.precision != Precision::Fp32)
+            std::printf(", \"precision\": \"%s\", \"loss_scale\": %.6g, \"skipped_steps\": %lld, \"grad_underflow\": %.6g",
+                        to_string(t.precision), p.loss_scale, static_cast<long long>(p.skipped_steps), p.grad_underflow);
         if (halves)
             std::printf(", \"first_half_loss\": %.6g, \"first_half_accuracy\": %.6g, \"second_half_loss\": %.6g, "
                         "\"second_half_accuracy\": %.6g",
@@ -258,6 +275,11 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
                     snap.message.c_str(), p.loss, p.eval_loss,
                     100 * p.token_accuracy, 100 * p.exact_match, 100 * p.bleu, tokens_per_s, snap.elapsed_s, wall);
     }
+    if (t.precision != Precision::Fp32 && !json)
+        std::printf("%s training: the last step's loss scale %g, %lld of %lld steps skipped (inf/NaN gradients), "
+                    "weight-gradient entries flushed to zero over the last logged steps %.4f%%\n",
+                    to_string(t.precision), p.loss_scale, static_cast<long long>(p.skipped_steps),
+                    static_cast<long long>(snap.step), 100 * p.grad_underflow);
     if (test_length > 0 && !json) {
         if (halves)
             std::printf("at length %d: second half loss %.4f, accuracy %.1f%%; whole second half right %.1f%%\n", test_length,
@@ -270,13 +292,44 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
     return 0;   // Ctrl-C included: stopped and saved cleanly
 }
 
+// --precision, --loss-scale and --loss-scale-interval into the training settings, each bad value
+// refused in the options' words.
+void apply_precision_options(const Args& args, TrainingConfig& t) {
+    const std::string name = args.get_or("precision", "fp32");
+    const auto format = precision_from_string(name);
+    if (!format) throw CliError("--precision must be fp32, bf16 or fp16 for training, got '" + name + "'");
+    if (*format == Precision::Int8)
+        throw CliError("--precision int8 cannot train: int8 is weight-only quantisation of a trained model (255 levels per "
+                       "row of a weight), and Adam's small updates would be rounded away; train in fp32, bf16 or fp16, "
+                       "then evaluate in int8 (txcli forward --precision int8)");
+    t.precision = *format;
+    const bool low = t.precision == Precision::Bf16 || t.precision == Precision::Fp16;
+    if (!low && (args.has("loss-scale") || args.has("loss-scale-interval")))
+        throw CliError("--loss-scale is for --precision bf16 or fp16: FP32 training has no low-precision gradients to "
+                       "keep from underflowing");
+    if (args.get_or("backend", "cpu") != "cpu" && low)
+        throw CliError("--precision " + name + " training is emulated on the cpu backend: use --backend cpu");
+    // GradScaler is what FP16 needs; BF16 has FP32's exponent range, so none is its default.
+    const std::string scale = args.get_or("loss-scale", t.precision == Precision::Fp16 ? "dynamic" : "none");
+    std::string error;
+    const auto settings = loss_scale_from_string(scale, &error);
+    if (!settings) throw CliError("--loss-scale: " + error);
+    t.loss_scale = *settings;
+    if (args.has("loss-scale-interval")) {
+        if (t.loss_scale.mode != LossScaleMode::Dynamic)
+            throw CliError("--loss-scale-interval is for --loss-scale dynamic (a fixed or no scale never grows)");
+        t.loss_scale.growth_interval = args.integer("loss-scale-interval", 2000, 1, 1LL << 40);
+    }
+}
+
 // --resume: the saved run's model, tokenizer, weights and settings, continued from its training state.
 int resume_training(const Args& args) {
     for (const char* name : {"task", "preset", "until-exact", "seed", "d-model", "heads", "d-ff", "layers", "dropout",
                              "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup", "smoothing",
                              "clip", "eval-sequences", "symbols", "length", "variant", "vocab", "sentences",
                              "random-fraction", "data", "subword-vocab", "arch", "positional", "ffn", "norm-kind",
-                             "window", "until-loss", "test-length", "min-length", "compare-row", "init"})
+                             "window", "until-loss", "test-length", "min-length", "compare-row", "init", "precision",
+                             "loss-scale", "loss-scale-interval"})
         if (args.has(name))
             throw CliError(std::string("--") + name + " cannot be combined with --resume: the saved run's settings are used");
     if (!args.has("save")) throw CliError("--resume needs --save FILE: the checkpoint to continue (and FILE.state beside it)");
@@ -313,7 +366,7 @@ int cmd_train(const Argv& argv) {
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
                      "arch", "positional", "ffn", "norm-kind", "window", "until-loss", "test-length", "min-length",
-                     "compare-row", "init"},
+                     "compare-row", "init", "precision", "loss-scale", "loss-scale-interval"},
                     {"json", "quiet", "resume"});
     if (args.flag("resume")) {
         if (args.has("init")) throw CliError("--init cannot be combined with --resume: the saved run already has its weights");
@@ -405,6 +458,7 @@ int cmd_train(const Argv& argv) {
         t.valid_path.clear();   // one file: every 20th pair is held out
     }
     t.subword_vocab = static_cast<int>(args.integer("subword-vocab", t.subword_vocab, 300, 64000));
+    apply_precision_options(args, t);
     if (auto error = validate(t)) throw CliError(*error);
     // --init: the checkpoint is the model (shape, tokenizer, weights); the options set the training.
     std::optional<Checkpoint> start;

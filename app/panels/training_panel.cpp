@@ -175,6 +175,16 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
                         t.latest.loss, t.latest.eval_loss, t.latest.lr, 100 * t.latest.token_accuracy, 100 * t.latest.exact_match,
                         t.latest.tokens_per_s);
         }
+        if (const TrainingConfig& tc = ctx.trainer.training; tc.precision != Precision::Fp32) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s mixed precision \xC2\xB7 loss scale %g (%s) \xC2\xB7 %lld steps skipped \xC2\xB7 flushed to 0 "
+                                "since the previous point: %.4f%% of the weights' gradient values, %.4f%% of the "
+                                "activations'",
+                                to_string(tc.precision), t.latest.loss_scale, to_string(tc.loss_scale).c_str(),
+                                static_cast<long long>(t.latest.skipped_steps), 100 * t.latest.grad_underflow,
+                                100 * t.latest.activation_grad_underflow);
+            ImGui::PopTextWrapPos();
+        }
         if (!t.message.empty()) ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.4f, 1.0f), "%s", t.message.c_str());
         if (!ctx.trainer.comparison_row.empty()) draw_comparison_progress(ctx);
     } else if (!ctx.trainer.error.empty()) {
@@ -383,6 +393,7 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
                 "so with smoothing the two are not on the same scale.");
     ImGui::InputFloat("clip norm", &m_training.clip_norm, 0.5f, 1.0f, "%.2f");
     help_marker("Scale the gradient down when its norm exceeds this value (0: off). Helps when training diverges.");
+    draw_precision_settings();
     int seed = static_cast<int>(m_training.seed);
     if (ImGui::InputInt("seed", &seed)) m_training.seed = static_cast<uint64_t>(std::max(seed, 0));
     ImGui::InputInt("snapshot every", &m_training.snapshot_every);
@@ -405,6 +416,37 @@ void TrainingPanel::draw_settings(PanelContext& ctx) {
     }
 }
 
+void TrainingPanel::draw_precision_settings() {
+    const Precision FORMATS[] = {Precision::Fp32, Precision::Bf16, Precision::Fp16};
+    int format = index_of(FORMATS, m_training.precision);
+    if (ImGui::Combo("precision", &format, "fp32\0bf16 (mixed)\0fp16 (mixed)\0")) {
+        m_training.precision = FORMATS[format];
+        // FP16 needs loss scaling against underflow; BF16 (FP32's exponent range) and FP32 do not.
+        m_training.loss_scale = LossScaleSettings{};
+        if (m_training.precision == Precision::Fp16) m_training.loss_scale.mode = LossScaleMode::Dynamic;
+    }
+    help_marker("Mixed precision: every matrix product (the linear layers, q\xC2\xB7k and P\xC2\xB7V) runs in bf16 or fp16, forward "
+                "and backward; softmax, the norms and the loss stay fp32, and the weights Adam updates, their gradients "
+                "and Adam's moments stay fp32. Emulated on the cpu backend: slower than fp32 here, not faster.");
+    if (m_training.precision == Precision::Fp32) return;
+    const LossScaleMode MODES[] = {LossScaleMode::None, LossScaleMode::Dynamic, LossScaleMode::Fixed};
+    int mode = index_of(MODES, m_training.loss_scale.mode);
+    if (ImGui::Combo("loss scale", &mode, "none\0dynamic\0fixed\0")) {
+        m_training.loss_scale = LossScaleSettings{};
+        m_training.loss_scale.mode = MODES[mode];
+    }
+    help_marker("The loss is multiplied by the scale before backward, so that small gradients stay above fp16's "
+                "smallest value (6\xC2\xB7" "10^-8) instead of becoming 0; the fp32 gradients are divided by it again before "
+                "Adam. Dynamic: start at 65536; a step whose gradients hold inf or NaN is skipped and the scale "
+                "halves; after 'growth interval' good steps in a row it doubles.");
+    if (m_training.loss_scale.mode == LossScaleMode::Fixed) {
+        ImGui::InputDouble("scale", &m_training.loss_scale.initial, 0.0, 0.0, "%.0f");
+    } else if (m_training.loss_scale.mode == LossScaleMode::Dynamic) {
+        int interval = static_cast<int>(std::min<int64_t>(m_training.loss_scale.growth_interval, 1000000000));
+        if (ImGui::InputInt("growth interval", &interval)) m_training.loss_scale.growth_interval = interval;
+    }
+}
+
 void TrainingPanel::draw_plots(PanelContext& ctx) {
     const TrainingSnapshot& t = ctx.training;
     const bool translate = ctx.trainer.training.task == TaskKind::Translate;
@@ -422,12 +464,18 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
     PlotSeries exact{"exact match", {}, {}, IM_COL32(230, 90, 200, 255)};
     PlotSeries bleu{"BLEU / 100", {}, {}, IM_COL32(250, 210, 80, 255)};
     PlotSeries speed{"tokens/s", {}, {}, IM_COL32(150, 150, 255, 255)};
+    PlotSeries scale{"log2 of the loss scale", {}, {}, IM_COL32(250, 210, 80, 255)};
+    PlotSeries weight_flush{"weights' gradients", {}, {}, IM_COL32(230, 90, 200, 255)};
+    PlotSeries activation_flush{"activations' gradients", {}, {}, IM_COL32(90, 170, 255, 255)};
     const int first_eval = ctx.trainer.training.eval_every > 0 ? ctx.trainer.training.eval_every : ctx.trainer.training.snapshot_every;
     for (const TrainingPoint& p : t.history) {
         const double x = static_cast<double>(p.step);
         loss.x.push_back(x), loss.y.push_back(p.loss);
         lr.x.push_back(x), lr.y.push_back(p.lr);
         speed.x.push_back(x), speed.y.push_back(p.tokens_per_s);
+        scale.x.push_back(x), scale.y.push_back(std::log2(p.loss_scale));
+        weight_flush.x.push_back(x), weight_flush.y.push_back(100 * p.grad_underflow);
+        activation_flush.x.push_back(x), activation_flush.y.push_back(100 * p.activation_grad_underflow);
         // Points before the first evaluation hold no held-out numbers (a saturated model's loss may be 0 later).
         if (p.step < first_eval && p.eval_loss <= 0.0) continue;
         eval.x.push_back(x), eval.y.push_back(p.eval_loss);
@@ -477,6 +525,32 @@ void TrainingPanel::draw_plots(PanelContext& ctx) {
     PlotSpec speed_plot = step_plot("speed", "throughput", "tokens/s");
     speed_plot.y_min = 0.0;
     show(speed_plot, {speed});
+    const TrainingConfig& tc = ctx.trainer.training;
+    if (tc.precision != Precision::Fp32) {
+        // Mixed precision: the scale as its power of two (doubling and halving are steps of 1) and what
+        // the low format flushed to 0.
+        const std::string scale_title = "loss scale, log2 (16 = 65536) \xC2\xB7 " + std::to_string(t.latest.skipped_steps) +
+                                        " steps skipped";
+        PlotSpec scale_plot = step_plot("lossscale", scale_title.c_str(), "log2 scale");
+        double lo = 0.0, hi = 1.0;
+        if (!scale.y.empty()) {
+            lo = *std::min_element(scale.y.begin(), scale.y.end());
+            hi = *std::max_element(scale.y.begin(), scale.y.end());
+        }
+        scale_plot.y_min = std::floor(lo) - 1.0;
+        scale_plot.y_max = std::ceil(hi) + 1.0;
+        scale_plot.legend = false;
+        show(scale_plot, {scale});
+        ImGui::SameLine();
+        const std::string flush_title = std::string(to_string(tc.precision)) + " gradients flushed to 0";
+        PlotSpec flush_plot = step_plot("underflow", flush_title.c_str(), "% of non-zero");
+        flush_plot.y_min = 0.0;
+        double most = 0.0;   // room above the curves for the legend
+        for (const PlotSeries* series : {&weight_flush, &activation_flush})
+            for (double v : series->y) most = std::max(most, v);
+        flush_plot.y_max = std::max(1e-3, 1.6 * most);
+        show(flush_plot, {weight_flush, activation_flush});
+    }
 
     ImGui::TextUnformatted(translate ? "Sample translations (validation sentences, at the last evaluation)"
                            : induction ? "Held-out sequences: the second half predicted one symbol at a time, each given "

@@ -1,6 +1,7 @@
 // Training panel: task (copy, copy-text, reverse, sort, translate), preset and options, fresh
 // weights or fine-tuning a checkpoint; play, pause, single step, reset, save; live plots of train
-// and validation loss, learning rate, accuracy, exact match, BLEU and tokens/s; sample decodes; and
+// and validation loss, learning rate, accuracy, exact match, BLEU and tokens/s (in bf16/fp16 mixed
+// precision also the loss scale and the share of gradient values flushed to 0); sample decodes; and
 // the cross-attention of a probe input redrawn as it trains. "Compare variants" reruns one row of
 // the comparison table of docs/variants.md (core/include/tx/variant_comparison.h) and shows its progress toward the
 // row's target next to the figure the table reports. Reads the TrainingSnapshot the app copies
@@ -31,6 +32,7 @@ protected:
 
 private:
     void draw_settings(PanelContext& ctx);
+    void draw_precision_settings();   // precision and loss scale, into m_training
     void draw_plots(PanelContext& ctx);
     void draw_probe(PanelContext& ctx);
     void configure(PanelContext& ctx);   // a new trainer with the settings shown

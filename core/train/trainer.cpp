@@ -101,6 +101,15 @@ TrainingRun::TrainingRun(ModelConfig model, TrainingConfig training, const Backe
             throw ConfigError(why + "the task's vocabulary is not the checkpoint's (same size, other tokens)");
     }
     m_backend = make_backend();
+    if (m_training.precision != Precision::Fp32) {
+        // Mixed precision is emulated on the CPU kernels (docs/precision.md).
+        if (m_backend->name() != "cpu")
+            throw ConfigError(std::string(to_string(m_training.precision)) + " training runs on the cpu backend only (it is "
+                              "emulated on the FP32 kernels); choose cpu, or fp32 on " + m_backend->name());
+        m_backend = make_mixed_precision_training_backend(m_training.precision);
+        m_mixed = mixed_precision_training(*m_backend);
+    }
+    m_scaler = LossScaler(m_training.loss_scale);
     m_model = std::make_unique<Transformer>(m_model_config, *m_backend);
     if (start_from) {
         if (static_cast<int64_t>(start_from->parameters.size()) != m_model->table().total())
@@ -126,6 +135,7 @@ TrainingRun::~TrainingRun() {
 void TrainingRun::reset() {
     m_model->set_parameters(m_start.empty() ? init_parameters(m_model->table(), m_model_config.seed) : m_start);
     m_optimizer->reset();
+    m_scaler.reset();
     m_task->restart();
     m_step = 0;
 }
@@ -143,16 +153,28 @@ TrainingRun::StepResult TrainingRun::train_step() {
     model.set_step_timing(true);
     model.zero_gradients();
     r.loss = model.loss(batch.targets, m_training.label_smoothing, &r.tokens);
+    r.loss_scale = m_scaler.scale();
+    if (m_mixed) m_mixed->set_loss_scale(static_cast<float>(r.loss_scale));   // backward of scale · loss
     model.backward();
+    if (m_mixed) r.rounding = m_mixed->take_gradient_rounding();
+    // Unscaled before the norm, clipping and Adam, as GradScaler's unscale_ (times 1/scale, in FP32).
+    if (r.loss_scale != 1.0)
+        m_backend->scale(model.gradients(), m_model->table().total(), static_cast<float>(1.0 / r.loss_scale));
     r.grad_norm = m_optimizer->gradient_norm(model.gradients());
     r.lr = noam_lr(m_training.base_lr, m_model_config.d_model, m_training.warmup, m_step + 1);
-    // Checked before the update, so the weights stay the last good ones.
-    if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
+    // Checked before the update, so the weights stay the last good ones. A non-finite gradient
+    // with a loss scaler is the scale's fault, not the run's: the scaler skips that step instead.
+    if (!std::isfinite(r.loss) || (!std::isfinite(r.grad_norm) && !m_scaler.skips_non_finite())) {
         r.diverged = true;
         r.message = std::string("diverged at step ") + std::to_string(m_step + 1) + ": " +
                     (!std::isfinite(r.loss) ? "the loss" : "the gradient norm") +
                     " is not finite; the weights of the last good step are kept (try a lower learning rate, or clip the "
                     "gradient norm: --clip in txcli, \"clip norm\" in the Training panel)";
+    } else if (!m_scaler.update(!std::isfinite(r.grad_norm))) {
+        // GradScaler's skipped step: no update, Adam's count stays; the batch and the schedule's
+        // step are used up, as a loop that calls scheduler.step() every iteration uses them.
+        r.skipped = true;
+        ++m_step;
     } else {
         m_optimizer->step(model.parameters(), model.gradients(), r.grad_norm, r.lr);
         ++m_step;
@@ -278,6 +300,11 @@ TrainingState TrainingRun::state() const {
     s.adam_m = m_optimizer->first_moment();
     s.adam_v = m_optimizer->second_moment();
     s.parameters_hash = parameters_hash(parameters());
+    if (m_scaler.settings().mode != LossScaleMode::None) {
+        s.loss_scale = m_scaler.scale();
+        s.loss_scale_good_steps = m_scaler.good_steps();
+        s.skipped_steps = m_scaler.skipped_steps();
+    }
     return s;
 }
 
@@ -289,6 +316,11 @@ void TrainingRun::resume(const TrainingState& s) {
         m_optimizer->restore(s.adam_m, s.adam_v, s.adam_steps);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(std::string("the training state does not fit this model: ") + e.what());
+    }
+    if (m_scaler.settings().mode != LossScaleMode::None) {
+        if (s.loss_scale <= 0.0)
+            throw ConfigError("the training state holds no loss scale, but the run's settings use one");
+        m_scaler.restore(s.loss_scale, s.loss_scale_good_steps, s.skipped_steps);
     }
     m_task->seek(s.stream);
     m_step = s.step;
@@ -318,6 +350,8 @@ struct Trainer::Impl {
             local.step = local.latest.step = run.step();
             local.elapsed_s = resume_from->elapsed_s;
             local.tokens = resume_from->tokens;
+            local.latest.loss_scale = run.loss_scaler().scale();
+            local.latest.skipped_steps = run.loss_scaler().skipped_steps();
             local.epoch = static_cast<int>((run.step() - 1) / run.training_config().batches_per_epoch) + 1;
         }
         base.config = run.model_config();
@@ -365,6 +399,7 @@ struct Trainer::Impl {
     int64_t window_tokens = 0;
     double window_seconds = 0.0;
     int64_t last_eval_step = -1;
+    GradientRoundingCounts window_rounding;   // the backward products' rounding since the last point
 
     std::thread worker;
 };
@@ -437,6 +472,7 @@ void Trainer::Impl::handle(Command c) {
             local.total_steps = run.total_steps();
             window_tokens = 0;
             window_seconds = 0.0;
+            window_rounding = {};
             last_eval_step = -1;
             publish();
             break;
@@ -491,6 +527,10 @@ void Trainer::Impl::advance() {
     local.latest.step = step;
     local.latest.loss = r.loss;
     local.latest.lr = r.lr;
+    local.latest.loss_scale = r.loss_scale;
+    local.latest.skipped_steps = run.loss_scaler().skipped_steps();
+    window_rounding.parameters += r.rounding.parameters;
+    window_rounding.activations += r.rounding.activations;
     bool finished = step >= run.total_steps();
     const int eval_every = tc.eval_every > 0 ? tc.eval_every : tc.snapshot_every;
     if (step % eval_every == 0 || finished) {
@@ -523,6 +563,11 @@ void Trainer::Impl::publish() {
         local.latest.tokens_per_s = static_cast<double>(window_tokens) / window_seconds;
         window_tokens = 0;
         window_seconds = 0.0;
+    }
+    if (window_rounding.parameters.nonzero > 0 || window_rounding.activations.nonzero > 0) {
+        local.latest.grad_underflow = window_rounding.parameters.underflow_share();
+        local.latest.activation_grad_underflow = window_rounding.activations.underflow_share();
+        window_rounding = {};
     }
     if (local.step > 0 && (local.history.empty() || local.history.back().step < local.step))
         local.history.push_back(local.latest);

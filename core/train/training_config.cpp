@@ -85,6 +85,12 @@ std::optional<std::string> validate(const TrainingConfig& c) {
     if (c.task == TaskKind::Sort && !c.variant.empty() && c.variant != "ascending" && c.variant != "descending" &&
         c.variant != "unique")
         return "variant ('" + c.variant + "') of the sort task must be \"ascending\", \"descending\" or \"unique\"";
+    if (c.precision == Precision::Int8)
+        return std::string("precision int8 cannot train: it is weight-only quantisation of a trained model (255 levels per "
+                           "row of a weight), and Adam's small updates would round away; train in fp32, bf16 or fp16");
+    if (c.precision == Precision::Fp32 && c.loss_scale.mode != LossScaleMode::None)
+        return std::string("a loss scale is for bf16 or fp16 training (FP32 gradients do not underflow here); use none with fp32");
+    if (auto error = validate(c.loss_scale)) return *error;
     return std::nullopt;
 }
 
@@ -119,6 +125,14 @@ std::string to_json(const TrainingConfig& c) {
     j["valid_path"] = c.valid_path;
     j["subword_vocab"] = c.subword_vocab;
     j["probe"] = c.probe;
+    if (c.precision != Precision::Fp32) {
+        j["precision"] = to_string(c.precision);
+        j["loss_scale"] = c.loss_scale.mode == LossScaleMode::None      ? "none"
+                          : c.loss_scale.mode == LossScaleMode::Dynamic ? "dynamic"
+                                                                        : "fixed";
+        j["loss_scale_initial"] = c.loss_scale.initial;
+        j["loss_scale_interval"] = c.loss_scale.growth_interval;
+    }
     return j.dump();
 }
 
@@ -185,6 +199,19 @@ TrainingConfig training_config_from_json(const std::string& text) {
     read(j, "valid_path", c.valid_path);
     read(j, "subword_vocab", c.subword_vocab);
     read(j, "probe", c.probe);
+    std::string precision = to_string(c.precision);
+    read(j, "precision", precision);
+    const auto format = precision_from_string(precision);
+    if (!format) throw ConfigError("training config: precision ('" + precision + "') must be fp32, bf16 or fp16");
+    c.precision = *format;
+    std::string scale = "none";
+    read(j, "loss_scale", scale);
+    if (scale == "none") c.loss_scale.mode = LossScaleMode::None;
+    else if (scale == "dynamic") c.loss_scale.mode = LossScaleMode::Dynamic;
+    else if (scale == "fixed") c.loss_scale.mode = LossScaleMode::Fixed;
+    else throw ConfigError("training config: loss_scale ('" + scale + "') must be none, dynamic or fixed");
+    read(j, "loss_scale_initial", c.loss_scale.initial);
+    read(j, "loss_scale_interval", c.loss_scale.growth_interval);
     if (auto error = validate(c)) throw ConfigError("training config: " + *error);
     return c;
 }

@@ -2,6 +2,7 @@
 // long run saved every N steps can resume where it stopped.
 #include "tx/training_state.h"
 
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,11 @@ void save_training_state(const std::string& path, const TrainingState& s) {
         return std::string(buf);
     };
     j["parameters_hash"] = hex(s.parameters_hash);
+    if (s.loss_scale > 0.0) {
+        j["loss_scale"] = s.loss_scale;
+        j["loss_scale_good_steps"] = s.loss_scale_good_steps;
+        j["skipped_steps"] = s.skipped_steps;
+    }
     j["stream"] = {{"rng_state", hex(s.stream.rng_state)},
                    {"queued", s.stream.queued},
                    {"refill_rng_state", hex(s.stream.refill_rng_state)},
@@ -80,11 +86,17 @@ TrainingState training_state_from_safetensors(const SafetensorsFile& file, const
         s.stream.refill_rng_state = from_hex(st.at("refill_rng_state"), "refill_rng_state");
         s.stream.batches_taken = st.at("batches_taken").get<int64_t>();
         s.stream.batch_rows = st.at("batch_rows").get<int>();
+        if (j.contains("loss_scale")) {
+            s.loss_scale = j.at("loss_scale").get<double>();
+            s.loss_scale_good_steps = j.at("loss_scale_good_steps").get<int64_t>();
+            s.skipped_steps = j.at("skipped_steps").get<int64_t>();
+        }
     } catch (const nlohmann::json::exception& e) {
         throw SafetensorsError(path + ": the state metadata is unreadable (" + std::string(e.what()) + ")");
     }
     if (s.step < 0 || s.adam_steps < 0 || s.adam_steps > s.step || s.tokens < 0 || !(s.elapsed_s >= 0) ||
-        s.stream.batches_taken < 0 || s.stream.batch_rows < 0)
+        s.stream.batches_taken < 0 || s.stream.batch_rows < 0 || !(s.loss_scale >= 0.0 && std::isfinite(s.loss_scale)) ||
+        s.loss_scale_good_steps < 0 || s.skipped_steps < 0 || s.skipped_steps > s.step)
         throw SafetensorsError(path + ": a step, count or time in the state is out of range");
     const NamedTensor* m = file.find("optimizer.m");
     const NamedTensor* v = file.find("optimizer.v");

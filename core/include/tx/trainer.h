@@ -13,6 +13,8 @@
 
 #include "tx/backend.h"
 #include "tx/checkpoint.h"
+#include "tx/loss_scaler.h"
+#include "tx/mixed_precision_training.h"
 #include "tx/training_config.h"
 #include "tx/training_state.h"
 
@@ -34,6 +36,14 @@ struct TrainingPoint {          // one row of the history, also one row of --log
     // repeated, predictable second half; 0 for other tasks.
     double first_half_loss = 0.0, second_half_loss = 0.0;
     double first_half_accuracy = 0.0, second_half_accuracy = 0.0;
+    // Mixed precision (docs/precision.md): the loss scale this step's backward used (1: none), the
+    // share of the low-precision backward products' non-zero gradient entries that rounding
+    // flushed to 0, over the steps since the previous point, for the weights' gradients and for
+    // the activations' gradients (0 in FP32, which rounds nothing), and the steps skipped so far
+    // because a gradient was inf or NaN.
+    double loss_scale = 1.0;
+    double grad_underflow = 0.0, activation_grad_underflow = 0.0;
+    int64_t skipped_steps = 0;
 };
 
 struct SampleDecode {
@@ -100,9 +110,15 @@ public:
         double seconds = 0.0;     // wall time of the step
         bool diverged = false;    // non-finite loss or gradient norm: the update was not applied
         std::string message;
+        // Mixed precision: a gradient was inf or NaN and the loss scaler skipped the update (the
+        // weights and Adam's state are as they were; the step and its batch still count).
+        bool skipped = false;
+        double loss_scale = 1.0;            // the scale this step's backward used
+        GradientRoundingCounts rounding;    // this step's low-precision backward products
     };
-    // One batch: forward (training mode, dropout seed = mix_seed(seed, step)), loss, backward,
-    // clipping, Adam with the Noam learning rate.
+    // One batch: forward (training mode, dropout seed = mix_seed(seed, step)), loss (times the
+    // loss scale), backward, unscaling, clipping, Adam with the Noam learning rate; in bf16/fp16
+    // on the mixed-precision backend (mixed_precision_training.h).
     StepResult train_step();
     EvalResult evaluate(bool decode = true);
     std::vector<SampleDecode> samples(const EvalResult& result, int count) const;
@@ -119,6 +135,7 @@ public:
     const ModelConfig& model_config() const { return m_model_config; }
     const TrainingConfig& training_config() const { return m_training; }
     const Task& task() const { return *m_task; }
+    const LossScaler& loss_scaler() const { return m_scaler; }
     Transformer& model() { return *m_model; }
     std::vector<float> parameters() const;
     Checkpoint checkpoint() const;   // current weights + config, vocabulary, training JSON
@@ -137,6 +154,8 @@ private:
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<Transformer> m_model;
     std::unique_ptr<Optimizer> m_optimizer;
+    MixedPrecisionTraining* m_mixed = nullptr;   // m_backend's training side in bf16/fp16, else null
+    LossScaler m_scaler;
     void probe_next_token(TrainingSnapshot& snapshot);
 
     std::vector<float> m_start;   // fine-tuning: the checkpoint's parameters; empty: fresh ones from the seed

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "tx/config.h"
+#include "tx/loss_scaler.h"
+#include "tx/precision.h"
 
 namespace tx {
 
@@ -63,6 +65,12 @@ struct TrainingConfig {
     // The input whose cross-attention the trainer's snapshots show (TrainingSnapshot's probe);
     // empty: the first held-out example. Longer inputs are cut to the model's max_len.
     std::string probe;
+    // Mixed precision (docs/precision.md): fp32 (the reference), or bf16 / fp16 products forward
+    // and backward with FP32 master weights, gradients and Adam state; int8 cannot train. The loss
+    // scale (none, dynamic or fixed) is for bf16 and fp16 only. Written to the JSON only when
+    // precision is not fp32, so an FP32 run's checkpoint keeps the bytes it had before.
+    Precision precision = Precision::Fp32;
+    LossScaleSettings loss_scale;
 
     int64_t total_steps() const { return max_steps > 0 ? max_steps : static_cast<int64_t>(epochs) * batches_per_epoch; }
 };

@@ -25,6 +25,11 @@ struct TrainingState {
     // FNV-1a of the checkpoint's parameter bytes: ties the state to the checkpoint saved with it,
     // so a state file beside another step's weights is refused instead of silently mixed.
     uint64_t parameters_hash = 0;
+    // The loss scaler (loss_scaler.h) of a bf16/fp16 run with a loss scale: its scale, its good
+    // steps in a row and the steps it skipped. loss_scale 0: the run has none (FP32, or scaling
+    // off); the file then holds none of the three, as before.
+    double loss_scale = 0.0;
+    int64_t loss_scale_good_steps = 0, skipped_steps = 0;
 };
 
 // The state file of a checkpoint path: path + ".state".

@@ -1,0 +1,148 @@
+// The mixed-precision training backend (mixed_precision_training.h). It derives from the precision
+// backend, so its forward, operand rounding and rounded-weight cache are that backend's; the
+// backward products below compute into zeroed scratch from rounded operands, round what they
+// produce, count what the rounding flushed to 0 or to inf, and add it (+=) into the gradients.
+// Counted: every non-zero gradient value rounded to the format on the way through a product, the
+// incoming gradient dY as well as the dX, dW, db, dq, dk, dP, dV it produces.
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "precision/precision_cpu_backend.h"
+#include "tx/mixed_precision_training.h"
+
+namespace tx {
+
+namespace {
+
+class MixedPrecisionTrainingBackend final : public PrecisionCpuBackend, public MixedPrecisionTraining {
+public:
+    explicit MixedPrecisionTrainingBackend(Precision format) : PrecisionCpuBackend(PrecisionMode{format, false}) {}
+
+    void set_loss_scale(float scale) override { m_loss_scale = scale; }
+    GradientRoundingCounts take_gradient_rounding() override {
+        const GradientRoundingCounts counts = m_counts;
+        m_counts = {};
+        return counts;
+    }
+
+    // dout (N,OC), inp (N,C), weight (OC,C); dinp (N,C), dweight (OC,C), dbias (OC), each may be null.
+    void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                         const float* weight, int N, int C, int OC) override {
+        const int64_t n_in = static_cast<int64_t>(N) * C, n_w = static_cast<int64_t>(OC) * C;
+        const float* g = incoming_gradient(dout, static_cast<int64_t>(N) * OC);
+        const float* x = rounded(m_x, inp, n_in);
+        const float* w = converted_weight(weight, C, OC);
+        float* s_in = dinp ? zeroed(m_s1, n_in) : nullptr;
+        float* s_w = dweight ? zeroed(m_s2, n_w) : nullptr;
+        float* s_b = dbias ? zeroed(m_s3, OC) : nullptr;
+        CpuBackend::linear_backward(s_in, s_w, s_b, g, x, w, N, C, OC);
+        if (dinp) add_rounded(dinp, s_in, n_in, m_counts.activations);
+        if (dweight) add_rounded(dweight, s_w, n_w, m_counts.parameters);
+        if (dbias) add_rounded(dbias, s_b, OC, m_counts.parameters);
+    }
+    // dout (B,H,T,S), q and dq (B,H,T,dk), k and dk_ (B,H,S,dk).
+    void scores_backward(float* dq, float* dk_, const float* dout, const float* q, const float* k, int B, int H,
+                         int T, int S, int dk, float scale) override {
+        const int64_t bh = static_cast<int64_t>(B) * H, n_q = bh * T * dk, n_k = bh * S * dk;
+        const float* g = incoming_gradient(dout, bh * T * S);
+        const float* rq = rounded(m_x, q, n_q);
+        const float* rk = rounded(m_y, k, n_k);
+        float* s_q = dq ? zeroed(m_s1, n_q) : nullptr;
+        float* s_k = dk_ ? zeroed(m_s2, n_k) : nullptr;
+        CpuBackend::scores_backward(s_q, s_k, g, rq, rk, B, H, T, S, dk, scale);
+        if (dq) add_rounded(dq, s_q, n_q, m_counts.activations);
+        if (dk_) add_rounded(dk_, s_k, n_k, m_counts.activations);
+    }
+    // dout (B,H,T,dk), probs and dprobs (B,H,T,S), v and dv (B,H,S,dk).
+    void context_backward(float* dprobs, float* dv, const float* dout, const float* probs, const float* v, int B,
+                          int H, int T, int S, int dk) override {
+        const int64_t bh = static_cast<int64_t>(B) * H, n_p = bh * T * S, n_v = bh * S * dk;
+        const float* g = incoming_gradient(dout, bh * T * dk);
+        const float* rp = rounded(m_x, probs, n_p);
+        const float* rv = rounded(m_y, v, n_v);
+        float* s_p = dprobs ? zeroed(m_s1, n_p) : nullptr;
+        float* s_v = dv ? zeroed(m_s2, n_v) : nullptr;
+        CpuBackend::context_backward(s_p, s_v, g, rp, rv, B, H, T, S, dk);
+        if (dprobs) add_rounded(dprobs, s_p, n_p, m_counts.activations);
+        if (dv) add_rounded(dv, s_v, n_v, m_counts.activations);
+    }
+
+    // The loss's backward in FP32, seeded with scale · d(loss)/d(loss_r): the backward of scale · loss.
+    void cross_entropy_backward(float* dlog_probs, const float* dlosses, const int32_t* targets, int R, int V,
+                                float smoothing, int pad_id) override {
+        CpuBackend::cross_entropy_backward(dlog_probs, scaled(dlosses, R), targets, R, V, smoothing, pad_id);
+    }
+    void cross_entropy_log_softmax_backward(float* dlogits, const float* dlosses, const float* log_probs,
+                                            const int32_t* targets, int R, int V, float smoothing, int pad_id) override {
+        CpuBackend::cross_entropy_log_softmax_backward(dlogits, scaled(dlosses, R), log_probs, targets, R, V, smoothing,
+                                                       pad_id);
+    }
+
+private:
+    static float* zeroed(std::vector<float>& scratch, int64_t n) {
+        scratch.assign(static_cast<size_t>(n), 0.0f);
+        return scratch.data();
+    }
+    // dst (n) += product (n) rounded to the format; counts the entries the rounding flushed.
+    void add_rounded(float* dst, const float* product, int64_t n, GradientRounding& counts) {
+        m_r.resize(static_cast<size_t>(n));
+        round_floats(m_r.data(), product, n, precision().format);
+        int64_t nonzero = 0, underflowed = 0, overflowed = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const float exact = product[i], low = m_r[static_cast<size_t>(i)];
+            nonzero += exact != 0.0f;
+            underflowed += exact != 0.0f && low == 0.0f;
+            overflowed += std::isfinite(exact) && std::isinf(low);
+            dst[i] += low;
+        }
+        counts.nonzero += nonzero;
+        counts.underflowed += underflowed;
+        counts.overflowed += overflowed;
+    }
+    // The gradient a product receives, cast to the format (m_g); the entries that cast flushes to 0
+    // are counted with the activations' gradients. A gradient another product produced is a value
+    // of the format already and passes unchanged; one from an FP32 op (softmax, a norm, the loss)
+    // is rounded here, as autocast casts it.
+    const float* incoming_gradient(const float* dout, int64_t n) {
+        m_g.resize(static_cast<size_t>(n));
+        round_floats(m_g.data(), dout, n, precision().format);
+        int64_t nonzero = 0, underflowed = 0, overflowed = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const float exact = dout[i], low = m_g[static_cast<size_t>(i)];
+            nonzero += exact != 0.0f;
+            underflowed += exact != 0.0f && low == 0.0f;
+            overflowed += std::isfinite(exact) && std::isinf(low);
+        }
+        m_counts.activations.nonzero += nonzero;
+        m_counts.activations.underflowed += underflowed;
+        m_counts.activations.overflowed += overflowed;
+        return m_g.data();
+    }
+    const float* scaled(const float* dlosses, int R) {
+        if (m_loss_scale == 1.0f) return dlosses;
+        m_dlosses.resize(static_cast<size_t>(R));
+        for (int r = 0; r < R; ++r) m_dlosses[static_cast<size_t>(r)] = dlosses[r] * m_loss_scale;
+        return m_dlosses.data();
+    }
+
+    float m_loss_scale = 1.0f;
+    GradientRoundingCounts m_counts;
+    std::vector<float> m_g, m_x, m_y;          // rounded operands
+    std::vector<float> m_s1, m_s2, m_s3, m_r;  // FP32 products, their rounding
+    std::vector<float> m_dlosses;              // [R] scaled
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_mixed_precision_training_backend(Precision format) {
+    if (format != Precision::Bf16 && format != Precision::Fp16)
+        throw std::invalid_argument(std::string("mixed-precision training needs bf16 or fp16, not ") + to_string(format));
+    return std::make_unique<MixedPrecisionTrainingBackend>(format);
+}
+
+MixedPrecisionTraining* mixed_precision_training(Backend& backend) {
+    return dynamic_cast<MixedPrecisionTraining*>(&backend);
+}
+
+}  // namespace tx
