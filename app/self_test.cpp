@@ -55,6 +55,9 @@ LookInsidePanel* look_inside_panel(ExplorerApp& app) {
 }
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
+// The lessons in assets/lessons (the curriculum's length).
+constexpr size_t LESSON_COUNT = 17;
+
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
 const char* const INSPECT_LONGER = "The animal didn't cross the street because it was much too wide.";
@@ -1007,7 +1010,7 @@ void SelfTest::build() {
     // question answered wrongly (refused) and rightly (accepted).
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
-        check(l && l->lessons().size() == 11, "eleven lessons loaded");
+        check(l && l->lessons().size() == LESSON_COUNT, std::to_string(LESSON_COUNT) + " lessons loaded");
         app.show_panel("lessons");
         m_lesson = m_lesson_step = 0;
         m_lesson_wait = -1;
@@ -1044,6 +1047,14 @@ void SelfTest::build() {
             m_lesson_wait = 0;
             return false;
         }
+        // "Back" makes the last step current again and "Do it" redoes it (its commands queue again).
+        if (m_lesson == 0) {
+            const int steps = static_cast<int>(lesson.steps.size());
+            l->step_back();
+            check(l->steps_done() == steps - 1, lesson.file + ": Back makes the last step current again");
+            l->do_step(app);
+            check(l->steps_done() == steps, lesson.file + ": Do it after Back does that step again");
+        }
         // The choices are drawn in the learner's order (quiz.h): a permutation of the file's; a
         // wrong first try gets a hint, not the explanation; the right answer then shows it.
         const int n = static_cast<int>(lesson.question.choices.size());
@@ -1056,13 +1067,14 @@ void SelfTest::build() {
         check(!l->quiz().explanation_shown(), lesson.file + ": a first wrong try shows a hint, not the explanation");
         check(l->check_answer(lesson.question.answer), lesson.file + ": the right answer is accepted");
         check(l->quiz().explanation_shown(), lesson.file + ": the right answer shows the explanation");
+        check(l->done(m_lesson), lesson.file + ": the lesson is ticked done");
         check(app.error_count() == m_lesson_errors, lesson.file + ": no error while answering");
         ++m_lesson;
         m_lesson_step = 0;
         return false;
     });
     add("lessons done", [this](ExplorerApp& app) {
-        check(m_lesson == 11, "every lesson walked");
+        check(m_lesson == static_cast<int>(LESSON_COUNT), "every lesson walked");
         app.trainer_pause();
         return true;
     });
@@ -1232,7 +1244,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
         // Only the last action of a kind in a step is still in effect at its end.
         bool later = false;
         for (size_t j = i + 1; j < step.actions.size(); ++j) later |= step.actions[j].kind == a.kind;
-        if (later) continue;
+        if (later && a.kind != LessonActionKind::HeadEnabled) continue;   // heads: per block and head, below
         const std::string what = at + to_string(a.kind) + " " + a.name;
         switch (a.kind) {
             case LessonActionKind::OpenModel:
@@ -1279,6 +1291,33 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 const Panel* p = panel(app, "neuron");
                 check(sel.neuron_query == a.number && sel.neuron_key == a.key && p && drawn_now(p),
                       what + ": the Neuron view shows that cell");
+                break;
+            }
+            case LessonActionKind::HeadEnabled: {
+                // Only the last switch of this block and head in the step counts.
+                bool same_later = false;
+                for (size_t j = i + 1; j < step.actions.size(); ++j)
+                    same_later |= step.actions[j].kind == a.kind && step.actions[j].name == a.name && step.actions[j].number == a.number;
+                if (same_later) break;
+                const auto off = v.options.disabled_heads.find(a.name);
+                const bool is_off = off != v.options.disabled_heads.end() &&
+                                    std::find(off->second.begin(), off->second.end(), a.number) != off->second.end();
+                check(is_off == !a.on, what + " head " + std::to_string(a.number) + ": switched " + (a.on ? "on" : "off"));
+                break;
+            }
+            case LessonActionKind::AllHeadsOn: {
+                bool any_off = false;
+                for (const auto& [block, heads] : v.options.disabled_heads) any_off |= !heads.empty();
+                check(!any_off, what + ": every head is on");
+                break;
+            }
+            case LessonActionKind::Generation: {
+                const GenerationTrace& g = v.generation;
+                const bool same = g.settings.sample == a.on && (!a.on || (g.settings.sampling.temperature == a.sampling.temperature &&
+                                                                          g.settings.sampling.top_k == a.sampling.top_k &&
+                                                                          g.settings.sampling.top_p == a.sampling.top_p &&
+                                                                          g.settings.sampling.seed == a.sampling.seed));
+                check(same && g.error.empty() && !g.tokens.empty(), what + ": the Generate panel generated with these settings");
                 break;
             }
             case LessonActionKind::Train:
