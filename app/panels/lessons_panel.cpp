@@ -294,7 +294,7 @@ void LessonsPanel::draw_steps(PanelContext& ctx, const Lesson& lesson) {
     }
     if (m_done >= static_cast<int>(lesson.steps.size())) {
         ImGui::TextColored(GREEN, "All steps done: now the question.");
-        ImGui::SameLine();
+        // The buttons on a line of their own: beside the text they run past a narrow panel's edge.
         if (ImGui::SmallButton("\xE2\x97\x80 Back")) step_back();
         ImGui::SameLine();
         if (ImGui::SmallButton("Repeat the last step")) repeat_step(ctx.commands);
