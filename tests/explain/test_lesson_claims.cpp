@@ -2,8 +2,9 @@
 // shipped models with the settings each lesson's steps make: the translations with and
 // without positions, the effect of the 1/√dk switch, the self-attention block's shapes, the heads
 // and head ablation, the masks, the feed-forward layer, the alignment, greedy against beam search,
-// temperature, seeds and the KV cache on the language model, and the induction model's heads. Each question's stated answer is tied to the computed fact, so an
-// edited lesson or a retrained model that makes a question false fails here.
+// temperature, seeds and the KV cache on the language model, the induction model's heads and the
+// logit lens. Each question's stated answer is tied to the computed fact, so an edited lesson or a
+// retrained model that makes a question false fails here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "lessons.h"
 #include "generation_trace.h"
+#include "look_inside.h"
 #include "session_view.h"
 #include "tx/parameters.h"
 #include "tx/checkpoint.h"
@@ -457,6 +459,35 @@ TEST(LessonClaims, APreviousTokenHeadAndAnInductionHead) {
     const int col = brightest_column(v, "decoder.layers.1.self_attn.probs", 2, second_3, v.T, v.T);
     EXPECT_EQ(labels[static_cast<size_t>(col)], "17");
     EXPECT_NE(answer(l).find("“" + labels[static_cast<size_t>(col)] + "”"), std::string::npos) << answer(l);
+}
+
+// The Look inside panel's logit lens on the everyday model's "tired" sentence.
+TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
+    const Lesson l = lesson("18-logit-lens.json");
+    LookInsideRequest request;
+    request.source = "The animal didn't cross the street because it was too tired.";
+    const LookInside r = compute_look_inside(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/everyday.safetensors"), request);
+    const LogitLens& lens = r.lens;
+    ASSERT_TRUE(lens.error.empty()) << lens.error;
+    ASSERT_EQ(lens.layers, 4);
+    const auto t = std::find(lens.position_tokens.begin(), lens.position_tokens.end(), "\xE2\x96\x81" "demasiado");
+    ASSERT_NE(t, lens.position_tokens.end());
+    const int column = static_cast<int>(t - lens.position_tokens.begin());
+    const auto cell = [&](int layer) { return lens.cells[static_cast<size_t>(layer * lens.positions + column)]; };
+    EXPECT_EQ(r.lens_token(lens.chosen[static_cast<size_t>(column)]), "\xE2\x96\x81" "cansado");
+    EXPECT_EQ(r.lens_token(cell(3).top[0]), "\xE2\x96\x81" "cansado");
+    EXPECT_NEAR(std::exp(cell(3).chosen_log_prob), 0.97, 0.005);
+    EXPECT_EQ(r.lens_token(cell(2).top[0]), "\xE2\x96\x81" "enfermo");
+    EXPECT_EQ(r.lens_token(cell(1).top[0]), ".");
+    EXPECT_EQ(r.lens_token(cell(0).top[0]), ".");
+    // "the read-outs of the earlier layers give the final piece almost no probability": every position.
+    float earlier = 0;
+    for (int layer = 0; layer < 3; ++layer)
+        for (int p = 0; p < lens.positions; ++p)
+            earlier = std::max(earlier, std::exp(lens.cells[static_cast<size_t>(layer * lens.positions + p)].chosen_log_prob));
+    std::printf("lesson 18: the largest probability of the final token before the last layer: %.4f\n", earlier);
+    EXPECT_LT(earlier, 0.02f);
+    EXPECT_NE(answer(l).find("\xE2\x96\x81" "enfermo"), std::string::npos) << answer(l);
 }
 
 }  // namespace
