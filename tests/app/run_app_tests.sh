@@ -147,7 +147,8 @@ fi
 # Bad arguments: one-line reason, exit 2.
 for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x" "--neuron 3" "--neuron a,1" "--head -1" \
     "--train 5 --train-task nope" "--train-task translate" "--train 5 --train-from default" "--generate 0" \
-    "--sample-temperature 0" "--sample-temperature x" "--top-p 1.5" "--top-k -1" "--seed -2"; do
+    "--sample-temperature 0" "--sample-temperature x" "--top-p 1.5" "--top-k -1" "--seed -2" \
+    "--quiz-seed 0" "--quiz-seed x"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi
