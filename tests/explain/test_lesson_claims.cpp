@@ -362,6 +362,29 @@ TEST(LessonClaims, TheFeedForwardWidensZeroesAndHoldsMostWeights) {
                               count("self_attn.v_proj.weight") + count("self_attn.out_proj.weight");
     EXPECT_EQ(ffn, 131072);
     EXPECT_EQ(attention, 65536);
+    // "most of an encoder layer's weights ... in a decoder layer about half" (biases and norms counted).
+    const auto share = [&](const std::string& layer) {
+        int64_t all = 0, in_ffn = 0;
+        for (const ParameterInfo& e : table.entries())
+            if (e.name.rfind(layer, 0) == 0) {
+                all += e.numel();
+                if (e.name.rfind(layer + "ffn.", 0) == 0) in_ffn += e.numel();
+            }
+        return static_cast<double>(in_ffn) / static_cast<double>(all);
+    };
+    std::printf("lesson 10: the FFN's share of an encoder layer %.3f, of a decoder layer %.3f\n", share("encoder.layers.0."),
+                share("decoder.layers.0."));
+    EXPECT_GT(share("encoder.layers.0."), 0.6);
+    EXPECT_NEAR(share("decoder.layers.0."), 0.5, 0.01);
+    // "Which units light up differs from piece to piece": no two pieces switch on the same units.
+    const int S = v.S, F = v.config.d_ff;
+    for (int a = 0; a < S; ++a)
+        for (int b = a + 1; b < S; ++b) {
+            bool same = true;
+            for (int u = 0; u < F && same; ++u)
+                same = (h[static_cast<size_t>(a) * F + u] > 0) == (h[static_cast<size_t>(b) * F + u] > 0);
+            EXPECT_FALSE(same) << "pieces " << a << " and " << b << " switch on the same units";
+        }
     EXPECT_NE(l.paragraphs[1].find("131,072"), std::string::npos);
     EXPECT_NE(l.paragraphs[1].find("65,536"), std::string::npos);
 }
