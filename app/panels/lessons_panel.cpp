@@ -195,7 +195,10 @@ void LessonsPanel::draw_offer() {
         m_offering = false;
     }
     ImGui::SameLine();
-    if (ImGui::Button("Not now")) m_offering = false;
+    if (ImGui::Button("Not now")) {   // closes the panel; Help → Lessons opens it again
+        m_offering = false;
+        open() = false;
+    }
     ImGui::EndChild();
     ImGui::PopStyleColor();
 }
