@@ -11,6 +11,7 @@
 #include "imgui_internal.h"
 #include "imgui_stdlib.h"
 #include "panel_registry.h"
+#include "panels/lessons_panel.h"
 #include "widgets/ui.h"
 
 namespace tx::app {
@@ -110,7 +111,20 @@ void ExplorerApp::draw_menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
-        if (ImGui::MenuItem("Lessons: a guided tour")) show_panel("lessons");
+        // Every lesson by number, ticked when done: a click opens the Lessons panel on it.
+        LessonsPanel* lessons = nullptr;
+        for (auto& p : m_panels)
+            if (auto* l = dynamic_cast<LessonsPanel*>(p.get())) lessons = l;
+        if (ImGui::BeginMenu("Lessons: a guided tour", lessons && !lessons->lessons().empty())) {
+            for (int i = 0; i < static_cast<int>(lessons->lessons().size()); ++i) {
+                const std::string label = std::to_string(i + 1) + ". " + lessons->lessons()[static_cast<size_t>(i)].title;
+                if (ImGui::MenuItem(label.c_str(), lessons->done(i) ? "\xE2\x9C\x93 done" : nullptr, i == lessons->current())) {
+                    lessons->open_lesson(i);
+                    show_panel("lessons");
+                }
+            }
+            ImGui::EndMenu();
+        }
         if (ImGui::MenuItem("About and keyboard")) m_show_about = true;
         ImGui::EndMenu();
     }

@@ -102,6 +102,7 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
         std::random_device entropy;
         m_settings.quiz_seed = m_options.headless() ? 1 : (uint64_t{entropy()} << 32 | entropy()) | 1;
     }
+    if (m_options.quiz_seed) m_settings.quiz_seed = *m_options.quiz_seed;
 
     ImGuiStyle& style = ImGui::GetStyle();
     style.WindowRounding = 4.0f;
@@ -230,6 +231,14 @@ ExplorerApp::ExplorerApp(AppOptions options) : m_options(std::move(options)) {
                 lessons->open_lesson(m_options.lesson - 1);
                 m_lesson_steps_left = m_options.lesson_steps;   // one "Do it" a frame, as a learner would
             }
+    // A first launch offers lesson 1, once (lesson_progress.h says when).
+    for (auto& p : m_panels)
+        if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get()))
+            if (!lessons->lessons().empty() &&
+                should_offer_first_lesson(lessons->progress(), m_options.headless(), m_options.lesson > 0)) {
+                lessons->offer_first_lesson();
+                show_panel("lessons");
+            }
     if (m_options.train_steps > 0) {
         const TaskKind task = task_from_string(m_options.train_task).value_or(TaskKind::Copy);
         if (!m_options.train_row.empty())
@@ -302,6 +311,9 @@ void ExplorerApp::make_panels() {
             for (const std::string& e : lessons->load(path, panel_keys())) report_error("lesson: " + e);
             for (const auto& q : m_panels) lessons->name_panel(q->key(), q->title());
             lessons->set_quiz_seed(m_settings.quiz_seed);
+            // Headless runs start from no progress, so screenshots and the self-test do not depend
+            // on what a learner did before.
+            if (!m_options.headless()) lessons->set_progress(m_settings.lessons);
         } else if (auto* training = dynamic_cast<TrainingPanel*>(p.get())) {
             training->load_comparison_results(resolve_asset("compare/results.json"));
         }

@@ -13,6 +13,7 @@
 
 #include "options.h"
 #include "known_words.h"
+#include "lesson_progress.h"
 #include "look_inside.h"
 #include "precision_view.h"
 #include "model_catalog.h"
@@ -108,6 +109,8 @@ public:
         std::vector<std::pair<std::string, bool>> panels_open;
         // Orders each lesson question's choices for this learner (quiz.h); 0 until drawn or read.
         uint64_t quiz_seed = 0;
+        // The Lessons panel's progress (lesson_progress.h): done lessons, the open one, the offer made.
+        LessonProgress lessons;
         bool loaded = false;
     };
     Settings& settings() { return m_settings; }

@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -64,8 +65,10 @@ const char* USAGE =
     "                        --list), as the Training panel's \"Compare variants\" does\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
-    "  --lesson N[,STEPS]    open lesson N (1-11) in the Lessons panel and do its first STEPS steps\n"
+    "  --lesson N[,STEPS]    open lesson N (1-18) in the Lessons panel and do its first STEPS steps\n"
     "  --lessons PATH        read the lessons from this folder or file instead of assets/lessons\n"
+    "  --quiz-seed N         order the lesson questions' choices by this seed, 1 or more, for this run\n"
+    "                        (default: the learner's own, drawn once and kept in the settings; 1 headless)\n"
     "  --generate T          open the Generate panel at output token T (1-based): the first sentence's\n"
     "                        output generated one token at a time with the KV cache\n"
     "  --sample              the Generate panel samples each token instead of taking the most probable\n"
@@ -226,6 +229,14 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!n || !steps) return bad("--lesson must be N or N,STEPS (whole numbers, N from 1), got '" + v + "'");
             options.lesson = *n;
             options.lesson_steps = *steps;
+        } else if (arg == "--quiz-seed") {
+            if (!value(v)) return bad("--quiz-seed needs a whole number");
+            char* end = nullptr;
+            errno = 0;
+            const unsigned long long seed = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || v[0] == '-' || errno != 0 || *end != '\0' || seed == 0)
+                return bad("--quiz-seed must be a whole number from 1, got '" + v + "'");
+            options.quiz_seed = seed;
         } else if (arg == "--lessons") {
             if (!value(options.lessons) || options.lessons.empty()) return bad("--lessons needs a folder or file");
         } else if (arg == "--generate") {

@@ -1,6 +1,7 @@
 // Command-line options of transformer-explorer: what the window shows first, the headless
 // screenshot mode (--screenshot) and the self-test (--self-test) used by tests/app/.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct AppOptions {
     int lesson = 0;                         // --lesson N[,STEPS]: open lesson N (1-based) and do its first STEPS steps
     int lesson_steps = 0;
     std::string lessons;                    // --lessons PATH: a lesson folder or file instead of assets/lessons
+    std::optional<uint64_t> quiz_seed;      // --quiz-seed N: the order of the lesson questions' choices (else the settings')
     int generate_token = 0;                 // --generate T: open the Generate panel at token T (1-based)
     bool sample = false;                    // --sample or any sampling option: the Generate panel samples
     SamplingOptions sampling;               // --sample-temperature, --top-k, --top-p, --seed

@@ -73,6 +73,9 @@ std::function<bool(ExplorerApp&)> precision_ready() {
 }
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
+// The lessons in assets/lessons (the curriculum's length).
+constexpr size_t LESSON_COUNT = 18;
+
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
 const char* const INSPECT_LONGER = "The animal didn't cross the street because it was much too wide.";
@@ -1025,7 +1028,7 @@ void SelfTest::build() {
     // question answered wrongly (refused) and rightly (accepted).
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
-        check(l && l->lessons().size() == 11, "eleven lessons loaded");
+        check(l && l->lessons().size() == LESSON_COUNT, std::to_string(LESSON_COUNT) + " lessons loaded");
         app.show_panel("lessons");
         m_lesson = m_lesson_step = 0;
         m_lesson_wait = -1;
@@ -1038,6 +1041,7 @@ void SelfTest::build() {
         if (m_lesson_wait >= 0) {
             // Commands apply after the frame that queued them; a highlighted tab is raised the
             // frame after that; the trainer's snapshot follows one frame later still.
+            if (!app.highlighted_panel().empty()) m_lesson_highlight_seen = app.highlighted_panel();
             if (++m_lesson_wait < 3) return false;
             // A trainer is built on its own thread (app_trainer.cpp): on a loaded machine that takes
             // more than three frames. Wait for it to run, up to ~10 s of frames, before checking.
@@ -1060,7 +1064,16 @@ void SelfTest::build() {
             check(l->current() == m_lesson && l->steps_done() == m_lesson_step, lesson.file + ": the panel is at this step");
             l->do_step(app);
             m_lesson_wait = 0;
+            m_lesson_highlight_seen.clear();
             return false;
+        }
+        // "Back" makes the last step current again and "Do it" redoes it (its commands queue again).
+        if (m_lesson == 0) {
+            const int steps = static_cast<int>(lesson.steps.size());
+            l->step_back();
+            check(l->steps_done() == steps - 1, lesson.file + ": Back makes the last step current again");
+            l->do_step(app);
+            check(l->steps_done() == steps, lesson.file + ": Do it after Back does that step again");
         }
         // The choices are drawn in the learner's order (quiz.h): a permutation of the file's; a
         // wrong first try gets a hint, not the explanation; the right answer then shows it.
@@ -1074,13 +1087,14 @@ void SelfTest::build() {
         check(!l->quiz().explanation_shown(), lesson.file + ": a first wrong try shows a hint, not the explanation");
         check(l->check_answer(lesson.question.answer), lesson.file + ": the right answer is accepted");
         check(l->quiz().explanation_shown(), lesson.file + ": the right answer shows the explanation");
+        check(l->done(m_lesson), lesson.file + ": the lesson is ticked done");
         check(app.error_count() == m_lesson_errors, lesson.file + ": no error while answering");
         ++m_lesson;
         m_lesson_step = 0;
         return false;
     });
     add("lessons done", [this](ExplorerApp& app) {
-        check(m_lesson == 11, "every lesson walked");
+        check(m_lesson == static_cast<int>(LESSON_COUNT), "every lesson walked");
         app.trainer_pause();
         return true;
     });
@@ -1323,7 +1337,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
         // Only the last action of a kind in a step is still in effect at its end.
         bool later = false;
         for (size_t j = i + 1; j < step.actions.size(); ++j) later |= step.actions[j].kind == a.kind;
-        if (later) continue;
+        if (later && a.kind != LessonActionKind::HeadEnabled) continue;   // heads: per block and head, below
         const std::string what = at + to_string(a.kind) + " " + a.name;
         switch (a.kind) {
             case LessonActionKind::OpenModel:
@@ -1356,7 +1370,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 // The highlighted panel is framed, drawn now, and not covered by the lesson.
                 const Panel* p = panel(app, a.name);
                 const Panel* lessons = panel(app, "lessons");
-                check(app.highlighted_panel() == a.name, what + ": the panel is highlighted");
+                check(app.highlighted_panel() == a.name || m_lesson_highlight_seen == a.name, what + ": the panel is highlighted");
                 check(drawn_now(p) && drawn_now(lessons), what + ": the panel and the lesson are both in sight");
                 if (p && lessons && p != lessons) {
                     const bool apart = p->drawn_max().x <= lessons->drawn_min().x || lessons->drawn_max().x <= p->drawn_min().x ||
@@ -1370,6 +1384,33 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 const Panel* p = panel(app, "neuron");
                 check(sel.neuron_query == a.number && sel.neuron_key == a.key && p && drawn_now(p),
                       what + ": the Neuron view shows that cell");
+                break;
+            }
+            case LessonActionKind::HeadEnabled: {
+                // Only the last switch of this block and head in the step counts.
+                bool same_later = false;
+                for (size_t j = i + 1; j < step.actions.size(); ++j)
+                    same_later |= step.actions[j].kind == a.kind && step.actions[j].name == a.name && step.actions[j].number == a.number;
+                if (same_later) break;
+                const auto off = v.options.disabled_heads.find(a.name);
+                const bool is_off = off != v.options.disabled_heads.end() &&
+                                    std::find(off->second.begin(), off->second.end(), a.number) != off->second.end();
+                check(is_off == !a.on, what + " head " + std::to_string(a.number) + ": switched " + (a.on ? "on" : "off"));
+                break;
+            }
+            case LessonActionKind::AllHeadsOn: {
+                bool any_off = false;
+                for (const auto& [block, heads] : v.options.disabled_heads) any_off |= !heads.empty();
+                check(!any_off, what + ": every head is on");
+                break;
+            }
+            case LessonActionKind::Generation: {
+                const GenerationTrace& g = v.generation;
+                const bool same = g.settings.sample == a.on && (!a.on || (g.settings.sampling.temperature == a.sampling.temperature &&
+                                                                          g.settings.sampling.top_k == a.sampling.top_k &&
+                                                                          g.settings.sampling.top_p == a.sampling.top_p &&
+                                                                          g.settings.sampling.seed == a.sampling.seed));
+                check(same && g.error.empty() && !g.tokens.empty(), what + ": the Generate panel generated with these settings");
                 break;
             }
             case LessonActionKind::Train:

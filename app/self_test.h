@@ -33,6 +33,9 @@ private:
     int m_baseline_errors = 0;
     // The lesson walk: lesson, step, frames waited since its "Do it", errors before it.
     int m_lesson = 0, m_lesson_step = 0, m_lesson_wait = -1, m_lesson_errors = 0;
+    // The panel framed at any frame of the current step's wait: the frame lasts a few seconds of
+    // wall time, and on a loaded machine three frames can take longer than that.
+    std::string m_lesson_highlight_seen;
     void check_lesson_step(ExplorerApp& app);
     std::vector<int> m_generated;   // the Generate panel's sampled tokens, to compare a second run with
     std::string m_neuron_model;   // the model to load back after the Neuron view's unscaled check

@@ -1,4 +1,5 @@
 // Settings handler (see settings.h). Values are one per line, key=value; sentences repeat.
+// The lesson progress is three lines: lessons_done=KEY,KEY… lesson_current=KEY lesson_offered=0|1.
 #include "settings.h"
 
 #include <cstdlib>
@@ -7,6 +8,7 @@
 
 #include "explorer_app.h"
 #include "imgui_internal.h"
+#include "panels/lessons_panel.h"
 
 namespace tx::app {
 
@@ -31,6 +33,9 @@ void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* li
     else if (key == "export_dir" && !value.empty()) s.export_dir = value;
     else if (key == "sentence" && !value.empty() && s.sentences.size() < 4) s.sentences.push_back(value);
     else if (key == "quiz_seed" && !value.empty()) s.quiz_seed = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "lessons_done") s.lessons.done = decode_done(value);
+    else if (key == "lesson_current") s.lessons.current = value;
+    else if (key == "lesson_offered") s.lessons.offered = value == "1";
     else if (key.rfind("panel.", 0) == 0) s.panels_open.emplace_back(key.substr(6), value == "1");
 }
 
@@ -41,6 +46,13 @@ void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* ou
     out->appendf("layout=%s\n", s.layout.c_str());
     out->appendf("export_dir=%s\n", s.export_dir.c_str());
     out->appendf("quiz_seed=%llu\n", static_cast<unsigned long long>(s.quiz_seed));
+    // The Lessons panel holds the live progress; the settings' copy is what was read at start.
+    LessonProgress progress = s.lessons;
+    for (const auto& p : app->panels())
+        if (const auto* lessons = dynamic_cast<const LessonsPanel*>(p.get())) progress = lessons->progress();
+    out->appendf("lessons_done=%s\n", encode_done(progress.done).c_str());
+    out->appendf("lesson_current=%s\n", progress.current.c_str());
+    out->appendf("lesson_offered=%d\n", progress.offered ? 1 : 0);
     for (const auto& sentence : s.sentences) {
         std::string one_line = sentence;
         for (char& c : one_line)

@@ -1,5 +1,6 @@
 // The app's own lines in imgui.ini ([TransformerExplorer][Settings]): layout, open panels,
-// export folder and the last sentences, through ImGui's settings-handler mechanism.
+// export folder, the last sentences, the quiz seed and the lesson progress, through ImGui's
+// settings-handler mechanism.
 #pragma once
 
 namespace tx::app {

@@ -34,6 +34,9 @@ constexpr ActionSpelling ACTIONS[] = {
     {"decoding", LessonActionKind::Decoding},
     {"train", LessonActionKind::Train},
     {"neuron_view", LessonActionKind::NeuronView},
+    {"head", LessonActionKind::HeadEnabled},
+    {"all_heads_on", LessonActionKind::AllHeadsOn},
+    {"generation", LessonActionKind::Generation},
 };
 const char* const TASKS[] = {"copy", "reverse", "sort"};
 
@@ -77,6 +80,13 @@ int whole(const json& j, const char* key, int lo, int hi, const Place& at) {
     return static_cast<int>(v.get<long long>());
 }
 
+double real(const json& j, const char* key, double fallback, const Place& at) {
+    if (!j.contains(key)) return fallback;
+    const json& v = j.at(key);
+    if (!v.is_number()) at.fail(std::string("\"") + key + "\" must be a number");
+    return v.get<double>();
+}
+
 bool flag(const json& j, const char* key, const Place& at) {
     const json& v = field(j, key, at);
     if (!v.is_boolean()) at.fail(std::string("\"") + key + "\" must be true or false");
@@ -118,6 +128,24 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
         case LessonActionKind::NeuronView:
             a.number = whole(j, "query", 0, 4095, at);
             a.key = whole(j, "key", 0, 4095, at);
+            break;
+        case LessonActionKind::HeadEnabled:
+            a.name = text(j, "block", at);
+            a.number = whole(j, "head", 0, 63, at);
+            a.on = flag(j, "on", at);
+            break;
+        case LessonActionKind::AllHeadsOn: break;
+        case LessonActionKind::Generation:
+            a.on = flag(j, "sample", at);
+            a.sampling.temperature = real(j, "temperature", 1.0, at);
+            a.sampling.top_k = j.contains("top_k") ? whole(j, "top_k", 0, 1 << 20, at) : 0;
+            a.sampling.top_p = real(j, "top_p", 1.0, at);
+            a.sampling.seed = j.contains("seed") ? static_cast<uint64_t>(whole(j, "seed", 0, 1 << 30, at)) : 0;
+            try {
+                validate(a.sampling);
+            } catch (const std::invalid_argument& e) {
+                at.fail(e.what());
+            }
             break;
         case LessonActionKind::Train:
             a.name = one_of(text(j, "task", at), std::vector<std::string>(std::begin(TASKS), std::end(TASKS)), "task", at);

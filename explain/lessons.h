@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tx/sampling.h"
+
 namespace tx::app {
 
 // What a lesson step can make the app do. To add one: a value here, its spelling and fields in
@@ -24,15 +26,20 @@ enum class LessonActionKind {
     Decoding,             // "decoding": {"beam": 4} — 1 is greedy
     Train,                // "train": {"task": "copy" | "reverse"} — tiny preset, started at once
     NeuronView,           // "neuron_view": {"query": 2, "key": 1} — the selected block and head's cell
+    HeadEnabled,          // "head": {"block": "decoder.layers.2.cross_attn", "head": 1, "on": false} — head ablation
+    AllHeadsOn,           // "all_heads_on": {} — every head of every block back on
+    Generation,           // "generation": {"sample": true, "temperature": 0.5, "top_k": 0, "top_p": 1, "seed": 1} —
+                          // the Generate panel's settings; only "sample" is required (greedy: false)
 };
 
 struct LessonAction {
     LessonActionKind kind = LessonActionKind::ShowPanel;
     std::string name;                     // model key, step name, panel key, attention block or task
     std::vector<std::string> sentences;   // SetSentences
-    bool on = true;                       // the toggles
-    int number = 0;                       // SelectAttention: head; Decoding: beam size; NeuronView: query
+    bool on = true;                       // the toggles; HeadEnabled: the head on; Generation: sample
+    int number = 0;                       // SelectAttention, HeadEnabled: head; Decoding: beam size; NeuronView: query
     int key = 0;                          // NeuronView: key
+    SamplingOptions sampling;             // Generation (validated when read); `on` says whether it samples
 };
 
 struct LessonStep {

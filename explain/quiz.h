@@ -14,7 +14,7 @@ namespace tx::app {
 // shown[i] = the file index of the choice drawn at place i: a permutation of 0 … n − 1. The same
 // on every platform (SplitMix64 and Fisher–Yates, no std:: distribution).
 std::vector<int> quiz_order(int n, uint64_t learner_seed, const std::string& lesson_key);
-// The key of a lesson for quiz_order: its file name without folder ("03-attention-score.json").
+// The key of a lesson for quiz_order: its file name without folder ("04-attention-score.json").
 std::string quiz_key(const Lesson& lesson);
 
 enum class QuizVerdict { Unanswered, Right, Wrong, WrongAgain };

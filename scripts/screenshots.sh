@@ -32,7 +32,10 @@ shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.sa
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
 shot decoding.png "${grammar[@]}" --layout decoding --beam 4 --sentence "I was not happy."
-shot lessons.png --lesson 8,1
+shot lessons.png --lesson 11,1
+shot lesson-heads-off.png --lesson 7,4
+shot lesson-temperature.png --lesson 15,3
+shot lesson-logit-lens.png --lesson 18,3
 shot neuron.png "${grammar[@]}" --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
     --neuron 2,1 --head 0
 shot training-translate.png --train 1500 --train-task translate --panel training

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "generation_trace.h"
+#include "imgui_internal.h"   // MarkIniSettingsDirty: progress is saved with the settings
 #include "tx/training_config.h"
 #include "widgets/ui.h"
 
@@ -39,6 +41,21 @@ std::string describe(const LessonAction& a, const std::map<std::string, std::str
         case LessonActionKind::Train: return "train the " + a.name + " task";
         case LessonActionKind::NeuronView:
             return "open the Neuron view on query " + std::to_string(a.number) + ", key " + std::to_string(a.key);
+        case LessonActionKind::HeadEnabled:
+            return std::string(a.on ? "switch on " : "switch off ") + a.name + " head " + std::to_string(a.number);
+        case LessonActionKind::AllHeadsOn: return "every head back on";
+        case LessonActionKind::Generation: {
+            if (!a.on) return "generate greedily";
+            char t[32];
+            std::snprintf(t, sizeof t, "%g", a.sampling.temperature);
+            std::string what = "sample at temperature " + std::string(t);
+            if (a.sampling.top_k > 0) what += ", top-k " + std::to_string(a.sampling.top_k);
+            if (a.sampling.top_p < 1.0) {
+                std::snprintf(t, sizeof t, "%g", a.sampling.top_p);
+                what += ", top-p " + std::string(t);
+            }
+            return what + ", seed " + std::to_string(a.sampling.seed);
+        }
     }
     return "";
 }
@@ -54,16 +71,34 @@ void wrapped(const std::string& text, const ImVec4* colour = nullptr) {
 }  // namespace
 
 LessonsPanel::LessonsPanel()
-    : Panel("A guided tour of the Transformer (Vaswani et al., 2017) in eleven short lessons. Each step's \xE2\x80\x9C" "Do it\xE2\x80\x9D "
-            "sets the app up and points at the panel to look at; a question at the end checks what you saw.") {}
+    : Panel("A guided tour of the Transformer (Vaswani et al., 2017) in short lessons, in an order a newcomer can follow. "
+            "Each step's \xE2\x80\x9C" "Do it\xE2\x80\x9D sets the app up and points at the panel to look at; a question at the "
+            "end checks what you saw. A lesson whose question you answered right is ticked \xE2\x9C\x93.") {}
 
 std::vector<std::string> LessonsPanel::load(const std::string& path, const std::vector<std::string>& panel_keys) {
     LessonSet set = load_lessons(path, panel_keys);
     m_lessons = std::move(set.lessons);
     m_load_errors.clear();
     for (const auto& e : set.errors) m_load_errors += (m_load_errors.empty() ? "" : "\n") + e;
-    open_lesson(0);
+    set_progress(m_progress);
     return set.errors;
+}
+
+void LessonsPanel::set_progress(const LessonProgress& progress) {
+    m_progress = progress;
+    open_lesson(std::max(0, lesson_index(m_lessons, m_progress.current)));
+}
+
+bool LessonsPanel::done(int index) const {
+    return index >= 0 && index < static_cast<int>(m_lessons.size()) &&
+           m_progress.done.count(progress_key(m_lessons[static_cast<size_t>(index)])) > 0;
+}
+
+void LessonsPanel::offer_first_lesson() {
+    m_offering = true;
+    m_progress.offered = true;
+    m_progress_changed = true;
+    open_lesson(0);
 }
 
 void LessonsPanel::open_lesson(int index) {
@@ -75,6 +110,9 @@ void LessonsPanel::open_lesson(int index) {
     if (!m_lessons.empty()) {
         const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
         m_order = quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
+        const std::string key = progress_key(lesson);
+        if (m_progress.current != key) m_progress_changed = true;
+        m_progress.current = key;
     }
 }
 
@@ -94,10 +132,25 @@ void LessonsPanel::do_step(Commands& commands) {
     m_scroll_to_step = true;
 }
 
+void LessonsPanel::step_back() {
+    if (m_done == 0) return;
+    --m_done;
+    m_scroll_to_step = true;
+}
+
+void LessonsPanel::repeat_step(Commands& commands) {
+    if (m_lessons.empty() || m_done == 0) return;
+    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    for (const LessonAction& a : lesson.steps[static_cast<size_t>(m_done - 1)].actions) perform(a, commands);
+}
+
 bool LessonsPanel::check_answer(int choice) {
     if (m_lessons.empty()) return false;
     m_choice = m_checked = choice;
-    return m_quiz.check(m_lessons[static_cast<size_t>(m_current)].question, choice) == QuizVerdict::Right;
+    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    const bool right = m_quiz.check(lesson.question, choice) == QuizVerdict::Right;
+    if (right && m_progress.done.insert(progress_key(lesson)).second) m_progress_changed = true;
+    return right;
 }
 
 void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
@@ -114,6 +167,15 @@ void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
         case LessonActionKind::HighlightPanel: commands.highlight_panel(a.name); break;
         case LessonActionKind::Decoding: commands.set_decoding(a.number, 0.6); break;   // the paper's alpha
         case LessonActionKind::NeuronView: commands.open_neuron_view(a.number, a.key); break;
+        case LessonActionKind::HeadEnabled: commands.set_head_enabled(a.name, a.number, a.on); break;
+        case LessonActionKind::AllHeadsOn: commands.enable_all_heads(); break;
+        case LessonActionKind::Generation: {
+            GenerationSettings settings;
+            settings.sample = a.on;
+            settings.sampling = a.sampling;
+            commands.set_generation(settings);
+            break;
+        }
         case LessonActionKind::Train: {
             const TaskKind task = task_from_string(a.name).value_or(TaskKind::Copy);   // the loader allows known tasks only
             commands.trainer_configure(Preset::Tiny, preset_training(Preset::Tiny, task));
@@ -123,7 +185,30 @@ void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
     }
 }
 
+void LessonsPanel::draw_offer() {
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.25f, 0.2f, 0.05f, 0.6f));
+    ImGui::BeginChild("##offer", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 4.2f), true);
+    wrapped("New here? Lesson 1 follows one sentence through the whole model in five steps; the lessons after it "
+            "zoom into each part. You can come back any time from Help \xE2\x86\x92 Lessons.", &GOLD);
+    if (ImGui::Button("Start lesson 1")) {
+        open_lesson(0);
+        m_offering = false;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Not now")) {   // closes the panel; Help → Lessons opens it again
+        m_offering = false;
+        open() = false;
+    }
+    ImGui::EndChild();
+    ImGui::PopStyleColor();
+}
+
 void LessonsPanel::draw_content(PanelContext& ctx) {
+    if (m_progress_changed) {
+        ImGui::MarkIniSettingsDirty();
+        m_progress_changed = false;
+    }
+    if (m_offering) draw_offer();
     if (!m_load_errors.empty()) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(RED, "Some lessons could not be read:\n%s", m_load_errors.c_str());
@@ -140,12 +225,15 @@ void LessonsPanel::draw_content(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - ImGui::GetStyle().ItemSpacing.x);
     char label[256];
-    std::snprintf(label, sizeof label, "%d. %s", m_current + 1, m_lessons[static_cast<size_t>(m_current)].title.c_str());
-    if (ImGui::BeginCombo("##lesson", label)) {
-        for (int i = 0; i < n; ++i) {
-            std::snprintf(label, sizeof label, "%d. %s", i + 1, m_lessons[static_cast<size_t>(i)].title.c_str());
-            if (ImGui::Selectable(label, i == m_current)) open_lesson(i);
-        }
+    // A tick marks a lesson answered right; the list says how many are done.
+    const auto name = [&](int i) {
+        std::snprintf(label, sizeof label, "%s%d. %s", done(i) ? "\xE2\x9C\x93 " : "", i + 1,
+                      m_lessons[static_cast<size_t>(i)].title.c_str());
+        return label;
+    };
+    if (ImGui::BeginCombo("##lesson", name(m_current))) {
+        for (int i = 0; i < n; ++i)
+            if (ImGui::Selectable(name(i), i == m_current)) open_lesson(i);
         ImGui::EndCombo();
     }
     ImGui::SameLine();
@@ -156,6 +244,10 @@ void LessonsPanel::draw_content(PanelContext& ctx) {
     const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
     ImGui::BeginChild("##lesson_body", ImVec2(0, 0), false);
     ImGui::TextColored(GOLD, "Lesson %d of %d \xC2\xB7 %s", m_current + 1, n, lesson.title.c_str());
+    int finished = 0;
+    for (int i = 0; i < n; ++i) finished += done(i);
+    ImGui::SameLine();
+    ImGui::TextDisabled(done(m_current) ? "(done \xC2\xB7 %d of %d lessons done)" : "(%d of %d lessons done)", finished, n);
     for (const auto& p : lesson.paragraphs) {
         wrapped(p);
         ImGui::Spacing();
@@ -182,6 +274,16 @@ void LessonsPanel::draw_steps(PanelContext& ctx, const Lesson& lesson) {
                 m_scroll_to_step = false;
             }
             ImGui::Indent(ImGui::GetFontSize() * 1.8f);
+            if (i > 0) {
+                if (ImGui::Button("\xE2\x97\x80 Back")) step_back();
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("Make step %d the current step again; \xE2\x80\x9C" "Do it\xE2\x80\x9D redoes it. Settings the "
+                                      "steps changed stay as they are.", i);
+                ImGui::SameLine();
+                if (ImGui::Button("Repeat step")) repeat_step(ctx.commands);
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("Do step %d again: its highlight and its settings, without moving on.", i);
+                ImGui::SameLine();
+            }
             if (ImGui::Button(step.actions.empty() ? "Next" : "Do it")) do_step(ctx.commands);
             if (!step.actions.empty()) {
                 std::string what;
@@ -195,6 +297,10 @@ void LessonsPanel::draw_steps(PanelContext& ctx, const Lesson& lesson) {
     }
     if (m_done >= static_cast<int>(lesson.steps.size())) {
         ImGui::TextColored(GREEN, "All steps done: now the question.");
+        // The buttons on a line of their own: beside the text they run past a narrow panel's edge.
+        if (ImGui::SmallButton("\xE2\x97\x80 Back")) step_back();
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Repeat the last step")) repeat_step(ctx.commands);
         ImGui::SameLine();
         if (ImGui::SmallButton("Start the lesson again")) open_lesson(m_current);
     }

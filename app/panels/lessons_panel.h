@@ -1,12 +1,14 @@
-// Lessons panel: a guided tour in eleven short lessons read from assets/lessons/ (lessons.h). Each
+// Lessons panel: a guided tour in short lessons read from assets/lessons/ (lessons.h). Each
 // lesson's steps drive the app through Commands when the learner presses "Do it" (open a model,
 // set a sentence, jump to a step, toggle a mask, highlight a panel...), and it ends with a
 // multiple-choice question answered from what is on screen, its choices in the learner's own
-// shuffled order (quiz.h).
+// shuffled order (quiz.h). It keeps the learner's progress (lesson_progress.h): lessons answered
+// right are ticked, and the open one is remembered in the settings.
 #pragma once
 #include <cstdint>
 #include <map>
 
+#include "lesson_progress.h"
 #include "lessons.h"
 #include "panel.h"
 #include "quiz.h"
@@ -25,6 +27,12 @@ public:
     void open_lesson(int index);          // from its first step, the answer cleared
     // Performs the current step's actions (queued Commands) and moves on to the next step.
     void do_step(Commands& commands);
+    // "Back": the step last done becomes the current one again ("Do it" redoes it). What the
+    // steps changed in the app stays as it is.
+    void step_back();
+    // "Repeat this step": performs the step last done again (its highlight, its settings) without
+    // moving on; nothing when no step is done yet.
+    void repeat_step(Commands& commands);
     // Checks a choice of the current lesson's question (a file index, LessonQuestion::answer's
     // numbering): true when right. The panel shows the verdict, the hint or the explanation.
     bool check_answer(int choice);
@@ -34,6 +42,15 @@ public:
     // The current question's choices as drawn: shown[i] = the file index at place i.
     const std::vector<int>& choice_order() const { return m_order; }
     static void perform(const LessonAction& action, Commands& commands);
+    // Progress, read from and written to the settings (settings.cpp). set_progress opens the
+    // lesson it names as current (lesson 1 when none).
+    const LessonProgress& progress() const { return m_progress; }
+    void set_progress(const LessonProgress& progress);
+    bool done(int index) const;
+    // A first launch: the panel greets the learner and offers lesson 1 (should_offer_first_lesson
+    // decides when); the offer counts as made once shown.
+    void offer_first_lesson();
+    bool offering() const { return m_offering; }
     // The title a panel key stands for, so "Do it" can say "the Positional encoding panel".
     void name_panel(const std::string& key, const std::string& title) { m_panel_titles[key] = title; }
 
@@ -43,6 +60,7 @@ protected:
 private:
     void draw_steps(PanelContext& ctx, const Lesson& lesson);
     void draw_question(const Lesson& lesson);
+    void draw_offer();
 
     std::vector<Lesson> m_lessons;
     std::string m_load_errors;            // shown in the panel too, not only in the log
@@ -55,6 +73,9 @@ private:
     std::vector<int> m_order;             // the current question's order (quiz_order)
     bool m_scroll_to_step = false;
     std::map<std::string, std::string> m_panel_titles;   // key -> title
+    LessonProgress m_progress;
+    bool m_progress_changed = false;      // the settings file is marked for saving at the next frame
+    bool m_offering = false;              // the first-launch greeting is shown
 };
 
 }  // namespace tx::app

@@ -124,7 +124,7 @@ shot training-translate 0.34,0.15,1,0.6:40 -- --train 100 --train-task translate
 # An unseen word in the input: pieces grouped under their words, the word flagged.
 shot input-help 0,0.2,0.33,0.45:20 -- --sentence "The red zorblax is big." --layout attention
 # Mid-lesson (cross-attention, first step done): the lesson below Input, the Attention tab framed.
-shot lesson 0,0.55,0.33,0.95:20 0.34,0.1,1,0.9:40 -- --lesson 8,1
+shot lesson 0,0.55,0.33,0.95:20 0.34,0.1,1,0.9:40 -- --lesson 11,1
 # Induction from launch (decoder-only, 2 layers), paused after 300 steps: the plots, the halves'
 # losses and the last layer's self-attention of the probe sequence are drawn.
 shot training-induction 0.34,0.15,1,0.6:40 -- --train 300 --train-task induction --layout training
@@ -147,7 +147,8 @@ fi
 # Bad arguments: one-line reason, exit 2.
 for bad in --no-such-option "--train 0" "--frames x" --print-decoded "--lesson 0" "--lesson 2,x" "--neuron 3" "--neuron a,1" "--head -1" \
     "--train 5 --train-task nope" "--train-task translate" "--train 5 --train-from default" "--generate 0" \
-    "--sample-temperature 0" "--sample-temperature x" "--top-p 1.5" "--top-k -1" "--seed -2"; do
+    "--sample-temperature 0" "--sample-temperature x" "--top-p 1.5" "--top-k -1" "--seed -2" \
+    "--quiz-seed 0" "--quiz-seed x"; do
     # shellcheck disable=SC2086  # split "--train 0" into option and value
     "$app" $bad > /dev/null 2>&1; rc=$?
     if [ "$rc" -ne 2 ]; then echo "FAIL bad argument $bad: exit $rc, want 2"; failures=$((failures + 1)); else echo "ok   bad argument $bad exits 2"; fi

@@ -1,8 +1,10 @@
 // What the lessons (assets/lessons/*.json) tell a learner the screen will show, checked on the
-// shipped translation model with the settings each lesson's steps make: the translations with and
-// without positions, the effect of the 1/√dk switch, the masks, the heads, the alignment, and
-// greedy against beam search. Each question's stated answer is tied to the computed fact, so an
-// edited lesson or a retrained model that makes a question false fails here.
+// shipped models with the settings each lesson's steps make: the translations with and
+// without positions, the effect of the 1/√dk switch, the self-attention block's shapes, the heads
+// and head ablation, the masks, the feed-forward layer, the alignment, greedy against beam search,
+// temperature, seeds and the KV cache on the language model, the induction model's heads and the
+// logit lens. Each question's stated answer is tied to the computed fact, so an edited lesson or a
+// retrained model that makes a question false fails here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,10 @@
 #include <vector>
 
 #include "lessons.h"
+#include "generation_trace.h"
+#include "look_inside.h"
 #include "session_view.h"
+#include "tx/parameters.h"
 #include "tx/checkpoint.h"
 #include "tx/session.h"
 
@@ -20,7 +25,7 @@ namespace {
 
 const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
                                          "model",  "backend", "training",  "decoding", "neuron",     "lessons",
-                                         "generate"};
+                                         "generate", "inspect"};
 
 Lesson lesson(const std::string& file) {
     return read_lesson(std::string(TX_SOURCE_DIR) + "/assets/lessons/" + file, PANELS);
@@ -79,7 +84,7 @@ Stats stats(const std::vector<float>& x) {
 }
 
 TEST(LessonClaims, TheWholePass) {
-    const Lesson l = lesson("00-whole-pass.json");
+    const Lesson l = lesson("01-whole-pass.json");
     Session session = translation_model();
     session.set_input({"The red car is big."});
     const SessionView v = view_of(session);
@@ -92,7 +97,7 @@ TEST(LessonClaims, TheWholePass) {
 }
 
 TEST(LessonClaims, Tokens) {
-    const Lesson l = lesson("01-tokens.json");
+    const Lesson l = lesson("02-tokens.json");
     Session session = translation_model();
     session.set_input({"The unbelievable dogs sleep."});
     std::string pieces;
@@ -105,7 +110,7 @@ TEST(LessonClaims, Tokens) {
 }
 
 TEST(LessonClaims, PositionsOffMakeTheSwappedSentencesTranslateAlike) {
-    const Lesson l = lesson("02-positional.json");
+    const Lesson l = lesson("03-positional.json");
     Session session = translation_model();
     session.set_positional_encoding(false);
     session.set_input({"The dog sees the cat."});
@@ -121,7 +126,7 @@ TEST(LessonClaims, PositionsOffMakeTheSwappedSentencesTranslateAlike) {
 }
 
 TEST(LessonClaims, ScalingOffMultipliesTheFirstLayersScoresAndPeaksLaterRows) {
-    const Lesson l = lesson("03-attention-score.json");
+    const Lesson l = lesson("04-attention-score.json");
     Session session = translation_model();
     session.set_input({"The red car is big."});
     const SessionView on = view_of(session);
@@ -153,7 +158,7 @@ TEST(LessonClaims, ScalingOffMultipliesTheFirstLayersScoresAndPeaksLaterRows) {
             max_off += m_off / (H * S);
             grew += m_off > m_on;
         }
-    std::printf("lesson 3: encoder.layers.1 mean row max %.3f -> %.3f, %d of %d rows grew\n", max_on, max_off, grew, H * S);
+    std::printf("lesson 4: encoder.layers.1 mean row max %.3f -> %.3f, %d of %d rows grew\n", max_on, max_off, grew, H * S);
     EXPECT_GT(max_off, max_on + 0.2);
     EXPECT_GT(grew, H * S * 3 / 4);
     EXPECT_NE(answer(l).find("peaked"), std::string::npos) << answer(l);
@@ -161,7 +166,7 @@ TEST(LessonClaims, ScalingOffMultipliesTheFirstLayersScoresAndPeaksLaterRows) {
 
 // In encoder.layers.0 three heads park the row ▁dogs on <eos> and head 3 looks at ▁will.
 TEST(LessonClaims, HeadsLookDifferently) {
-    const Lesson l = lesson("04-heads.json");
+    const Lesson l = lesson("06-heads.json");
     Session session = translation_model();
     session.set_input({"The small white dogs will not sleep in the old house."});
     const SessionView v = view_of(session);
@@ -186,7 +191,7 @@ TEST(LessonClaims, HeadsLookDifferently) {
 }
 
 TEST(LessonClaims, MasksOff) {
-    const Lesson l = lesson("05-masks.json");
+    const Lesson l = lesson("08-masks.json");
     Session session = translation_model();
     session.set_input({"I see the dog.", "The small white dogs will not sleep in the old house."});
     const std::vector<std::string> before = session.decoded_text();
@@ -195,7 +200,7 @@ TEST(LessonClaims, MasksOff) {
     double above = 0;
     for (int i = 0; i < v.T; ++i)
         for (int j = i + 1; j < v.T; ++j) above += at(v, "decoder.layers.0.self_attn.probs", 0, 0, i, j, v.T, v.T);
-    std::printf("lesson 5: causal off, weight above the diagonal (row 0, head 0) %.3f; \"%s\" -> \"%s\"\n", above,
+    std::printf("lesson 8: causal off, weight above the diagonal (row 0, head 0) %.3f; \"%s\" -> \"%s\"\n", above,
                 before[0].c_str(), session.decoded_text()[0].c_str());
     EXPECT_GT(above, 0.1);
     EXPECT_NE(session.decoded_text()[0], before[0]);
@@ -210,20 +215,20 @@ TEST(LessonClaims, MasksOff) {
             if (src[i] != "<pad>")
                 for (int j = 0; j < p.S; ++j)
                     if (src[j] == "<pad>") on_pad = std::max<double>(on_pad, at(p, "encoder.layers.0.self_attn.probs", 0, h, i, j, p.S, p.S));
-    std::printf("lesson 5: padding off, largest weight on a PAD key %.3f; \"%s\" -> \"%s\"\n", on_pad, before[0].c_str(),
+    std::printf("lesson 8: padding off, largest weight on a PAD key %.3f; \"%s\" -> \"%s\"\n", on_pad, before[0].c_str(),
                 session.decoded_text()[0].c_str());
     EXPECT_GT(on_pad, 0.05);
     EXPECT_NE(session.decoded_text()[0], before[0]);
 }
 
 TEST(LessonClaims, TheNormResetsTheScale) {
-    const Lesson l = lesson("06-residual-layernorm.json");
+    const Lesson l = lesson("09-residual-layernorm.json");
     Session session = translation_model();
     session.set_input({"The small white dogs will not sleep in the old house."});
     const SessionView v = view_of(session);
     const Stats ffn = stats(*v.output(step_index(v, "encoder.layers.0.ffn.out")));
     const Stats norm = stats(*v.output(step_index(v, "encoder.layers.0.norm2.out")));
-    std::printf("lesson 6: std of encoder.layers.0.ffn.out %.3f, of norm2.out %.3f\n", ffn.std, norm.std);
+    std::printf("lesson 9: std of encoder.layers.0.ffn.out %.3f, of norm2.out %.3f\n", ffn.std, norm.std);
     EXPECT_GT(ffn.std, 3.0 * norm.std);
     EXPECT_GT(std::fabs(norm.std - 1.0), 0.1);   // γ and β rescale: not exactly 1
     EXPECT_EQ(v.config.norm, NormPlacement::Post);
@@ -231,7 +236,7 @@ TEST(LessonClaims, TheNormResetsTheScale) {
 }
 
 TEST(LessonClaims, TheRowThatWritesRojoReadsRed) {
-    const Lesson l = lesson("07-cross-attention.json");
+    const Lesson l = lesson("11-cross-attention.json");
     Session session = translation_model();
     session.set_input({"The red car is big."});
     const SessionView v = view_of(session);
@@ -244,7 +249,7 @@ TEST(LessonClaims, TheRowThatWritesRojoReadsRed) {
 }
 
 TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
-    const Lesson l = lesson("10-it-refers.json");
+    const Lesson l = lesson("12-it-refers.json");
     Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/everyday.safetensors"));
     session.set_fused_attention(false);
     session.set_input({"The animal didn't cross the street because it was too tired."});
@@ -261,7 +266,7 @@ TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
 }
 
 TEST(LessonClaims, BeamAgainstGreedy) {
-    const Lesson l = lesson("09-decoding.json");
+    const Lesson l = lesson("14-decoding.json");
     Session session = translation_model();
     session.set_decoding({4, 0.6});
     session.set_input({"Will your bird sing behind the castle?"});
@@ -282,13 +287,230 @@ TEST(LessonClaims, BeamAgainstGreedy) {
     for (size_t r = 0; r < log_probs.size() / V; ++r)
         top = std::max(top, *std::max_element(log_probs.begin() + static_cast<std::ptrdiff_t>(r * V),
                                               log_probs.begin() + static_cast<std::ptrdiff_t>((r + 1) * V)));
-    std::printf("lesson 9: the largest next-token probability of the bird sentence: %.4f\n", std::exp(top));
+    std::printf("lesson 14: the largest next-token probability of the bird sentence: %.4f\n", std::exp(top));
     EXPECT_LT(std::exp(top), 0.99f);
     EXPECT_NEAR(v.label_smoothing, 0.1f, 1e-6f);
     session.set_input({"The unbelievable dogs sleep."});
     session.set_decoding({4, 0.0});              // α = 0: ranked by log P alone, greedy's sentence wins
     EXPECT_EQ(session.beam_results()[0].best, session.greedy_results()[0].ids);
     EXPECT_NE(answer(l).find("Greedy"), std::string::npos) << answer(l);
+}
+
+
+// The block's steps and their shapes on "The red car is big.": 7 pieces, 4 heads of 32.
+TEST(LessonClaims, TheSelfAttentionBlockShapeByShape) {
+    const Lesson l = lesson("05-self-attention-block.json");
+    Session session = translation_model();
+    session.set_input({"The red car is big."});
+    const SessionView v = view_of(session);
+    std::string pieces;
+    for (const std::string& s : v.src_labels(0)) pieces += s + " ";
+    EXPECT_EQ(pieces, "\xE2\x96\x81The \xE2\x96\x81red \xE2\x96\x81" "car \xE2\x96\x81is \xE2\x96\x81" "big . <eos> ");
+    const auto shape = [&](const std::string& step) { return v.steps[step_index(v, "encoder.layers.0." + step)].shape.str(); };
+    for (const char* qkv : {"self_attn.q", "self_attn.k", "self_attn.v"}) EXPECT_EQ(shape(qkv), "[B=1, H=4, S=7, dk=32]") << qkv;
+    EXPECT_EQ(answer(l), shape("self_attn.context"));
+    EXPECT_EQ(l.question.choices[0], shape("self_attn.out"));   // the distractors are the block's other shapes
+    EXPECT_EQ(l.question.choices[2], shape("self_attn.probs"));
+    EXPECT_EQ(l.question.choices[3], shape("ffn.hidden"));
+    EXPECT_EQ(v.config.heads * v.config.d_k(), v.config.d_model);   // 4 × 32 = 128: concatenation restores D
+}
+
+// decoder.layers.2.cross_attn: three heads off change nothing, the fourth changes the sentence.
+TEST(LessonClaims, TheLastCrossAttentionsHeadsShareOneJob) {
+    const Lesson l = lesson("07-switching-heads-off.json");
+    Session session = translation_model();
+    session.set_input({"The red car is big."});
+    const std::string block = "decoder.layers.2.cross_attn";
+    const std::string before = session.decoded_text()[0];
+    EXPECT_EQ(before, "El coche rojo es grande.");
+    for (int h = 0; h < 3; ++h) {
+        session.set_head_enabled(block, h, false);
+        EXPECT_EQ(session.decoded_text()[0], before) << "heads 0.." << h << " off";
+    }
+    session.set_head_enabled(block, 3, false);
+    const std::string none = session.decoded_text()[0];
+    std::printf("lesson 7: all four heads of %s off: \"%s\"\n", block.c_str(), none.c_str());
+    EXPECT_EQ(none, "El zapato negro era pequeño.");
+    for (int h = 0; h < 4; ++h) session.set_head_enabled(block, h, true);
+    EXPECT_EQ(session.decoded_text()[0], before);
+    EXPECT_NE(answer(l).find(before), std::string::npos) << answer(l);
+    EXPECT_NE(l.question.explanation.find(none), std::string::npos);
+}
+
+TEST(LessonClaims, TheFeedForwardWidensZeroesAndHoldsMostWeights) {
+    const Lesson l = lesson("10-feed-forward.json");
+    Session session = translation_model();
+    session.set_input({"The small white dogs will not sleep in the old house."});
+    const SessionView v = view_of(session);
+    EXPECT_EQ(v.config.ffn, FfnKind::Relu);
+    EXPECT_EQ(v.config.d_model, 128);
+    EXPECT_EQ(v.config.d_ff, 512);
+    const std::vector<float>& h = *v.output(step_index(v, "encoder.layers.0.ffn.hidden"));
+    size_t zeros = 0;
+    for (float f : h) zeros += f == 0.0f;
+    const float lowest = *std::min_element(h.begin(), h.end());
+    std::printf("lesson 10: ffn.hidden min %g, %zu of %zu zero (%.1f%%)\n", lowest, zeros, h.size(), 100.0 * zeros / h.size());
+    EXPECT_EQ(lowest, 0.0f);
+    EXPECT_GT(zeros, h.size() * 9 / 10);   // "more than 9 in 10"
+    EXPECT_NE(l.question.explanation.find("more than 9 in 10"), std::string::npos);
+    EXPECT_EQ(answer(l).rfind("0:", 0), 0u) << answer(l);
+    // Where the weights are: W1 and W2 against W_Q, W_K, W_V and W_O (biases left out, as the text says).
+    const ParameterTable table(v.config);
+    const auto count = [&](const std::string& name) { return table.at("encoder.layers.0." + name).numel(); };
+    const int64_t ffn = count("ffn.linear1.weight") + count("ffn.linear2.weight");
+    const int64_t attention = count("self_attn.q_proj.weight") + count("self_attn.k_proj.weight") +
+                              count("self_attn.v_proj.weight") + count("self_attn.out_proj.weight");
+    EXPECT_EQ(ffn, 131072);
+    EXPECT_EQ(attention, 65536);
+    // "most of an encoder layer's weights ... in a decoder layer about half" (biases and norms counted).
+    const auto share = [&](const std::string& layer) {
+        int64_t all = 0, in_ffn = 0;
+        for (const ParameterInfo& e : table.entries())
+            if (e.name.rfind(layer, 0) == 0) {
+                all += e.numel();
+                if (e.name.rfind(layer + "ffn.", 0) == 0) in_ffn += e.numel();
+            }
+        return static_cast<double>(in_ffn) / static_cast<double>(all);
+    };
+    std::printf("lesson 10: the FFN's share of an encoder layer %.3f, of a decoder layer %.3f\n", share("encoder.layers.0."),
+                share("decoder.layers.0."));
+    EXPECT_GT(share("encoder.layers.0."), 0.6);
+    EXPECT_NEAR(share("decoder.layers.0."), 0.5, 0.01);
+    // "Which units light up differs from piece to piece": no two pieces switch on the same units.
+    const int S = v.S, F = v.config.d_ff;
+    for (int a = 0; a < S; ++a)
+        for (int b = a + 1; b < S; ++b) {
+            bool same = true;
+            for (int u = 0; u < F && same; ++u)
+                same = (h[static_cast<size_t>(a) * F + u] > 0) == (h[static_cast<size_t>(b) * F + u] > 0);
+            EXPECT_FALSE(same) << "pieces " << a << " and " << b << " switch on the same units";
+        }
+    EXPECT_NE(l.paragraphs[1].find("131,072"), std::string::npos);
+    EXPECT_NE(l.paragraphs[1].find("65,536"), std::string::npos);
+}
+
+// The language model on "The cat is sleeping on the": the Generate panel's token 1.
+Session language_model() {
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/lm.safetensors"));
+    session.set_fused_attention(false);
+    session.set_input({"The cat is sleeping on the"});
+    return session;
+}
+
+GenerationTrace generate(const Session& session, bool sample, double temperature, uint64_t seed) {
+    std::vector<int> prompt;
+    for (const Token& t : session.source_tokens()[0]) prompt.push_back(t.id);
+    GenerationSettings settings;
+    settings.sample = sample;
+    settings.sampling.temperature = temperature;
+    settings.sampling.seed = seed;
+    return compute_generation(session.model(), prompt, settings, 1);
+}
+
+// The text the Generate panel shows: the chosen pieces, EOS left out.
+std::string text_of(const Session& session, const GenerationTrace& g) {
+    std::vector<int> ids;
+    for (const GeneratedToken& t : g.tokens)
+        if (t.chosen != session.config().special.eos) ids.push_back(t.chosen);
+    return session.tokenizer().decode(ids);
+}
+
+TEST(LessonClaims, TemperatureSharpensAndFlattens) {
+    const Lesson l = lesson("15-logits-temperature.json");
+    Session session = language_model();
+    ASSERT_TRUE(session.decoder_only());
+    const SessionView v = view_of(session);
+    EXPECT_EQ(v.steps.back().name, "generator.log_probs");
+    const GenerationTrace greedy = generate(session, false, 1.0, 0);
+    const GenerationTrace cold = generate(session, true, 0.5, 1);
+    const GenerationTrace hot = generate(session, true, 2.0, 1);
+    for (const GenerationTrace* g : {&greedy, &cold, &hot}) ASSERT_TRUE(g->error.empty() && !g->tokens.empty()) << g->error;
+    const GeneratedToken &g1 = greedy.tokens[0], &c1 = cold.tokens[0], &h1 = hot.tokens[0];
+    EXPECT_EQ(session.tokenizer().vocabulary().token(g1.top_ids[0]), "\xE2\x96\x81" "bed");
+    EXPECT_EQ(c1.top_ids[0], g1.top_ids[0]);
+    EXPECT_EQ(h1.top_ids[0], g1.top_ids[0]);
+    std::printf("lesson 15: top piece p = %.3f; drawn with %.3f at T = 0.5, %.3f at T = 2\n", g1.top_model_probs[0], c1.top_probs[0], h1.top_probs[0]);
+    EXPECT_NEAR(g1.top_model_probs[0], 0.14, 0.005);
+    EXPECT_NEAR(h1.top_probs[0], 0.02, 0.005);
+    EXPECT_NEAR(c1.top_probs[0], 0.35, 0.005);
+    EXPECT_LT(h1.top_probs[0], h1.top_model_probs[0]);
+    EXPECT_GT(c1.top_probs[0], c1.top_model_probs[0]);
+    // "at temperature 2 the continuation turns into a jumble": it runs to the length limit.
+    EXPECT_FALSE(hot.finished);
+    EXPECT_GT(hot.tokens.size(), 20u);
+    EXPECT_NE(answer(l).find("smaller"), std::string::npos) << answer(l);
+    EXPECT_NE(l.question.explanation.find("p = 0.14"), std::string::npos);
+}
+
+TEST(LessonClaims, SeedsRepeatAndTheCacheAgreesWithTheFullPass) {
+    const Lesson l = lesson("16-sampling-kv-cache.json");
+    Session session = language_model();
+    const GenerationTrace greedy = generate(session, false, 1.0, 0);
+    const GenerationTrace two = generate(session, true, 1.0, 2);
+    const GenerationTrace three = generate(session, true, 1.0, 3);
+    const GenerationTrace two_again = generate(session, true, 1.0, 2);
+    EXPECT_EQ(text_of(session, greedy), "bed.");
+    EXPECT_EQ(text_of(session, two), "chair.");
+    EXPECT_EQ(text_of(session, three), "bed now.");
+    EXPECT_EQ(text_of(session, two_again), text_of(session, two));
+    double worst = 0;
+    for (const GenerationTrace* g : {&greedy, &two, &three}) worst = std::max(worst, g->max_diff);
+    std::printf("lesson 16: max |cached - full| log p over the three runs: %.2e\n", worst);
+    EXPECT_LT(worst, 1e-4);   // "a few millionths, far below 0.001"
+    EXPECT_GT(worst, 0.0);    // computed, not skipped
+    EXPECT_NE(answer(l).find("Less than 0.001"), std::string::npos) << answer(l);
+    for (const char* quoted : {"“chair.”", "“bed now.”", "“bed.”"}) EXPECT_NE(l.question.explanation.find(quoted), std::string::npos) << quoted;
+}
+
+TEST(LessonClaims, APreviousTokenHeadAndAnInductionHead) {
+    const Lesson l = lesson("17-induction-heads.json");
+    Session session(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/induction.safetensors"));
+    session.set_fused_attention(false);
+    session.set_input({"5 12 3 17 8 1 5 12 3 17 8"});
+    EXPECT_EQ(session.decoded_text()[0], "1");
+    const SessionView v = view_of(session);
+    const std::vector<std::string> labels = v.tgt_labels(0);
+    ASSERT_EQ(labels, (std::vector<std::string>{"<bos>", "5", "12", "3", "17", "8", "1", "5", "12", "3", "17", "8", "1"}));
+    // Layer 0, head 0: the first half's rows look one column to the left.
+    for (int i = 1; i <= 6; ++i)
+        EXPECT_EQ(brightest_column(v, "decoder.layers.0.self_attn.probs", 0, i, v.T, v.T), i - 1) << "row " << i;
+    // Layer 1, head 2: the second half's rows look five columns left, at the symbol after the earlier occurrence.
+    for (int i = 7; i <= 11; ++i)
+        EXPECT_EQ(brightest_column(v, "decoder.layers.1.self_attn.probs", 2, i, v.T, v.T), i - 5) << "row " << i;
+    const int second_3 = 9;
+    ASSERT_EQ(labels[second_3], "3");
+    const int col = brightest_column(v, "decoder.layers.1.self_attn.probs", 2, second_3, v.T, v.T);
+    EXPECT_EQ(labels[static_cast<size_t>(col)], "17");
+    EXPECT_NE(answer(l).find("“" + labels[static_cast<size_t>(col)] + "”"), std::string::npos) << answer(l);
+}
+
+// The Look inside panel's logit lens on the everyday model's "tired" sentence.
+TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
+    const Lesson l = lesson("18-logit-lens.json");
+    LookInsideRequest request;
+    request.source = "The animal didn't cross the street because it was too tired.";
+    const LookInside r = compute_look_inside(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/everyday.safetensors"), request);
+    const LogitLens& lens = r.lens;
+    ASSERT_TRUE(lens.error.empty()) << lens.error;
+    ASSERT_EQ(lens.layers, 4);
+    const auto t = std::find(lens.position_tokens.begin(), lens.position_tokens.end(), "\xE2\x96\x81" "demasiado");
+    ASSERT_NE(t, lens.position_tokens.end());
+    const int column = static_cast<int>(t - lens.position_tokens.begin());
+    const auto cell = [&](int layer) { return lens.cells[static_cast<size_t>(layer * lens.positions + column)]; };
+    EXPECT_EQ(r.lens_token(lens.chosen[static_cast<size_t>(column)]), "\xE2\x96\x81" "cansado");
+    EXPECT_EQ(r.lens_token(cell(3).top[0]), "\xE2\x96\x81" "cansado");
+    EXPECT_NEAR(std::exp(cell(3).chosen_log_prob), 0.97, 0.005);
+    EXPECT_EQ(r.lens_token(cell(2).top[0]), "\xE2\x96\x81" "enfermo");
+    EXPECT_EQ(r.lens_token(cell(1).top[0]), ".");
+    EXPECT_EQ(r.lens_token(cell(0).top[0]), ".");
+    // "the read-outs of the earlier layers give the final piece almost no probability": every position.
+    float earlier = 0;
+    for (int layer = 0; layer < 3; ++layer)
+        for (int p = 0; p < lens.positions; ++p)
+            earlier = std::max(earlier, std::exp(lens.cells[static_cast<size_t>(layer * lens.positions + p)].chosen_log_prob));
+    std::printf("lesson 18: the largest probability of the final token before the last layer: %.4f\n", earlier);
+    EXPECT_LT(earlier, 0.02f);
+    EXPECT_NE(answer(l).find("\xE2\x96\x81" "enfermo"), std::string::npos) << answer(l);
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // file gives one message naming the file and what is wrong in it, while the good files still load.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "lesson_progress.h"
 #include "lessons.h"
 
 namespace tx::app {
@@ -14,8 +17,8 @@ namespace fs = std::filesystem;
 
 // The panel keys of app/panel_registry.cpp (which needs ImGui, so this test does not link it; the
 // app's self-test loads the shipped lessons against the registry itself).
-const std::vector<std::string> PANELS = {"input",  "steps", "attention", "masks",    "positional", "shapes",
-                                         "model",  "backend", "training", "decoding", "neuron",     "lessons", "inspect"};
+const std::vector<std::string> PANELS = {"input",   "steps",    "attention", "masks",   "positional", "shapes",  "model",
+                                         "backend", "training", "decoding",  "neuron",  "lessons",    "generate", "inspect"};
 
 const char* GOOD = R"({"title": "T", "paragraphs": ["P."],
   "steps": [{"text": "Look.", "actions": [{"do": "highlight", "panel": "masks"}, {"do": "causal_mask", "on": false}]},
@@ -51,11 +54,87 @@ protected:
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
-    ASSERT_EQ(set.lessons.size(), 11u);
-    for (const Lesson& l : set.lessons) {
+    ASSERT_EQ(set.lessons.size(), 18u);
+    std::set<std::string> keys;
+    for (size_t i = 0; i < set.lessons.size(); ++i) {
+        const Lesson& l = set.lessons[i];
         EXPECT_FALSE(l.steps.empty()) << l.file;
         EXPECT_LT(l.question.answer, static_cast<int>(l.question.choices.size())) << l.file;
+        // The file's number is the number the panel shows (lesson i + 1), so "lesson 7" in a text,
+        // --lesson 7 and 07-….json are the same lesson.
+        char number[8];
+        std::snprintf(number, sizeof number, "%02zu-", i + 1);
+        EXPECT_EQ(fs::path(l.file).filename().string().rfind(number, 0), 0u) << l.file;
+        EXPECT_TRUE(keys.insert(progress_key(l)).second) << "two lessons named " << progress_key(l);
     }
+}
+
+TEST_F(LessonFiles, TheNewActionsReadTheirFields) {
+    const char* text = R"({"title": "T", "paragraphs": ["P."],
+  "steps": [{"text": "Off.", "actions": [{"do": "head", "block": "decoder.layers.2.cross_attn", "head": 3, "on": false},
+                                          {"do": "all_heads_on"},
+                                          {"do": "generation", "sample": true, "temperature": 0.5, "top_k": 5, "seed": 7},
+                                          {"do": "generation", "sample": false}]}],
+  "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
+    const Lesson l = read_lesson(write("new.json", text), PANELS);
+    const auto& a = l.steps[0].actions;
+    ASSERT_EQ(a.size(), 4u);
+    EXPECT_EQ(a[0].kind, LessonActionKind::HeadEnabled);
+    EXPECT_EQ(a[0].name, "decoder.layers.2.cross_attn");
+    EXPECT_EQ(a[0].number, 3);
+    EXPECT_FALSE(a[0].on);
+    EXPECT_EQ(a[1].kind, LessonActionKind::AllHeadsOn);
+    EXPECT_EQ(a[2].kind, LessonActionKind::Generation);
+    EXPECT_TRUE(a[2].on);
+    EXPECT_EQ(a[2].sampling.temperature, 0.5);
+    EXPECT_EQ(a[2].sampling.top_k, 5);
+    EXPECT_EQ(a[2].sampling.top_p, 1.0);
+    EXPECT_EQ(a[2].sampling.seed, 7u);
+    EXPECT_FALSE(a[3].on);
+    EXPECT_EQ(a[3].sampling.temperature, 1.0);
+    // Out-of-range sampling settings are refused with the place and the option's own message.
+    const std::string bad = error_of(std::string(text).replace(std::string(text).find("0.5"), 3, "0.0"));
+    EXPECT_NE(bad.find("step 1, action 3: "), std::string::npos) << bad;
+    EXPECT_NE(bad.find("temperature"), std::string::npos) << bad;
+    const std::string no_flag = error_of(std::string(text).replace(std::string(text).find("\"sample\": false"), 15, "\"seed\": 1"));
+    EXPECT_NE(no_flag.find("step 1, action 4: missing \"sample\""), std::string::npos) << no_flag;
+}
+
+TEST(LessonProgress, KeysLeaveOutTheNumber) {
+    EXPECT_EQ(progress_key("/x/assets/lessons/03-positional.json"), "positional");
+    EXPECT_EQ(progress_key("12-it-refers.json"), "it-refers");
+    EXPECT_EQ(progress_key("notes.json"), "notes");
+    EXPECT_EQ(progress_key("2024.json"), "2024");   // digits alone are a name, not a place
+}
+
+TEST(LessonProgress, DoneListsSurviveTheSettingsLine) {
+    const std::set<std::string> done = {"whole-pass", "tokens", "it-refers"};
+    EXPECT_EQ(encode_done(done), "it-refers,tokens,whole-pass");
+    EXPECT_EQ(decode_done(encode_done(done)), done);
+    EXPECT_TRUE(decode_done("").empty());
+    // A hand-edited line: empty entries and keys with other characters are skipped.
+    EXPECT_EQ(decode_done(",tokens,,bad key,x=y,masks,"), (std::set<std::string>{"tokens", "masks"}));
+}
+
+TEST(LessonProgress, TheFirstLessonIsOfferedOnceToAPersonOnly) {
+    LessonProgress fresh;
+    EXPECT_TRUE(should_offer_first_lesson(fresh, false, false));
+    EXPECT_FALSE(should_offer_first_lesson(fresh, true, false));    // --screenshot, --self-test
+    EXPECT_FALSE(should_offer_first_lesson(fresh, false, true));    // --lesson N asks for a lesson itself
+    LessonProgress offered;
+    offered.offered = true;
+    EXPECT_FALSE(should_offer_first_lesson(offered, false, false));
+}
+
+TEST_F(LessonFiles, ProgressFindsLessonsByKey) {
+    write("01-first.json", GOOD);
+    write("02-second.json", GOOD);
+    const LessonSet set = load_lessons(m_dir.string(), PANELS);
+    ASSERT_EQ(set.lessons.size(), 2u);
+    EXPECT_EQ(lesson_index(set.lessons, "second"), 1);
+    EXPECT_EQ(lesson_index(set.lessons, "first"), 0);
+    EXPECT_EQ(lesson_index(set.lessons, "third"), -1);
+    EXPECT_EQ(lesson_index(set.lessons, ""), -1);
 }
 
 TEST_F(LessonFiles, AGoodFileReadsEveryField) {
