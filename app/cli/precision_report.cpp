@@ -42,8 +42,11 @@ int forward_compare_precision(const Args& args, const Checkpoint& checkpoint, Pr
             std::printf("%-4zu %-46s (not materialised)\n", i, d.name.c_str());
             continue;
         }
-        std::printf("%-4zu %-46s %12.4g %12.4g %9lld\n", i, d.name.c_str(), d.max_abs, d.relative,
-                    static_cast<long long>(d.nonfinite));
+        if (d.finite_pairs == 0)   // every value inf/NaN in one run: nothing to compare
+            std::printf("%-4zu %-46s %12s %12s %9lld\n", i, d.name.c_str(), "-", "-", static_cast<long long>(d.nonfinite));
+        else
+            std::printf("%-4zu %-46s %12.4g %12.4g %9lld\n", i, d.name.c_str(), d.max_abs, d.relative,
+                        static_cast<long long>(d.nonfinite));
     }
     std::printf("logits: max |d| %.4g, relative %.4g\n", r.logits_max_abs, r.logits_relative);
     for (size_t b = 0; b < src.size(); ++b) {

@@ -294,10 +294,19 @@ void PrecisionPanel::draw_steps(const PrecisionView& r) {
             ImGui::TableNextColumn();
             continue;
         }
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(number(s.difference.max_abs).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(number(s.difference.relative).c_str());
+        if (s.difference.finite_pairs == 0) {
+            // Every value is inf/NaN in one run or the other: there is no difference to show.
+            for (int column = 0; column < 2; ++column) {
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("\xE2\x80\x93");
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("No value of this step is finite in both runs.");
+            }
+        } else {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(number(s.difference.max_abs).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(number(s.difference.relative).c_str());
+        }
         ImGui::TableNextColumn();
         if (s.difference.nonfinite > 0) ImGui::TextColored(ERROR_COLOUR, "%lld", static_cast<long long>(s.difference.nonfinite));
         else ImGui::TextDisabled("0");

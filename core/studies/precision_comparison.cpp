@@ -21,8 +21,10 @@ StepPrecisionDifference difference(const std::string& name, const std::vector<fl
         const bool ref_finite = std::isfinite(ref[i]), low_finite = std::isfinite(low[i]);
         if (ref_finite) largest = std::max(largest, std::fabs(static_cast<double>(ref[i])));
         if (ref_finite && !low_finite) ++d.nonfinite;
-        if (ref_finite && low_finite)
+        if (ref_finite && low_finite) {
+            ++d.finite_pairs;
             d.max_abs = std::max(d.max_abs, std::fabs(static_cast<double>(low[i]) - ref[i]));
+        }
     }
     d.relative = largest > 0.0 ? d.max_abs / largest : 0.0;
     return d;

@@ -16,6 +16,8 @@ struct StepPrecisionDifference {
     double max_abs = 0.0;       // max |low − fp32| over the finite pairs (equal infinities: 0)
     double relative = 0.0;      // max_abs / max |fp32| over finite values (0 when that is 0)
     int64_t nonfinite = 0;      // inf or NaN values in the low run's output where FP32 has a finite one
+    int64_t finite_pairs = 0;   // values finite in both runs: what max_abs and relative are taken over
+                                // (0: no number to compare; show "–", not a difference of 0)
 };
 
 struct PrecisionComparison {
