@@ -256,6 +256,18 @@ std::string nonfinite_reason(const StepInfo& step, LowStep how, Precision format
     return "no inf or NaN in this step.";
 }
 
+bool softmax_hides_nonfinite_scores(const PrecisionView& view) {
+    for (size_t i = 1; i < view.steps.size(); ++i) {
+        const StepPrecisionDifference& probs = view.steps[i].difference;
+        const StepPrecisionDifference& scores = view.steps[i - 1].difference;
+        const bool is_probs = probs.name.size() >= 6 && probs.name.compare(probs.name.size() - 6, 6, ".probs") == 0;
+        if (is_probs && probs.materialised && probs.nonfinite == 0 && scores.materialised && scores.nonfinite > 0 &&
+            scores.finite_pairs == 0)
+            return true;
+    }
+    return false;
+}
+
 PrecisionView compute_precision_view(Checkpoint checkpoint, const PrecisionRequest& request, int histogram_bins) {
     const auto start = std::chrono::steady_clock::now();
     PrecisionView r;

@@ -145,6 +145,11 @@ struct PrecisionView {
     double seconds = 0.0;
 };
 
+// True where a probabilities step shows no inf/NaN although the scores it read (the step before)
+// had no finite value: the CPU softmax gives such a row zeros, as a row whose every key is masked
+// (docs/design.md), where PyTorch's would give NaN. The panel says so next to the table.
+bool softmax_hides_nonfinite_scores(const PrecisionView& view);
+
 // Never throws: a refused input or a failed run sets `error`.
 PrecisionView compute_precision_view(Checkpoint checkpoint, const PrecisionRequest& request, int histogram_bins = 41);
 

@@ -208,6 +208,10 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
     } else if (r.request.mode.format != Precision::Fp32) {
         ImGui::TextDisabled("No step holds inf or NaN in the %s run.", format_name(r.request.mode.format));
     }
+    if (softmax_hides_nonfinite_scores(r))
+        ImGui::TextWrapped("Some probabilities steps show no inf/NaN although their scores were all inf/NaN: this "
+                           "project's softmax gives a row with no finite score zeros, as it does a row whose every "
+                           "key is masked (PyTorch's softmax would give NaN there).");
     ImGui::Separator();
     if (!ImGui::BeginTable("##precision_layout", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
     ImGui::TableSetupColumn("steps", ImGuiTableColumnFlags_WidthStretch, 0.42f);
@@ -341,7 +345,9 @@ void PrecisionPanel::draw_attention(PanelContext& ctx, const PrecisionView& r) {
     const std::vector<std::string>& rows = p.kind == AttentionKind::EncoderSelf ? r.source_tokens : r.target_tokens;
     const std::vector<std::string>& cols = p.kind == AttentionKind::DecoderSelf ? r.target_tokens : r.source_tokens;
     const std::string fmt = format_name(r.request.mode.format);
-    ImGui::TextDisabled("largest |%s \xE2\x88\x92 FP32| in this head: %s%s", fmt.c_str(), number(d.max_abs).c_str(),
+    const bool nothing_finite = d.nonfinite >= static_cast<int64_t>(d.values.size());
+    ImGui::TextDisabled("largest |%s \xE2\x88\x92 FP32| in this head: %s%s", fmt.c_str(),
+                        nothing_finite ? "\xE2\x80\x93" : number(d.max_abs).c_str(),
                         d.nonfinite > 0 ? (", " + std::to_string(d.nonfinite) + " cells inf/NaN (grey)").c_str() : "");
     if (!ImGui::BeginTable("##attention_maps", 2, ImGuiTableFlags_SizingStretchSame)) return;
     const std::vector<float> fp32(p.fp32.begin() + static_cast<std::ptrdiff_t>(m_head) * p.rows * p.cols,
@@ -407,7 +413,9 @@ void PrecisionPanel::draw_logits(const PrecisionView& r) {
     }
     const LogitsAtPosition l = logits_at_position(r.fp32_logits, r.low_logits, T, r.vocab, m_position, 5);
     const std::string fmt = format_name(r.request.mode.format);
-    ImGui::TextDisabled("max |\xCE\x94 logit| at this position: %s%s", number(l.max_abs).c_str(),
+    // Every logit inf/NaN: nothing finite to compare, so "–" rather than a difference of 0.
+    const std::string largest_logit_change = l.nonfinite >= r.vocab ? "\xE2\x80\x93" : number(l.max_abs);
+    ImGui::TextDisabled("max |\xCE\x94 logit| at this position: %s%s", largest_logit_change.c_str(),
                         l.nonfinite > 0 ? (", " + std::to_string(l.nonfinite) + " inf/NaN").c_str() : "");
     if (!ImGui::BeginTable("##top5", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
     ImGui::TableSetupColumn("rank");
