@@ -84,21 +84,23 @@ private:
         scratch.assign(static_cast<size_t>(n), 0.0f);
         return scratch.data();
     }
+    // What rounding `exact` (n) to `low` (n) did: the non-zero entries, those it flushed to 0 and
+    // those it turned into ±inf.
+    static GradientRounding count_rounding(const float* exact, const float* low, int64_t n) {
+        GradientRounding counts;
+        for (int64_t i = 0; i < n; ++i) {
+            counts.nonzero += exact[i] != 0.0f;
+            counts.underflowed += exact[i] != 0.0f && low[i] == 0.0f;
+            counts.overflowed += std::isfinite(exact[i]) && std::isinf(low[i]);
+        }
+        return counts;
+    }
     // dst (n) += product (n) rounded to the format; counts the entries the rounding flushed.
     void add_rounded(float* dst, const float* product, int64_t n, GradientRounding& counts) {
         m_r.resize(static_cast<size_t>(n));
         round_floats(m_r.data(), product, n, precision().format);
-        int64_t nonzero = 0, underflowed = 0, overflowed = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            const float exact = product[i], low = m_r[static_cast<size_t>(i)];
-            nonzero += exact != 0.0f;
-            underflowed += exact != 0.0f && low == 0.0f;
-            overflowed += std::isfinite(exact) && std::isinf(low);
-            dst[i] += low;
-        }
-        counts.nonzero += nonzero;
-        counts.underflowed += underflowed;
-        counts.overflowed += overflowed;
+        counts += count_rounding(product, m_r.data(), n);
+        for (int64_t i = 0; i < n; ++i) dst[i] += m_r[static_cast<size_t>(i)];
     }
     // The gradient a product receives, cast to the format (m_g); the entries that cast flushes to 0
     // are counted with the activations' gradients. A gradient another product produced is a value
@@ -107,16 +109,7 @@ private:
     const float* incoming_gradient(const float* dout, int64_t n) {
         m_g.resize(static_cast<size_t>(n));
         round_floats(m_g.data(), dout, n, precision().format);
-        int64_t nonzero = 0, underflowed = 0, overflowed = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            const float exact = dout[i], low = m_g[static_cast<size_t>(i)];
-            nonzero += exact != 0.0f;
-            underflowed += exact != 0.0f && low == 0.0f;
-            overflowed += std::isfinite(exact) && std::isinf(low);
-        }
-        m_counts.activations.nonzero += nonzero;
-        m_counts.activations.underflowed += underflowed;
-        m_counts.activations.overflowed += overflowed;
+        m_counts.activations += count_rounding(dout, m_g.data(), n);
         return m_g.data();
     }
     const float* scaled(const float* dlosses, int R) {
