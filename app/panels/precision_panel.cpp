@@ -105,8 +105,18 @@ void bit_row(float x, Precision format) {
     ImGui::TextColored(exponent, "%s", b.exponent.c_str());
     ImGui::SameLine(0.0f, 4.0f);
     ImGui::TextColored(mantissa, "%s", b.mantissa.c_str());
+    // The value beside the bits, or under them where the column is too narrow (FP32's 32 bits).
+    char value[40];
+    std::snprintf(value, sizeof value, "= %.9g", b.value);
     ImGui::SameLine();
-    ImGui::Text("= %.9g", b.value);
+    if (ImGui::CalcTextSize(value).x > ImGui::GetContentRegionAvail().x) {
+        ImGui::NewLine();
+        ImGui::Indent(ImGui::CalcTextSize("FP32  ").x);
+        ImGui::TextUnformatted(value);
+        ImGui::Unindent(ImGui::CalcTextSize("FP32  ").x);
+    } else {
+        ImGui::TextUnformatted(value);
+    }
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s: sign %s, exponent %s = 2^%d (bias %d), %zu mantissa bits. Relative to FP32: %+.3g.",
                           format_name(format), b.sign.c_str(), b.exponent.c_str(), b.power, b.exponent_bias,
