@@ -3,6 +3,8 @@
 // commands that lessons use (open a model, go to a step, highlight a panel).
 #include "explorer_app.h"
 
+#include "panels/precision_panel.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -416,6 +418,17 @@ void ExplorerApp::compute_precision(const PrecisionRequest& request) {
         });
         m_view.precision_computing = true;
     });
+}
+
+void ExplorerApp::set_precision(PrecisionMode mode, float embedding_scale) {
+    for (auto& p : m_panels)
+        if (auto* precision = dynamic_cast<PrecisionPanel*>(p.get())) {
+            if (!precision->set_mode(mode)) {
+                report_error("The Precision panel cannot run " + tx::describe(mode) + ": " + validate(mode).value_or(""));
+                return;
+            }
+            precision->set_embedding_scale(embedding_scale);
+        }
 }
 
 void ExplorerApp::adopt_precision() {

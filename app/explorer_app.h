@@ -89,6 +89,7 @@ public:
     void trainer_compare_variant(const std::string& row_id) override;
     void compute_look_inside(const LookInsideRequest& request) override;
     void compute_precision(const PrecisionRequest& request) override;
+    void set_precision(PrecisionMode mode, float embedding_scale) override;
 
     // Read access for the self-test.
     const SessionView& view() const { return m_view; }

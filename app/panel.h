@@ -89,6 +89,9 @@ public:
     // The Precision panel: runs the first sentence in FP32 and in the request's mode
     // (SessionView::precision), off the GUI thread as compute_look_inside.
     virtual void compute_precision(const PrecisionRequest& request) = 0;
+    // The Precision panel's settings, as its controls set them (a lesson's "precision" action):
+    // its mode and embedding scale. An invalid mode (all_low with FP32 or INT8) is reported, not set.
+    virtual void set_precision(PrecisionMode mode, float embedding_scale) = 0;
 };
 
 // Selections shared by panels (which batch row, which attention block and head is looked at).

@@ -74,7 +74,7 @@ std::function<bool(ExplorerApp&)> precision_ready() {
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
 // The lessons in assets/lessons (the curriculum's length).
-constexpr size_t LESSON_COUNT = 18;
+constexpr size_t LESSON_COUNT = 19;
 
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
@@ -1417,7 +1417,18 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 check(app.trainer_info().exists && to_string(app.trainer_info().training.task) == a.name &&
                           app.training().state == TrainerState::Running,
                       what + ": the trainer runs that task");
+                check(app.trainer_info().training.precision == a.precision.format &&
+                          app.trainer_info().training.loss_scale.mode == a.loss_scale.mode,
+                      what + ": in that precision, with that loss scale");
                 break;
+            case LessonActionKind::Precision: {
+                const PrecisionPanel* p = precision_panel(app);
+                check(p && p->mode().format == a.precision.format && p->mode().all_low == a.precision.all_low &&
+                          p->embedding_scale() == a.embedding_scale,
+                      what + ": the Precision panel is in that mode (" + tx::describe(a.precision) + ")");
+                check(p && drawn_now(p), what + ": the Precision panel is open and drawn");
+                break;
+            }
         }
     }
     check(app.error_count() == m_lesson_errors, at + "no error");

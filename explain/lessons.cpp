@@ -37,8 +37,12 @@ constexpr ActionSpelling ACTIONS[] = {
     {"head", LessonActionKind::HeadEnabled},
     {"all_heads_on", LessonActionKind::AllHeadsOn},
     {"generation", LessonActionKind::Generation},
+    {"precision", LessonActionKind::Precision},
 };
 const char* const TASKS[] = {"copy", "reverse", "sort"};
+// The Precision panel's embedding scales (PrecisionPanel::EMBEDDING_SCALES): a lesson can choose
+// only what the learner can choose.
+constexpr float EMBEDDING_SCALES[] = {1.0f, 100.0f, 10000.0f};
 
 struct Place {
     const std::string& file;
@@ -147,9 +151,26 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
                 at.fail(e.what());
             }
             break;
-        case LessonActionKind::Train:
+        case LessonActionKind::Train: {
             a.name = one_of(text(j, "task", at), std::vector<std::string>(std::begin(TASKS), std::end(TASKS)), "task", at);
+            const std::string format = j.contains("precision") ? one_of(text(j, "precision", at), {"fp32", "bf16", "fp16"}, "training precision", at) : "fp32";
+            a.precision.format = precision_from_string(format).value();
+            const std::string scale = j.contains("loss_scale") ? one_of(text(j, "loss_scale", at), {"none", "dynamic"}, "loss scale", at)
+                                                               : (format == "fp16" ? "dynamic" : "none");
+            if (format == "fp32" && scale != "none") at.fail("\"loss_scale\" needs \"precision\" bf16 or fp16 (FP32 training has no loss scale)");
+            a.loss_scale = loss_scale_from_string(scale).value();
             break;
+        }
+        case LessonActionKind::Precision: {
+            const std::string format = one_of(text(j, "format", at), {"fp32", "bf16", "fp16", "int8"}, "precision format", at);
+            a.precision.format = precision_from_string(format).value();
+            a.precision.all_low = j.contains("all_low") && flag(j, "all_low", at);
+            if (const auto why = validate(a.precision)) at.fail(*why);
+            a.embedding_scale = static_cast<float>(real(j, "embedding_scale", 1.0, at));
+            if (std::find(std::begin(EMBEDDING_SCALES), std::end(EMBEDDING_SCALES), a.embedding_scale) == std::end(EMBEDDING_SCALES))
+                at.fail("\"embedding_scale\" must be 1, 100 or 10000 (the Precision panel's choices)");
+            break;
+        }
     }
     return a;
 }

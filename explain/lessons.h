@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tx/loss_scaler.h"
+#include "tx/precision.h"
 #include "tx/sampling.h"
 
 namespace tx::app {
@@ -24,12 +26,17 @@ enum class LessonActionKind {
     ShowPanel,            // "show_panel": {"panel": "masks"} — open and raise it
     HighlightPanel,       // "highlight": {"panel": "attention"} — raise it and frame it for a few seconds
     Decoding,             // "decoding": {"beam": 4} — 1 is greedy
-    Train,                // "train": {"task": "copy" | "reverse"} — tiny preset, started at once
+    Train,                // "train": {"task": "copy" | "reverse", "precision": "fp16", "loss_scale": "none"} — tiny
+                          // preset, started at once; precision fp32 (default), bf16 or fp16 and loss_scale
+                          // "none" or "dynamic" (default: dynamic for fp16, none otherwise) are optional
     NeuronView,           // "neuron_view": {"query": 2, "key": 1} — the selected block and head's cell
     HeadEnabled,          // "head": {"block": "decoder.layers.2.cross_attn", "head": 1, "on": false} — head ablation
     AllHeadsOn,           // "all_heads_on": {} — every head of every block back on
     Generation,           // "generation": {"sample": true, "temperature": 0.5, "top_k": 0, "top_p": 1, "seed": 1} —
                           // the Generate panel's settings; only "sample" is required (greedy: false)
+    Precision,            // "precision": {"format": "fp16", "all_low": true, "embedding_scale": 1} — the Precision
+                          // panel's mode (fp32, bf16, fp16, int8; all_low with bf16 / fp16 only, default false;
+                          // embedding_scale one of the panel's 1, 100, 10000, default 1), then the panel is shown
 };
 
 struct LessonAction {
@@ -40,6 +47,9 @@ struct LessonAction {
     int number = 0;                       // SelectAttention, HeadEnabled: head; Decoding: beam size; NeuronView: query
     int key = 0;                          // NeuronView: key
     SamplingOptions sampling;             // Generation (validated when read); `on` says whether it samples
+    PrecisionMode precision;              // Precision: the panel's mode; Train: .format, the training precision
+    float embedding_scale = 1.0f;         // Precision
+    LossScaleSettings loss_scale;         // Train (mode None or Dynamic)
 };
 
 struct LessonStep {

@@ -165,6 +165,7 @@ RoundingHistogram rounding_error_histogram(const std::string& parameter, const f
     h.cols = cols;
     h.counts.assign(static_cast<size_t>(bins), 0);
     const int64_t n = static_cast<int64_t>(rows) * cols;
+    if (n > 0) h.first_weight = w[0];
     std::vector<float> rounded(static_cast<size_t>(n));
     double largest_scale = 0.0;
     if (format == Precision::Int8) {

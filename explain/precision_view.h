@@ -95,6 +95,7 @@ struct RoundingHistogram {
     // to a subnormal with a fixed step and can err by more than step / 2; left out of the bins.
     int64_t subnormal = 0;
     int64_t overflowed = 0;      // FP16: weights that round to ±inf (not binned)
+    float first_weight = 0.0f;   // w[0, 0], as trained: the panel writes it in FP32, BF16 and FP16 bits
 };
 // w is [rows, cols], finite. bins ≥ 1. FP32 gives zero errors in one bin.
 RoundingHistogram rounding_error_histogram(const std::string& parameter, const float* w, int rows, int cols,

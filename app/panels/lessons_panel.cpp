@@ -3,6 +3,7 @@
 #include "panels/lessons_panel.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "generation_trace.h"
@@ -38,7 +39,22 @@ std::string describe(const LessonAction& a, const std::map<std::string, std::str
         case LessonActionKind::ShowPanel: return "open " + panel;
         case LessonActionKind::HighlightPanel: return "point at " + panel;
         case LessonActionKind::Decoding: return a.number == 1 ? "greedy decoding" : "beam search, " + std::to_string(a.number) + " beams";
-        case LessonActionKind::Train: return "train the " + a.name + " task";
+        case LessonActionKind::Train: {
+            std::string what = "train the " + a.name + " task";
+            if (a.precision.format == Precision::Fp32) return what;
+            std::string format = tx::to_string(a.precision.format);
+            for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            return what + " in " + format + (a.loss_scale.mode == LossScaleMode::None ? ", no loss scale" : ", dynamic loss scale");
+        }
+        case LessonActionKind::Precision: {
+            std::string what = "Precision panel: " + tx::describe(a.precision);
+            if (a.embedding_scale != 1.0f) {
+                char t[32];
+                std::snprintf(t, sizeof t, "%g", static_cast<double>(a.embedding_scale));
+                what += ", embeddings \xC3\x97" + std::string(t);
+            }
+            return what;
+        }
         case LessonActionKind::NeuronView:
             return "open the Neuron view on query " + std::to_string(a.number) + ", key " + std::to_string(a.key);
         case LessonActionKind::HeadEnabled:
@@ -178,10 +194,17 @@ void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
         }
         case LessonActionKind::Train: {
             const TaskKind task = task_from_string(a.name).value_or(TaskKind::Copy);   // the loader allows known tasks only
-            commands.trainer_configure(Preset::Tiny, preset_training(Preset::Tiny, task));
+            TrainingConfig training = preset_training(Preset::Tiny, task);
+            training.precision = a.precision.format;
+            training.loss_scale = a.loss_scale;
+            commands.trainer_configure(Preset::Tiny, training);
             commands.trainer_start();
             break;
         }
+        case LessonActionKind::Precision:
+            commands.set_precision(a.precision, a.embedding_scale);
+            commands.show_panel("precision");
+            break;
     }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "bit_layout.h"
 #include "widgets/heatmap.h"
 #include "widgets/plot.h"
 #include "widgets/ui.h"
@@ -90,6 +91,36 @@ void token_row(const char* label, const std::vector<std::string>& tokens, int hi
         ImGui::SameLine();
         ImGui::TextDisabled("(nothing)");
     }
+}
+
+// One number's bits in a format, on one line: the name, sign | exponent | mantissa in three
+// colours, and the value the bits hold.
+void bit_row(float x, Precision format) {
+    const BitLayout b = bit_layout(x, format);
+    const ImVec4 sign(1.0f, 0.55f, 0.55f, 1.0f), exponent(0.5f, 0.85f, 0.5f, 1.0f), mantissa(0.5f, 0.75f, 1.0f, 1.0f);
+    ImGui::Text("%-5s", format_name(format));
+    ImGui::SameLine();
+    ImGui::TextColored(sign, "%s", b.sign.c_str());
+    ImGui::SameLine(0.0f, 4.0f);
+    ImGui::TextColored(exponent, "%s", b.exponent.c_str());
+    ImGui::SameLine(0.0f, 4.0f);
+    ImGui::TextColored(mantissa, "%s", b.mantissa.c_str());
+    // The value beside the bits, or under them where the column is too narrow (FP32's 32 bits).
+    char value[40];
+    std::snprintf(value, sizeof value, "= %.9g", b.value);
+    ImGui::SameLine();
+    if (ImGui::CalcTextSize(value).x > ImGui::GetContentRegionAvail().x) {
+        ImGui::NewLine();
+        ImGui::Indent(ImGui::CalcTextSize("FP32  ").x);
+        ImGui::TextUnformatted(value);
+        ImGui::Unindent(ImGui::CalcTextSize("FP32  ").x);
+    } else {
+        ImGui::TextUnformatted(value);
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s: sign %s, exponent %s = 2^%d (bias %d), %zu mantissa bits. Relative to FP32: %+.3g.",
+                          format_name(format), b.sign.c_str(), b.exponent.c_str(), b.power, b.exponent_bias,
+                          b.mantissa.size(), x != 0.0f ? (b.value - x) / std::fabs(static_cast<double>(x)) : 0.0);
 }
 
 }  // namespace
@@ -477,6 +508,7 @@ void PrecisionPanel::draw_histogram(const PrecisionView& r) {
                 "they round in fixed steps and can err more)";
     if (h.overflowed > 0) line += "; " + std::to_string(h.overflowed) + " weights overflow to inf (left out)";
     paragraph(line + ".");
+    draw_bits(h);
 
     // Bars over [−range, range], the ±step/2 bound as two lines.
     const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x - 10.0f), height = 110.0f, axis = 34.0f;
@@ -519,6 +551,15 @@ void PrecisionPanel::draw_histogram(const PrecisionView& r) {
         ImGui::SetTooltip("%s to %s: %lld weights", number(lo).c_str(), number(hi).c_str(),
                           static_cast<long long>(h.counts[static_cast<size_t>(bin)]));
     }
+}
+
+void PrecisionPanel::draw_bits(const RoundingHistogram& h) {
+    ImGui::Text("Its first weight, w[0, 0], in bits:");
+    ImGui::SameLine();
+    help_marker("sign (red) | exponent (green) | mantissa (blue). FP32 has 8 exponent and 23 mantissa bits; BF16 keeps "
+                "FP32's 8 exponent bits and only 7 of the mantissa; FP16 has 5 exponent bits (largest value 65504) and 10 "
+                "mantissa bits. Each value is the FP32 weight rounded to the nearest number the format holds.");
+    for (Precision format : {Precision::Fp32, Precision::Bf16, Precision::Fp16}) bit_row(h.first_weight, format);
 }
 
 }  // namespace tx::app

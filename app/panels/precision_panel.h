@@ -21,6 +21,7 @@ public:
     bool set_mode(PrecisionMode mode);
     PrecisionMode mode() const { return m_mode; }
     void set_embedding_scale(float scale) { m_embedding_scale = scale; }
+    float embedding_scale() const { return m_embedding_scale; }
     // The request the panel sends for this view (the first sentence, the chosen mode).
     PrecisionRequest request_for(const SessionView& v) const;
     // One line: what the mode does (docs/precision.md, "The modes").
@@ -36,6 +37,7 @@ private:
     void draw_attention(PanelContext& ctx, const PrecisionView& r);
     void draw_logits(const PrecisionView& r);
     void draw_histogram(const PrecisionView& r);
+    void draw_bits(const RoundingHistogram& h);   // w[0, 0] of the chosen matrix in FP32, BF16 and FP16 bits
 
     PrecisionMode m_mode{Precision::Bf16, false};
     float m_embedding_scale = 1.0f;

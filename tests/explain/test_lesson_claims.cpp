@@ -3,16 +3,24 @@
 // without positions, the effect of the 1/√dk switch, the self-attention block's shapes, the heads
 // and head ablation, the masks, the feed-forward layer, the alignment, greedy against beam search,
 // temperature, seeds and the KV cache on the language model, the induction model's heads and the
-// logit lens. Each question's stated answer is tied to the computed fact, so an edited lesson or a
+// logit lens, and the Precision panel's bits, attention differences, first inf/NaN and FP16
+// training without a loss scale. Each question's stated answer is tied to the computed fact, so an edited lesson or a
 // retrained model that makes a question false fails here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "bit_layout.h"
 #include "lessons.h"
+#include "precision_view.h"
+#include "tx/evaluation.h"
+#include "tx/mixed_precision_training.h"
+#include "tx/trainer.h"
+#include "tx/training_config.h"
 #include "generation_trace.h"
 #include "look_inside.h"
 #include "session_view.h"
@@ -25,7 +33,7 @@ namespace {
 
 const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
                                          "model",  "backend", "training",  "decoding", "neuron",     "lessons",
-                                         "generate", "inspect"};
+                                         "generate", "inspect", "precision"};
 
 Lesson lesson(const std::string& file) {
     return read_lesson(std::string(TX_SOURCE_DIR) + "/assets/lessons/" + file, PANELS);
@@ -511,6 +519,132 @@ TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
     std::printf("lesson 18: the largest probability of the final token before the last layer: %.4f\n", earlier);
     EXPECT_LT(earlier, 0.02f);
     EXPECT_NE(answer(l).find("\xE2\x96\x81" "enfermo"), std::string::npos) << answer(l);
+}
+
+
+// Lesson 19's "precision" actions, in step order: the Precision panel's mode and embedding scale.
+PrecisionRequest precision_request(const Lesson& l, size_t step) {
+    PrecisionRequest r;
+    bool found = false;
+    for (const LessonAction& a : l.steps.at(step).actions)
+        if (a.kind == LessonActionKind::Precision) r.mode = a.precision, r.embedding_scale = a.embedding_scale, found = true;
+    EXPECT_TRUE(found) << "step " << step + 1 << " sets no precision";
+    return r;
+}
+
+std::string formatted(const char* format, double x) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, x);
+    return buffer;
+}
+
+bool says(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+const char* const PRECISION_SENTENCE = "The animal didn't cross the street because it was too tired.";
+
+TEST(LessonClaims, NumbersHavePrecision) {
+    const Lesson l = lesson("19-precision.json");
+    ASSERT_EQ(l.steps.size(), 4u);
+    const Checkpoint everyday = load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/everyday.safetensors");
+    EXPECT_EQ(l.steps[0].actions.at(1).sentences.at(0), PRECISION_SENTENCE);
+
+    // Step 1: the weight the panel writes in bits (w[0, 0] of the first matrix in its list), and
+    // the values of its FP32, BF16 and FP16 bits, as the panel prints them (%.9g).
+    PrecisionRequest r1 = precision_request(l, 0);
+    r1.source = PRECISION_SENTENCE;
+    const PrecisionView v1 = compute_precision_view(everyday, r1);
+    ASSERT_TRUE(v1.error.empty()) << v1.error;
+    ASSERT_FALSE(v1.absolute.empty());
+    const RoundingHistogram& first = v1.absolute.front();
+    const std::string& text1 = l.steps[0].text;
+    EXPECT_TRUE(says(text1, first.parameter)) << first.parameter;
+    for (Precision p : {Precision::Fp32, Precision::Bf16, Precision::Fp16}) {
+        const BitLayout b = bit_layout(first.first_weight, p);
+        const std::string value = formatted("%.9g", b.value);
+        std::printf("lesson 19: w[0,0] in %s: %s %s %s = %s\n", to_string(p), b.sign.c_str(), b.exponent.c_str(),
+                    b.mantissa.c_str(), value.c_str());
+        EXPECT_TRUE(says(text1, value)) << to_string(p) << " value " << value;
+        if (p != Precision::Fp32) EXPECT_TRUE(says(text1, b.mantissa)) << to_string(p) << " mantissa " << b.mantissa;
+    }
+
+    // Step 2 (and step 1's BF16): the largest |low − FP32| of the first cross-attention's head 0,
+    // the heatmap the panel opens on, stated to 2 significant digits.
+    const auto cross_head0 = [](const PrecisionView& v) {
+        for (const AttentionPair& p : v.attention)
+            if (p.kind == AttentionKind::Cross) return attention_difference(p, 0).max_abs;
+        ADD_FAILURE() << "no cross-attention";
+        return 0.0;
+    };
+    PrecisionRequest r2 = precision_request(l, 1);
+    r2.source = PRECISION_SENTENCE;
+    const PrecisionView v2 = compute_precision_view(everyday, r2);
+    ASSERT_TRUE(v2.error.empty()) << v2.error;
+    const double bf16 = cross_head0(v1), fp16 = cross_head0(v2);
+    std::printf("lesson 19: largest |difference| of the first cross-attention's head 0: %s %.4g, %s %.4g (ratio %.2f)\n",
+                to_string(r1.mode.format), bf16, to_string(r2.mode.format), fp16, bf16 / fp16);
+    const std::string& text2 = l.steps[1].text;
+    EXPECT_TRUE(says(text2, formatted("%.2g", bf16))) << formatted("%.2g", bf16);
+    EXPECT_TRUE(says(text2, formatted("%.2g", fp16))) << formatted("%.2g", fp16);
+    EXPECT_GT(bf16 / fp16, 10.0);   // "more than ten times smaller"
+    EXPECT_EQ(v1.first_change, -1);   // "the translations are the same"
+    EXPECT_EQ(v2.first_change, -1);
+    EXPECT_EQ(v1.first_nonfinite, -1);
+    EXPECT_EQ(v2.first_nonfinite, -1);
+
+    // Step 3: everything in FP16 with the embeddings ×100 breaks at one step, with the value the
+    // explanation quotes; FP16 autocast breaks at the same step (it is a product, rounded in both
+    // modes); BF16 "everything low" with the same embeddings does not break (FP32's range).
+    PrecisionRequest r3 = precision_request(l, 2);
+    r3.source = PRECISION_SENTENCE;
+    ASSERT_TRUE(r3.mode.all_low);
+    ASSERT_EQ(r3.mode.format, Precision::Fp16);
+    const PrecisionView v3 = compute_precision_view(everyday, r3);
+    ASSERT_TRUE(v3.error.empty()) << v3.error;
+    ASSERT_GE(v3.first_nonfinite, 0) << "nothing breaks";
+    const std::string broken = v3.steps[static_cast<size_t>(v3.first_nonfinite)].difference.name;
+    std::printf("lesson 19: first inf/NaN with %s, embeddings x%g: step %d, %s: %s\n", describe(r3.mode).c_str(),
+                static_cast<double>(r3.embedding_scale), v3.first_nonfinite, broken.c_str(), v3.nonfinite_reason.c_str());
+    const std::string reached = "4.975e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
+    EXPECT_TRUE(says(v3.nonfinite_reason, reached)) << v3.nonfinite_reason;
+    EXPECT_TRUE(says(l.question.explanation, reached));
+    PrecisionRequest autocast = r3;
+    autocast.mode.all_low = false;
+    const PrecisionView v3a = compute_precision_view(everyday, autocast);
+    EXPECT_EQ(v3a.first_nonfinite, v3.first_nonfinite);
+    PrecisionRequest bf16_all_low = r3;
+    bf16_all_low.mode.format = Precision::Bf16;
+    EXPECT_EQ(compute_precision_view(everyday, bf16_all_low).first_nonfinite, -1);
+    EXPECT_TRUE(says(answer(l), broken)) << answer(l) << " is not " << broken;
+    for (size_t c = 0; c < l.question.choices.size(); ++c)
+        if (static_cast<int>(c) != l.question.answer) EXPECT_FALSE(says(l.question.choices[c], broken)) << l.question.choices[c];
+    EXPECT_TRUE(says(l.question.explanation, broken));
+
+    // Step 4: the tiny copy task in FP16 without a loss scale, as the "train" action starts it:
+    // within 200 steps some weights' gradient values are flushed to 0 (well under 1% of them),
+    // and the model learns all the same (Training.TinyCopyModelLearnsWithinTwoHundredSteps' bar).
+    const LessonAction& train = l.steps[3].actions.at(0);
+    ASSERT_EQ(train.kind, LessonActionKind::Train);
+    ASSERT_EQ(train.precision.format, Precision::Fp16);
+    ASSERT_EQ(train.loss_scale.mode, LossScaleMode::None);
+    TrainingConfig t = preset_training(Preset::Tiny, task_from_string(train.name).value());
+    t.precision = train.precision.format;
+    t.loss_scale = train.loss_scale;
+    TrainingRun run(preset_model(Preset::Tiny), t);
+    GradientRoundingCounts flushed;
+    for (int i = 0; i < 200; ++i) {
+        const TrainingRun::StepResult s = run.train_step();
+        ASSERT_FALSE(s.diverged) << s.message;
+        flushed.parameters += s.rounding.parameters;
+        flushed.activations += s.rounding.activations;
+    }
+    const EvalResult e = run.evaluate(false);
+    std::printf("lesson 19: FP16, no loss scale, 200 steps: flushed %.4f%% of the weights' gradient values, %.4f%% of "
+                "the activations'; held-out loss %.3f, token accuracy %.3f\n",
+                100 * flushed.parameters.underflow_share(), 100 * flushed.activations.underflow_share(), e.loss, e.token_accuracy);
+    EXPECT_GT(flushed.parameters.underflowed, 0);
+    EXPECT_LT(flushed.parameters.underflow_share(), 0.01);
+    EXPECT_LT(e.loss, 0.5);
+    EXPECT_GT(e.token_accuracy, 0.85);
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 // The panel keys of app/panel_registry.cpp (which needs ImGui, so this test does not link it; the
 // app's self-test loads the shipped lessons against the registry itself).
 const std::vector<std::string> PANELS = {"input",   "steps",    "attention", "masks",   "positional", "shapes",  "model",
-                                         "backend", "training", "decoding",  "neuron",  "lessons",    "generate", "inspect"};
+                                         "backend", "training", "decoding",  "neuron",  "lessons",    "generate", "inspect",
+                                         "precision"};
 
 const char* GOOD = R"({"title": "T", "paragraphs": ["P."],
   "steps": [{"text": "Look.", "actions": [{"do": "highlight", "panel": "masks"}, {"do": "causal_mask", "on": false}]},
@@ -54,7 +55,7 @@ protected:
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
-    ASSERT_EQ(set.lessons.size(), 18u);
+    ASSERT_EQ(set.lessons.size(), 19u);
     std::set<std::string> keys;
     for (size_t i = 0; i < set.lessons.size(); ++i) {
         const Lesson& l = set.lessons[i];
@@ -98,6 +99,52 @@ TEST_F(LessonFiles, TheNewActionsReadTheirFields) {
     EXPECT_NE(bad.find("temperature"), std::string::npos) << bad;
     const std::string no_flag = error_of(std::string(text).replace(std::string(text).find("\"sample\": false"), 15, "\"seed\": 1"));
     EXPECT_NE(no_flag.find("step 1, action 4: missing \"sample\""), std::string::npos) << no_flag;
+}
+
+TEST_F(LessonFiles, ThePrecisionActionsReadTheirFields) {
+    const char* text = R"({"title": "T", "paragraphs": ["P."],
+  "steps": [{"text": "Bits.", "actions": [{"do": "precision", "format": "fp16", "all_low": true, "embedding_scale": 100},
+                                           {"do": "precision", "format": "int8"},
+                                           {"do": "train", "task": "copy", "precision": "fp16", "loss_scale": "none"},
+                                           {"do": "train", "task": "reverse", "precision": "fp16"},
+                                           {"do": "train", "task": "sort"}]}],
+  "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
+    const Lesson l = read_lesson(write("precision.json", text), PANELS);
+    const auto& a = l.steps[0].actions;
+    ASSERT_EQ(a.size(), 5u);
+    EXPECT_EQ(a[0].kind, LessonActionKind::Precision);
+    EXPECT_EQ(a[0].precision.format, Precision::Fp16);
+    EXPECT_TRUE(a[0].precision.all_low);
+    EXPECT_EQ(a[0].embedding_scale, 100.0f);
+    EXPECT_EQ(a[1].precision.format, Precision::Int8);   // defaults: not all low, the model as trained
+    EXPECT_FALSE(a[1].precision.all_low);
+    EXPECT_EQ(a[1].embedding_scale, 1.0f);
+    EXPECT_EQ(a[2].kind, LessonActionKind::Train);
+    EXPECT_EQ(a[2].precision.format, Precision::Fp16);
+    EXPECT_EQ(a[2].loss_scale.mode, LossScaleMode::None);
+    EXPECT_EQ(a[3].loss_scale.mode, LossScaleMode::Dynamic);   // fp16's default, as --train-precision fp16
+    EXPECT_EQ(a[4].precision.format, Precision::Fp32);
+    EXPECT_EQ(a[4].loss_scale.mode, LossScaleMode::None);
+    // Bad values are refused with the file, the place and the rule.
+    const auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string t = text;
+        return error_of(t.replace(t.find(from), from.size(), to));
+    };
+    const std::string all_low_int8 = replaced("\"format\": \"int8\"", "\"format\": \"int8\", \"all_low\": true");
+    EXPECT_NE(all_low_int8.find("bad.json: step 1, action 2: "), std::string::npos) << all_low_int8;
+    EXPECT_NE(all_low_int8.find("needs bf16 or fp16"), std::string::npos) << all_low_int8;
+    const std::string scale = replaced("\"embedding_scale\": 100", "\"embedding_scale\": 7");
+    EXPECT_NE(scale.find("step 1, action 1: \"embedding_scale\" must be 1, 100 or 10000"), std::string::npos) << scale;
+    const std::string format = replaced("\"format\": \"fp16\"", "\"format\": \"fp8\"");
+    EXPECT_NE(format.find("unknown precision format \"fp8\""), std::string::npos) << format;
+    const std::string missing = replaced("\"format\": \"int8\"", "\"all_low\": false");
+    EXPECT_NE(missing.find("step 1, action 2: missing \"format\""), std::string::npos) << missing;
+    const std::string train_int8 = replaced("\"precision\": \"fp16\", \"loss_scale\"", "\"precision\": \"int8\", \"loss_scale\"");
+    EXPECT_NE(train_int8.find("step 1, action 3: unknown training precision \"int8\""), std::string::npos) << train_int8;
+    const std::string fp32_scale = replaced("{\"do\": \"train\", \"task\": \"sort\"}", "{\"do\": \"train\", \"task\": \"sort\", \"loss_scale\": \"dynamic\"}");
+    EXPECT_NE(fp32_scale.find("step 1, action 5: \"loss_scale\" needs \"precision\" bf16 or fp16"), std::string::npos) << fp32_scale;
+    const std::string bad_scale = replaced("\"loss_scale\": \"none\"", "\"loss_scale\": \"fixed\"");
+    EXPECT_NE(bad_scale.find("unknown loss scale \"fixed\""), std::string::npos) << bad_scale;
 }
 
 TEST(LessonProgress, KeysLeaveOutTheNumber) {

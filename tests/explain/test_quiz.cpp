@@ -17,7 +17,7 @@ namespace {
 
 const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
                                          "model",  "backend", "training",  "decoding", "neuron",     "lessons",
-                                         "generate", "inspect"};
+                                         "generate", "inspect", "precision"};
 
 std::vector<Lesson> shipped() {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
