@@ -1338,7 +1338,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
         bool later = false;
         for (size_t j = i + 1; j < step.actions.size(); ++j) later |= step.actions[j].kind == a.kind;
         if (later && a.kind != LessonActionKind::HeadEnabled) continue;   // heads: per block and head, below
-        const std::string what = at + to_string(a.kind) + " " + a.name;
+        const std::string what = at + to_string(a.kind) + (a.name.empty() ? std::string() : " " + a.name);
         switch (a.kind) {
             case LessonActionKind::OpenModel:
                 check(fs::path(v.model_source).stem().string() == a.name, what + ": that model is loaded (" + v.model_source + ")");
