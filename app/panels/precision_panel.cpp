@@ -290,12 +290,16 @@ void PrecisionPanel::draw_steps(const PrecisionView& r) {
                 "the step's largest |FP32 value|. inf/NaN: values that are inf or NaN in the low run where FP32 has a "
                 "number. \"ran in\": a product ran in the low format (inputs and output rounded), an output was rounded to it "
                 "(everything low), INT8 weights were used, or FP32 computed it on the values before it. Click an attention probabilities row to show its heatmap.");
+    // The step column is as wide as the longest name (never cut short); when the panel is narrow the
+    // table scrolls sideways, with the step numbers and names frozen at the left.
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
-                                  ImGuiTableFlags_SizingFixedFit;
+                                  ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
+    float name_width = ImGui::CalcTextSize("step").x;
+    for (const PrecisionStepRow& s : r.steps) name_width = std::max(name_width, ImGui::CalcTextSize(s.difference.name.c_str()).x);
     if (!ImGui::BeginTable("##steps", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
-    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupScrollFreeze(2, 1);
     ImGui::TableSetupColumn("#");
-    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, name_width);
     ImGui::TableSetupColumn("ran in");
     ImGui::TableSetupColumn("max |\xCE\x94|");
     ImGui::TableSetupColumn("rel.");
