@@ -582,9 +582,14 @@ TEST(LessonClaims, NumbersHavePrecision) {
     const double bf16 = cross_head0(v1), fp16 = cross_head0(v2);
     std::printf("lesson 19: largest |difference| of the first cross-attention's head 0: %s %.4g, %s %.4g (ratio %.2f)\n",
                 to_string(r1.mode.format), bf16, to_string(r2.mode.format), fp16, bf16 / fp16);
+    // The lesson gives these to one digit or as a range: their exact values depend on the FP32
+    // kernels' summation order (the AVX2 path gives 0.0037 / 0.00026, the generic one 0.0032 /
+    // 0.00027), which moves a few values across a BF16 or FP16 rounding boundary.
     const std::string& text2 = l.steps[1].text;
-    EXPECT_TRUE(says(text2, formatted("%.2g", bf16))) << formatted("%.2g", bf16);
-    EXPECT_TRUE(says(text2, formatted("%.2g", fp16))) << formatted("%.2g", fp16);
+    EXPECT_TRUE(says(text2, "between 0.003 and 0.004"));
+    EXPECT_GE(bf16, 0.003);
+    EXPECT_LE(bf16, 0.004);
+    EXPECT_TRUE(says(text2, "about " + formatted("%.1g", fp16))) << formatted("%.1g", fp16);
     EXPECT_GT(bf16 / fp16, 10.0);   // "more than ten times smaller"
     EXPECT_EQ(v1.first_change, -1);   // "the translations are the same"
     EXPECT_EQ(v2.first_change, -1);
