@@ -105,16 +105,22 @@ void ExplorerApp::enable_all_heads() {
 }
 
 void ExplorerApp::rebuild_model(const ModelConfig& config) {
-    queue([this, config] {
-        if (const auto why = validate(config)) {
-            report_error("not applied: " + *why);
-            return;
-        }
-        const auto vocabulary = m_view.vocabulary;
-        auto session = std::make_unique<Session>(Session::fresh(config, vocabulary, m_session->tokenizer().model()));
-        replace_session(std::move(session), "untrained (rebuilt, seed " + std::to_string(config.seed) + ")");
-        report_status("model rebuilt with fresh weights");
-    });
+    queue([this, config] { rebuild_now(config); });
+}
+
+void ExplorerApp::rebuild_variant(const ModelVariant& variant) {
+    queue([this, variant] { rebuild_now(apply_variant(m_session->config(), variant)); });
+}
+
+void ExplorerApp::rebuild_now(const ModelConfig& config) {
+    if (const auto why = validate(config)) {
+        report_error("not applied: " + *why);
+        return;
+    }
+    const auto vocabulary = m_view.vocabulary;
+    auto session = std::make_unique<Session>(Session::fresh(config, vocabulary, m_session->tokenizer().model()));
+    replace_session(std::move(session), "untrained (rebuilt, seed " + std::to_string(config.seed) + ")");
+    report_status("model rebuilt with fresh weights");
 }
 
 void ExplorerApp::load_checkpoint(const std::string& path) {

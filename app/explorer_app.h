@@ -57,6 +57,7 @@ public:
     void set_head_enabled(const std::string& prefix, int head, bool on) override;
     void enable_all_heads() override;
     void rebuild_model(const ModelConfig& config) override;
+    void rebuild_variant(const ModelVariant& variant) override;
     void load_checkpoint(const std::string& path) override;
     void save_checkpoint(const std::string& path) override;
     void set_backend(const std::string& name) override;
@@ -130,6 +131,7 @@ private:
     void do_set_input(const std::vector<std::string>& sentences, const std::optional<std::string>& target);
     void replace_session(std::unique_ptr<Session> session, const std::string& source,
                          std::vector<std::string> sentences = {});
+    void rebuild_now(const ModelConfig& config);   // rebuild_model's and rebuild_variant's work, fresh weights
     void draw_menu_bar();
     void open_catalog_model(const std::string& file, const std::string& sentence);
     void draw_status_bar();

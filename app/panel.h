@@ -9,6 +9,7 @@
 #include "tx/config.h"
 #include "imgui.h"
 #include "imgui_internal.h"   // the tab bar's layout, for the lesson highlight
+#include "model_variant.h"
 #include "session_view.h"
 #include "tx/trainer.h"
 #include "tx/training_config.h"
@@ -37,6 +38,9 @@ public:
     virtual void set_head_enabled(const std::string& prefix, int head, bool on) = 0;
     virtual void enable_all_heads() = 0;
     virtual void rebuild_model(const ModelConfig& config) = 0;  // fresh weights
+    // The open model's config with the variant's fields changed (model_variant.h), rebuilt with
+    // fresh weights; read when applied, so it follows a model opened just before.
+    virtual void rebuild_variant(const ModelVariant& variant) = 0;
     virtual void load_checkpoint(const std::string& path) = 0;
     virtual void save_checkpoint(const std::string& path) = 0;
     virtual void set_backend(const std::string& name) = 0;

@@ -74,7 +74,7 @@ std::function<bool(ExplorerApp&)> precision_ready() {
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
 // The lessons in assets/lessons (the curriculum's length).
-constexpr size_t LESSON_COUNT = 19;
+constexpr size_t LESSON_COUNT = 20;
 
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
@@ -1427,6 +1427,14 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                           p->embedding_scale() == a.embedding_scale,
                       what + ": the Precision panel is in that mode (" + tx::describe(a.precision) + ")");
                 check(p && drawn_now(p), what + ": the Precision panel is open and drawn");
+                break;
+            }
+            case LessonActionKind::ModelVariant: {
+                const ModelVariant& w = a.variant;
+                check((!w.positional || v.config.positional == *w.positional) && (!w.ffn || v.config.ffn == *w.ffn) &&
+                          (!w.norm_kind || v.config.norm_kind == *w.norm_kind),
+                      what + ": the model has " + describe(w));
+                check(v.model_source.rfind("untrained (rebuilt", 0) == 0, what + ": with fresh weights (" + v.model_source + ")");
                 break;
             }
         }

@@ -38,6 +38,7 @@ constexpr ActionSpelling ACTIONS[] = {
     {"all_heads_on", LessonActionKind::AllHeadsOn},
     {"generation", LessonActionKind::Generation},
     {"precision", LessonActionKind::Precision},
+    {"model_variant", LessonActionKind::ModelVariant},
 };
 const char* const TASKS[] = {"copy", "reverse", "sort"};
 // The Precision panel's embedding scales (PrecisionPanel::EMBEDDING_SCALES): a lesson can choose
@@ -169,6 +170,18 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
             a.embedding_scale = static_cast<float>(real(j, "embedding_scale", 1.0, at));
             if (std::find(std::begin(EMBEDDING_SCALES), std::end(EMBEDDING_SCALES), a.embedding_scale) == std::end(EMBEDDING_SCALES))
                 at.fail("\"embedding_scale\" must be 1, 100 or 10000 (the Precision panel's choices)");
+            break;
+        }
+        case LessonActionKind::ModelVariant: {
+            // The Model panel's choices, spelled as in checkpoints and on the command line.
+            if (j.contains("positional")) {
+                const std::string v = one_of(text(j, "positional", at), {"sinusoidal", "learned", "rope", "alibi", "none"}, "positional scheme", at);
+                a.variant.positional = positional_from_string(v).value();
+            }
+            if (j.contains("ffn")) a.variant.ffn = ffn_from_string(one_of(text(j, "ffn", at), {"relu", "gelu", "swiglu"}, "feed-forward", at)).value();
+            if (j.contains("norm_kind"))
+                a.variant.norm_kind = norm_kind_from_string(one_of(text(j, "norm_kind", at), {"layernorm", "rmsnorm"}, "norm kind", at)).value();
+            if (a.variant.empty()) at.fail("\"model_variant\" needs at least one of \"positional\", \"ffn\", \"norm_kind\"");
             break;
         }
     }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model_variant.h"
 #include "tx/loss_scaler.h"
 #include "tx/precision.h"
 #include "tx/sampling.h"
@@ -37,6 +38,8 @@ enum class LessonActionKind {
     Precision,            // "precision": {"format": "fp16", "all_low": true, "embedding_scale": 1} — the Precision
                           // panel's mode (fp32, bf16, fp16, int8; all_low with bf16 / fp16 only, default false;
                           // embedding_scale one of the panel's 1, 100, 10000, default 1), then the panel is shown
+    ModelVariant,         // "model_variant": {"positional": "rope", "ffn": "swiglu", "norm_kind": "rmsnorm"} — the
+                          // open model rebuilt with these fields changed (at least one), fresh weights (Model panel)
 };
 
 struct LessonAction {
@@ -50,6 +53,7 @@ struct LessonAction {
     PrecisionMode precision;              // Precision: the panel's mode; Train: .format, the training precision
     float embedding_scale = 1.0f;         // Precision
     LossScaleSettings loss_scale;         // Train (mode None or Dynamic)
+    ModelVariant variant;                 // ModelVariant: the fields it changes
 };
 
 struct LessonStep {

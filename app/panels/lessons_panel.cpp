@@ -55,6 +55,7 @@ std::string describe(const LessonAction& a, const std::map<std::string, std::str
             }
             return what;
         }
+        case LessonActionKind::ModelVariant: return "rebuild the model with " + tx::app::describe(a.variant) + " (fresh weights)";
         case LessonActionKind::NeuronView:
             return "open the Neuron view on query " + std::to_string(a.number) + ", key " + std::to_string(a.key);
         case LessonActionKind::HeadEnabled:
@@ -205,6 +206,7 @@ void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
             commands.set_precision(a.precision, a.embedding_scale);
             commands.show_panel("precision");
             break;
+        case LessonActionKind::ModelVariant: commands.rebuild_variant(a.variant); break;
     }
 }
 

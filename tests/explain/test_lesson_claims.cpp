@@ -3,8 +3,8 @@
 // without positions, the effect of the 1/√dk switch, the self-attention block's shapes, the heads
 // and head ablation, the masks, the feed-forward layer, the alignment, greedy against beam search,
 // temperature, seeds and the KV cache on the language model, the induction model's heads and the
-// logit lens, and the Precision panel's bits, attention differences, first inf/NaN and FP16
-// training without a loss scale. Each question's stated answer is tied to the computed fact, so an edited lesson or a
+// logit lens, the Precision panel's bits, attention differences, first inf/NaN and FP16
+// training without a loss scale, and the modern variants (RoPE, ALiBi, RMSNorm, SwiGLU) on fresh weights. Each question's stated answer is tied to the computed fact, so an edited lesson or a
 // retrained model that makes a question false fails here.
 #include <gtest/gtest.h>
 
@@ -23,6 +23,8 @@
 #include "tx/training_config.h"
 #include "generation_trace.h"
 #include "look_inside.h"
+#include "model_variant.h"
+#include "positional_views.h"
 #include "session_view.h"
 #include "tx/parameters.h"
 #include "tx/checkpoint.h"
@@ -650,6 +652,190 @@ TEST(LessonClaims, NumbersHavePrecision) {
     EXPECT_LT(flushed.parameters.underflow_share(), 0.01);
     EXPECT_LT(e.loss, 0.5);
     EXPECT_GT(e.token_accuracy, 0.85);
+}
+
+// Lesson 20 rebuilds the translation model with fresh weights in each variant. The model its
+// "model_variant" action makes: the grammar model's config with the step's fields changed, fresh
+// weights from its seed, built as the app's Model panel rebuilds it (vocabulary and tokenizer kept).
+struct VariantRun {
+    Session session;
+    SessionView view;
+};
+VariantRun variant_run(const Lesson& l, size_t step, const std::string& sentence) {
+    Session grammar = translation_model();
+    grammar.set_input({sentence});
+    const SessionView gv = view_of(grammar);
+    const LessonAction* found = nullptr;
+    for (const LessonAction& a : l.steps.at(step).actions)
+        if (a.kind == LessonActionKind::ModelVariant) found = &a;
+    if (!found) ADD_FAILURE() << "step " << step + 1 << " rebuilds no variant";
+    const ModelConfig config = apply_variant(grammar.config(), found ? found->variant : ModelVariant{});
+    VariantRun run{Session(Session::fresh(config, gv.vocabulary, grammar.tokenizer().model())), {}};
+    run.session.set_fused_attention(false);
+    run.session.set_input({sentence});
+    run.view = view_of(run.session);
+    return run;
+}
+
+TEST(LessonClaims, ModernVariants) {
+    const Lesson l = lesson("20-modern-variants.json");
+    ASSERT_EQ(l.steps.size(), 5u);
+    ASSERT_EQ(l.steps[0].actions.at(0).name, "grammar");
+    const std::string sentence = l.steps[0].actions.at(1).sentences.at(0);
+
+    // Step 1: the trained model's translation, quoted; every rebuilt variant's differs from it.
+    Session trained = translation_model();
+    trained.set_input({sentence});
+    const std::string translation = trained.decoded_text()[0];
+    EXPECT_TRUE(says(l.steps[0].text, "\xE2\x80\x9C" + translation + "\xE2\x80\x9D")) << translation;
+
+    // Step 2: RoPE. The Positional panel's view as it opens: the first self-attention block, head
+    // 0, pair dk/8, the q of token 0 and the k of token 1, rotated to positions 0..L−1 (L follows
+    // the input). θ = 10000^(−2i/dk) and the full turn 2π/θ as the panel prints them (%.4g); the
+    // dot products constant along each diagonal (rounding only) but not along a row.
+    {
+        VariantRun r = variant_run(l, 1, sentence);
+        const SessionView& v = r.view;
+        const std::string noise = r.session.decoded_text()[0];
+        std::printf("lesson 20: trained: %s; fresh RoPE model: %s\n", translation.c_str(), noise.c_str());
+        EXPECT_NE(noise, translation);   // "the translation is now noise"
+        ASSERT_EQ(v.config.positional, PositionalKind::Rope);
+        EXPECT_EQ(v.config.ffn, FfnKind::Relu);
+        EXPECT_EQ(v.config.norm_kind, NormKind::LayerNorm);
+        const int dk = v.d_k(), H = v.config.heads, S = v.S;
+        const int L = std::max({v.S, v.T, 2});
+        const AttentionBlock& a = v.attention.at(0);
+        ASSERT_EQ(a.prefix, "encoder.layers.0.self_attn");
+        const std::vector<float>& q = *v.output(a.q);
+        const std::vector<float>& k = *v.output(a.k);
+        const RopeView rope = rope_view(q.data() + (0 * H + 0) * static_cast<size_t>(S) * dk,
+                                        k.data() + ((0 * H + 0) * static_cast<size_t>(S) + 1) * dk, dk, L, dk / 8);
+        const std::string theta = formatted("%.4g", rope.theta), turn = formatted("%.4g", 2 * M_PI / rope.theta);
+        const double relative = rope.spread / rope.scale;
+        double row_range = 0;   // the largest max − min along a row: the score does depend on p'
+        for (int p = 0; p < L; ++p) {
+            const auto row = rope.dots.begin() + static_cast<size_t>(p) * L;
+            row_range = std::max(row_range, *std::max_element(row, row + L) - *std::min_element(row, row + L));
+        }
+        std::printf("lesson 20: RoPE pair %d: theta %s, full turn %s positions; L %d; spread %.2g of %.4g (%.2g), row range %.4g\n",
+                    rope.pair, theta.c_str(), turn.c_str(), L, rope.spread, rope.scale, relative, row_range);
+        const std::string& text = l.steps[1].text;
+        EXPECT_TRUE(says(text, "pair i = " + std::to_string(rope.pair))) << rope.pair;
+        EXPECT_TRUE(says(text, "10000^(\xE2\x88\x92" + std::to_string(2 * rope.pair) + "/" + std::to_string(dk) + ")"));
+        EXPECT_TRUE(says(text, " " + theta + " rad")) << theta;
+        EXPECT_TRUE(says(text, turn + " positions")) << turn;
+        EXPECT_LT(relative, 1e-12);                 // "rounding only"
+        EXPECT_GT(row_range, 1e-3 * rope.scale);    // the question's distractor "constant along each row" is false
+        EXPECT_GT(rope.scale, 0.0);                 // and so is "zero"
+        EXPECT_TRUE(says(answer(l), "diagonal")) << answer(l);
+    }
+
+    // Step 3: ALiBi. The slopes the op uses for 4 heads, and the bias of head 0 for a key 3
+    // positions from its query, as the panel's tooltip writes it.
+    {
+        const VariantRun r = variant_run(l, 2, sentence);
+        ASSERT_EQ(r.view.config.positional, PositionalKind::Alibi);
+        const int H = r.view.config.heads;
+        const std::vector<float> slopes = alibi_slope_values(H);
+        ASSERT_EQ(slopes.size(), 4u);
+        const std::string& text = l.steps[2].text;
+        for (int h = 0; h < H; ++h) {
+            const double inverse = 1.0 / slopes[static_cast<size_t>(h)];
+            EXPECT_EQ(inverse, std::round(inverse));
+            EXPECT_TRUE(says(text, "1/" + formatted("%.0f", inverse))) << inverse;
+        }
+        const int L = std::max({r.view.S, r.view.T, 2});
+        ASSERT_GT(L, 3);
+        const std::vector<float> bias = alibi_bias(H, L);
+        const double b03 = bias[0 * L + 3];   // head 0, query 0, key 3
+        EXPECT_TRUE(says(text, "\xE2\x88\x92" + formatted("%.4g", -b03))) << b03;
+        EXPECT_EQ(b03, -3.0 * slopes[0]);
+        EXPECT_TRUE(says(text, "3/" + formatted("%.0f", 1.0 / slopes[3]))) << slopes[3];   // head 3's push at distance 3
+        // The scores step holds QKᵀ/√dk plus exactly this bias: without positions it lacks it.
+        Session off(Session::fresh(r.session.config(), r.view.vocabulary, r.session.tokenizer().model()));
+        off.set_fused_attention(false);
+        off.set_positional_encoding(false);
+        off.set_input({sentence});
+        const SessionView ov = view_of(off);
+        const int S = r.view.S;
+        for (int h = 0; h < H; ++h)
+            EXPECT_NEAR(at(r.view, "encoder.layers.0.self_attn.scores", 0, h, 0, 3, S, S) -
+                            at(ov, "encoder.layers.0.self_attn.scores", 0, h, 0, 3, S, S),
+                        -3.0 * slopes[static_cast<size_t>(h)], 1e-5);
+    }
+
+    // Step 4: RMSNorm on the first add & norm. Fresh weights have γ = 1, so every row's mean
+    // square is 1: over the whole output (the Step panel's mean and std) mean² + std² = 1, and the
+    // mean is not 0. The values as the panel prints them (%.3g).
+    {
+        const VariantRun r = variant_run(l, 3, sentence);
+        ASSERT_EQ(r.view.config.norm_kind, NormKind::RmsNorm);
+        const std::string step = "encoder.layers.0.norm1.out";
+        const StepInfo& info = r.view.steps[step_index(r.view, step)];
+        EXPECT_TRUE(says(info.formula, "RMSNorm")) << info.formula;
+        const std::vector<float>& out = *r.view.output(step_index(r.view, step));
+        const int D = r.view.config.d_model;
+        for (size_t row = 0; row * D < out.size(); ++row) {
+            double sq = 0;
+            for (int d = 0; d < D; ++d) sq += static_cast<double>(out[row * D + d]) * out[row * D + d];
+            EXPECT_NEAR(sq / D, 1.0, 1e-3) << "row " << row;
+        }
+        const Stats st = stats(out);
+        const std::string mean = formatted("%.3g", st.mean), std = formatted("%.3g", st.std);
+        std::printf("lesson 20: RMSNorm %s: mean %s, std %s, mean^2 + std^2 = %.4f\n", step.c_str(), mean.c_str(), std.c_str(),
+                    st.mean * st.mean + st.std * st.std);
+        const std::string& text = l.steps[3].text;
+        EXPECT_TRUE(says(text, step));
+        EXPECT_TRUE(says(text, "mean " + mean)) << mean;
+        EXPECT_TRUE(says(text, "std " + std)) << std;
+        EXPECT_GT(std::fabs(st.mean), 0.01);
+        EXPECT_NEAR(st.mean * st.mean + st.std * st.std, 1.0, 1e-3);
+    }
+
+    // Step 5: SwiGLU. The gate step's width, and the three bias-free matrices of one FFN against
+    // ReLU's two (with their biases), from the model's own parameter table.
+    {
+        const VariantRun r = variant_run(l, 4, sentence);
+        ASSERT_EQ(r.view.config.ffn, FfnKind::SwiGlu);
+        const int F = r.view.config.ffn_width();
+        const std::string step = "encoder.layers.0.ffn.gate";
+        const TensorShape& shape = r.view.steps[step_index(r.view, step)].shape;
+        EXPECT_EQ(shape.dims.back(), F);
+        const ParameterTable swiglu(r.view.config);
+        int64_t three = 0;
+        for (const char* m : {"linear1", "linear2", "linear3"}) {
+            const ParameterInfo& p = swiglu.at(std::string("encoder.layers.0.ffn.") + m + ".weight");
+            three += p.numel();
+            EXPECT_TRUE(p.shape[0] == F || p.shape[1] == F) << m;
+        }
+        EXPECT_EQ(swiglu.find("encoder.layers.0.ffn.linear1.bias"), nullptr);
+        ModelConfig relu_config = r.view.config;
+        relu_config.ffn = FfnKind::Relu;
+        const ParameterTable relu(relu_config);
+        int64_t two = 0, biases = 0;
+        for (const char* m : {"linear1", "linear2"}) {
+            two += relu.at(std::string("encoder.layers.0.ffn.") + m + ".weight").numel();
+            biases += relu.at(std::string("encoder.layers.0.ffn.") + m + ".bias").numel();
+        }
+        const auto grouped = [](int64_t n) {   // 132096 -> "132,096"
+            const std::string digits = std::to_string(n);
+            std::string s;
+            for (size_t i = 0; i < digits.size(); ++i) {
+                if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+                s += digits[i];
+            }
+            return s;
+        };
+        std::printf("lesson 20: SwiGLU width %d (d_ff %d): 3 matrices %lld weights; ReLU 2 matrices %lld + %lld biases\n", F,
+                    r.view.config.d_ff, static_cast<long long>(three), static_cast<long long>(two), static_cast<long long>(biases));
+        const std::string& text = l.steps[4].text;
+        EXPECT_TRUE(says(text, step));
+        EXPECT_TRUE(says(text, "F = " + std::to_string(F))) << F;
+        EXPECT_TRUE(says(text, "d_ff = " + std::to_string(r.view.config.d_ff)));
+        EXPECT_TRUE(says(text, grouped(three))) << grouped(three);
+        EXPECT_TRUE(says(text, grouped(two))) << grouped(two);
+        EXPECT_TRUE(says(text, std::to_string(biases) + " biases")) << biases;
+    }
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ protected:
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
-    ASSERT_EQ(set.lessons.size(), 19u);
+    ASSERT_EQ(set.lessons.size(), 20u);
     std::set<std::string> keys;
     for (size_t i = 0; i < set.lessons.size(); ++i) {
         const Lesson& l = set.lessons[i];
@@ -145,6 +145,53 @@ TEST_F(LessonFiles, ThePrecisionActionsReadTheirFields) {
     EXPECT_NE(fp32_scale.find("step 1, action 5: \"loss_scale\" needs \"precision\" bf16 or fp16"), std::string::npos) << fp32_scale;
     const std::string bad_scale = replaced("\"loss_scale\": \"none\"", "\"loss_scale\": \"fixed\"");
     EXPECT_NE(bad_scale.find("unknown loss scale \"fixed\""), std::string::npos) << bad_scale;
+}
+
+TEST_F(LessonFiles, TheModelVariantActionReadsItsFields) {
+    const char* text = R"({"title": "T", "paragraphs": ["P."],
+  "steps": [{"text": "Variants.", "actions": [{"do": "model_variant", "positional": "rope"},
+                                               {"do": "model_variant", "ffn": "swiglu", "norm_kind": "rmsnorm"},
+                                               {"do": "model_variant", "positional": "alibi", "ffn": "gelu", "norm_kind": "layernorm"}]}],
+  "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
+    const Lesson l = read_lesson(write("variant.json", text), PANELS);
+    const auto& a = l.steps[0].actions;
+    ASSERT_EQ(a.size(), 3u);
+    EXPECT_EQ(a[0].kind, LessonActionKind::ModelVariant);
+    EXPECT_EQ(a[0].variant.positional, PositionalKind::Rope);
+    EXPECT_FALSE(a[0].variant.ffn.has_value());        // unset fields keep the open model's
+    EXPECT_FALSE(a[0].variant.norm_kind.has_value());
+    EXPECT_EQ(a[1].variant.ffn, FfnKind::SwiGlu);
+    EXPECT_EQ(a[1].variant.norm_kind, NormKind::RmsNorm);
+    EXPECT_FALSE(a[1].variant.positional.has_value());
+    EXPECT_EQ(a[2].variant.positional, PositionalKind::Alibi);
+    EXPECT_EQ(a[2].variant.ffn, FfnKind::Gelu);
+    EXPECT_EQ(a[2].variant.norm_kind, NormKind::LayerNorm);
+    // Applied to a config, only the fields set change.
+    ModelConfig c;
+    c.d_model = 96;
+    c.seed = 7;
+    const ModelConfig r = apply_variant(c, a[1].variant);
+    EXPECT_EQ(r.positional, c.positional);
+    EXPECT_EQ(r.ffn, FfnKind::SwiGlu);
+    EXPECT_EQ(r.norm_kind, NormKind::RmsNorm);
+    EXPECT_EQ(r.d_model, 96);
+    EXPECT_EQ(r.seed, 7u);
+    EXPECT_EQ(describe(a[1].variant), "SwiGLU feed-forward, RMSNorm");
+    // Bad values are refused with the file, the place and the choices.
+    const auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string t = text;
+        return error_of(t.replace(t.find(from), from.size(), to));
+    };
+    const std::string scheme = replaced("\"positional\": \"rope\"", "\"positional\": \"xpos\"");
+    EXPECT_NE(scheme.find("bad.json: step 1, action 1: unknown positional scheme \"xpos\" (use one of: sinusoidal, learned, rope, alibi, none)"),
+              std::string::npos) << scheme;
+    const std::string ffn = replaced("\"ffn\": \"swiglu\"", "\"ffn\": \"geglu\"");
+    EXPECT_NE(ffn.find("step 1, action 2: unknown feed-forward \"geglu\""), std::string::npos) << ffn;
+    const std::string norm = replaced("\"norm_kind\": \"layernorm\"", "\"norm_kind\": \"batchnorm\"");
+    EXPECT_NE(norm.find("step 1, action 3: unknown norm kind \"batchnorm\""), std::string::npos) << norm;
+    const std::string none = replaced("\"positional\": \"rope\"", "\"seed\": 1");
+    EXPECT_NE(none.find("step 1, action 1: \"model_variant\" needs at least one of \"positional\", \"ffn\", \"norm_kind\""),
+              std::string::npos) << none;
 }
 
 TEST(LessonProgress, KeysLeaveOutTheNumber) {

@@ -1,0 +1,26 @@
+// A model variant as a lesson asks for it: some of the open model's variant fields (positions,
+// feed-forward, norm kind) changed, everything else (sizes, vocabulary, seed) kept. Applying one
+// builds a model with fresh weights, as the Model panel's "Rebuild" does, so the lesson and its
+// tests agree on the config the screen shows.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "tx/config.h"
+
+namespace tx::app {
+
+struct ModelVariant {
+    std::optional<PositionalKind> positional;   // unset: the open model's
+    std::optional<FfnKind> ffn;
+    std::optional<NormKind> norm_kind;
+    bool empty() const { return !positional && !ffn && !norm_kind; }
+};
+
+// `config` with the variant's fields set; the others as they are.
+ModelConfig apply_variant(ModelConfig config, const ModelVariant& variant);
+
+// "RoPE positions, SwiGLU feed-forward": the fields set, in words for "Do it".
+std::string describe(const ModelVariant& variant);
+
+}  // namespace tx::app
