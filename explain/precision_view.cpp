@@ -36,7 +36,15 @@ bool is_product(const StepInfo& step, const ModelConfig& config) {
     return is_linear_layer(step, config) || step.kind == StepKind::Scores || step.kind == StepKind::Context;
 }
 
-std::string format_name(Precision p) {
+std::string number(double x) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4g", x);
+    return buffer;
+}
+
+}  // namespace
+
+const char* format_name(Precision p) {
     switch (p) {
         case Precision::Fp32: return "FP32";
         case Precision::Bf16: return "BF16";
@@ -45,14 +53,6 @@ std::string format_name(Precision p) {
     }
     return "";
 }
-
-std::string number(double x) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4g", x);
-    return buffer;
-}
-
-}  // namespace
 
 std::vector<LowStep> low_precision_steps(const std::vector<StepInfo>& steps, const ModelConfig& config,
                                          PrecisionMode mode) {

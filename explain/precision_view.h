@@ -146,6 +146,9 @@ struct PrecisionView {
     double seconds = 0.0;
 };
 
+// "FP32", "BF16", "FP16", "INT8": a format as the panel and its texts write it.
+const char* format_name(Precision p);
+
 // True where a probabilities step shows no inf/NaN although the scores it read (the step before)
 // had no finite value: the CPU softmax gives such a row zeros, as a row whose every key is masked
 // (docs/design.md), where PyTorch's would give NaN. The panel says so next to the table.

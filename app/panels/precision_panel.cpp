@@ -20,16 +20,6 @@ const ImVec4 WARNING_COLOUR(1.0f, 0.72f, 0.35f, 1.0f);
 const ImVec4 ERROR_COLOUR(1.0f, 0.45f, 0.45f, 1.0f);
 const ImVec4 LOW_COLOUR(0.45f, 0.75f, 1.0f, 1.0f);
 
-const char* format_name(Precision p) {
-    switch (p) {
-        case Precision::Fp32: return "FP32";
-        case Precision::Bf16: return "BF16";
-        case Precision::Fp16: return "FP16";
-        case Precision::Int8: return "INT8";
-    }
-    return "";
-}
-
 void paragraph(const std::string& text) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", text.c_str());
