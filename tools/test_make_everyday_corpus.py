@@ -170,6 +170,86 @@ class FixLexicon(unittest.TestCase):
         self.assertFalse(N["grandmother"]["mass"])
         self.assertTrue(N["water"]["mass"])
 
+    @unittest.skipUnless(os.path.exists(M.WN) and os.path.exists(M.A_DIR) and
+                         os.path.exists(os.environ.get("EVERYDAY_NPM", "/nonexistent")),
+                         "needs WordNet, Apertium and EVERYDAY_NPM=<node_modules>")
+    def test_everyday_nouns(self):
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            old = M.build_lexicon(os.environ["EVERYDAY_NPM"], fix=True)[0]
+            N = M.build_lexicon(os.environ["EVERYDAY_NPM"], fix=True, everyday_nouns=True)[0]
+        for w in ("uncle", "aunt", "job", "money", "problem", "name", "idea"):
+            self.assertNotIn(w, old)
+            self.assertIn(w, N)
+        self.assertEqual(N["uncle"]["cls"], "person")   # SUBTLEX lists "Uncle" only
+        self.assertEqual(N["job"]["cls"], "abstract")
+        self.assertTrue(N["money"]["mass"])
+        for w in ("death", "war", "way", "thing"):   # ABSTRACT_SKIP
+            self.assertNotIn(w, N)
+        # the concrete nouns keep their classes (a few rare ones leave their
+        # class's quota to the family words that now count)
+        kept = [w for w in old if w in N]
+        self.assertGreater(len(kept), 0.97 * len(old))
+        for w in kept:
+            self.assertEqual(N[w]["cls"], old[w]["cls"], w)
+
+
+class AbstractNouns(unittest.TestCase):
+    """--everyday-nouns: an abstract noun is an object only where Brown saw
+    it with the verb, and never the subject of "is ADJ"."""
+    def grammar(self, vobjn, everyday=True):
+        N = {"apple": {"cls": "food", "pl": "apples", "g": "f", "es": "manzana", "f": 10, "mass": False},
+             "job": {"cls": "abstract", "pl": "jobs", "g": "m", "es": "trabajo", "f": 10, "mass": False},
+             "idea": {"cls": "abstract", "pl": "ideas", "g": "f", "es": "idea", "f": 10, "mass": False}}
+        V = {"find": {"lex": "verb.possession", "frames": {8}, "past": "found", "s3": "finds",
+                      "ger": "finding", "trans": True, "intr": False, "intr_fix": False, "f": 10}}
+        A = {"new": {"comp": "newer", "sup": "newest", "gradable": True, "f": 10},
+             "red": {"comp": None, "sup": None, "gradable": False, "f": 10}}
+        import collections
+        vobj = {"find": collections.Counter({"abstract": 5, "food": 5})}
+        adjn = {"new": collections.Counter({"abstract": 5, "food": 5}),
+                "red": collections.Counter({"food": 5})}
+        return M.Grammar(random.Random(1), N, V, A, vobj, adjn, vobjn, {}, fix=True,
+                         everyday=everyday)
+
+    def objects(self, g, n=300):
+        seen = set()
+        g.place_pp = lambda kind="loc": []   # no place nouns in this lexicon
+        for _ in range(n):
+            it = g.svo(subj=([M.tk("he")], 3, "sg", "pron"))
+            if it is not None:
+                seen.update(t[1] for t in it.toks if t[1] in g.N)
+        return seen
+
+    def test_only_seen_abstract_objects(self):
+        g = self.grammar({"find": {"job": 3}})
+        self.assertIn("abstract", g.vobj["find"])
+        objs = self.objects(g)
+        self.assertIn("job", objs)
+        self.assertIn("apple", objs)
+        self.assertNotIn("idea", objs)   # never seen with "find"
+
+    def test_no_abstract_predicate(self):
+        g = self.grammar({})
+        self.assertEqual(g.predicate_classes(), ["food"])
+
+    def adjective_runs(self, g):
+        runs = set()
+        for _ in range(400):
+            toks, _ = g.np("apple", adj_p=1.0)
+            runs.add(tuple(t[0] for t in toks if t[2] == "adj"))
+        return runs
+
+    def test_colour_after_gradable_adjective(self):
+        runs = self.adjective_runs(self.grammar({}))
+        self.assertIn(("new", "red"), runs)   # "a new red apple"
+        self.assertIn(("new",), runs)
+        self.assertNotIn(("red", "new"), runs)
+        self.assertNotIn(("red", "red"), runs)
+        old = self.adjective_runs(self.grammar({}, everyday=False))
+        self.assertEqual(max(len(r) for r in old), 1)
+
 
 class Questions(unittest.TestCase):
     def setUp(self):
