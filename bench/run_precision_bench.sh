@@ -17,7 +17,8 @@ cmake --build "$BUILD" --target txcli -j 1 >/dev/null
 TXCLI="$BUILD/app/txcli"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-MODES=fp32,bf16,fp16,int8
+# Each mode twice, in alternating order: a busy neighbour then weighs on all of them alike.
+MODES=fp32,bf16,fp16,int8,int8,fp16,bf16,fp32
 
 "$TXCLI" init --out "$WORK/base.safetensors" --d-model 512 --heads 8 --d-ff 2048 --layers 6 --max-len 256 >/dev/null
 
@@ -28,7 +29,7 @@ for model in "$ROOT/assets/models/everyday.safetensors" "$WORK/base.safetensors"
         --threads "$THREADS"
     echo
     "$TXCLI" bench --checkpoint "$model" --precision "$MODES" --src-len 128 --tgt-len 128 \
-        --repeats "$REPEATS" --warmup 1 --threads "$THREADS" | tail -n 6
+        --repeats "$REPEATS" --warmup 1 --threads "$THREADS" | tail -n 10
     echo
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
