@@ -8,7 +8,7 @@
 string(REPLACE "|" ";" objects "${OBJECTS}")
 set(checked 0)
 foreach(object IN LISTS objects)
-  if(NOT object MATCHES "(gemm_(nt|packed)|gemv_nt|softmax|norm_rows|elementwise|half_convert)_avx(2|512)\\.cpp\\.o(bj)?$")
+  if(NOT object MATCHES "(gemm_(nt|packed|lowp)|gemv_nt|softmax|norm_rows|elementwise|half_convert)_avx(2|512)\\.cpp\\.o(bj)?$")
     continue()
   endif()
   math(EXPR checked "${checked} + 1")

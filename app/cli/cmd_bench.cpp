@@ -235,8 +235,9 @@ std::vector<std::vector<int>> decode_tokens(Transformer& model, const std::vecto
     return prefix;
 }
 
-int bench_decoding(const std::string& lengths, const Checkpoint& checkpoint, Backend& backend, int B, int S,
-                   int repeats, int threads) {
+// Returns the cached tokens/s per count of `lengths`.
+std::vector<double> bench_decoding(const std::string& lengths, const Checkpoint& checkpoint, Backend& backend, int B,
+                                   int S, int repeats, int threads) {
     const ModelConfig& c = checkpoint.config;
     Transformer model(c, backend);
     model.set_parameters(checkpoint.parameters);
@@ -261,6 +262,7 @@ int bench_decoding(const std::string& lengths, const Checkpoint& checkpoint, Bac
                 threads, repeats);
     std::printf("  %6s  %22s  %10s  %22s  %10s  %8s  %8s\n", "tokens", "full ms [min-max]", "full tok/s",
                 "cached ms [min-max]", "cached tok/s", "speed-up", "same ids");
+    std::vector<double> cached_tokens_per_s;
     for (int n : counts) {
         Stats timed[2];
         std::vector<std::vector<int>> out[2];
@@ -283,8 +285,27 @@ int bench_decoding(const std::string& lengths, const Checkpoint& checkpoint, Bac
         std::printf("  %6d  %22s  %10.0f  %22s  %10.0f  %7.2fx  %8s\n", n, range(timed[0]).c_str(),
                     1000.0 * n * B / timed[0].median, range(timed[1]).c_str(), 1000.0 * n * B / timed[1].median,
                     timed[0].median / std::max(timed[1].median, 1e-9), out[0] == out[1] ? "yes" : "NO");
+        cached_tokens_per_s.push_back(1000.0 * n * B / timed[1].median);
     }
-    return 0;
+    return cached_tokens_per_s;
+}
+
+// The cached tokens/s of every precision mode side by side, each against the first mode's.
+void print_decoding_summary(const std::string& lengths, const std::vector<std::string>& modes,
+                            const std::vector<std::vector<double>>& tokens_per_s) {
+    std::printf("\ncached greedy decoding, tokens/s (speed-up against %s):\n  %6s", modes[0].c_str(), "tokens");
+    for (const std::string& mode : modes) std::printf("  %22s", mode.c_str());
+    std::printf("\n");
+    const std::vector<std::string> counts = split_commas(lengths);
+    for (size_t i = 0; i < counts.size(); ++i) {
+        std::printf("  %6s", counts[i].c_str());
+        for (const std::vector<double>& run : tokens_per_s) {
+            char cell[64];
+            std::snprintf(cell, sizeof cell, "%.1f (%.2fx)", run[i], run[i] / std::max(tokens_per_s[0][i], 1e-9));
+            std::printf("  %22s", cell);
+        }
+        std::printf("\n");
+    }
 }
 
 }  // namespace
@@ -304,7 +325,8 @@ int cmd_bench(const Argv& argv) {
                     "--batch rows of --src-len ids, 5 runs unless --repeats): the KV cache against a full\n"
                     "decoder pass over the prefix for every token; EOS does not stop it.\n"
                     "--precision fp32,bf16,fp16,int8 compares CPU precision modes (docs/precision.md) instead of\n"
-                    "backends, the first as the reference; no training step (the modes run evaluation only).\n\n%s",
+                    "backends, the first as the reference; no training step (the modes run evaluation only).\n"
+                    "With --decode, a last table puts the modes' cached tokens/s side by side.\n\n%s",
                     MODEL_OPTIONS_HELP);
         return 0;
     }
@@ -356,12 +378,16 @@ int cmd_bench(const Argv& argv) {
         for (const std::string& name : names) choices.emplace_back(name, PrecisionMode{});
     }
     if (args.has("decode")) {
+        std::vector<std::string> modes;
+        std::vector<std::vector<double>> tokens_per_s;
         for (const auto& [name, mode] : choices) {
             const auto backend = backend_from_name(name, mode);
-            bench_decoding(args.get_or("decode", ""), checkpoint, *backend, s.B,
-                           static_cast<int>(args.integer("src-len", 16, 1, c.max_len)),
-                           static_cast<int>(args.integer("repeats", 5, 1, 100000)), threads);
+            modes.push_back(args.has("precision") ? describe(mode) : name);
+            tokens_per_s.push_back(bench_decoding(args.get_or("decode", ""), checkpoint, *backend, s.B,
+                                                  static_cast<int>(args.integer("src-len", 16, 1, c.max_len)),
+                                                  static_cast<int>(args.integer("repeats", 5, 1, 100000)), threads));
         }
+        if (modes.size() > 1) print_decoding_summary(args.get_or("decode", ""), modes, tokens_per_s);
         return 0;
     }
     std::vector<BackendRun> runs;

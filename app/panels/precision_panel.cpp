@@ -118,8 +118,8 @@ void bit_row(float x, Precision format) {
 PrecisionPanel::PrecisionPanel()
     : Panel("The first sentence run twice on a copy of the model: in FP32 (the reference) and in a lower precision. "
             "Each step's output is compared (largest |difference|, relative error, inf/NaN), both runs reading the "
-            "same decoder input: FP32's greedy output. On this CPU the low formats are emulated on FP32 kernels: they "
-            "show what rounding does, not what it saves.") {}
+            "same decoder input: FP32's greedy output. The linear layers read weights stored in the low format and "
+            "sum in FP32; this panel shows what rounding does, not the time it saves (txcli bench --precision).") {}
 
 bool PrecisionPanel::set_mode(PrecisionMode mode) {
     if (validate(mode)) return false;

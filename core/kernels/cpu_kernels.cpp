@@ -13,9 +13,11 @@ const kernels::GemmKernels GEMM_AVX512 = {kernels::sgemv_nt_avx512, kernels::sge
                                           kernels::sgemm_packed_avx512, kernels::packed_weight_floats_avx512,
                                           kernels::pack_weight_avx512};
 const kernels::CpuKernels AVX2_KERNELS = {&kernels::SOFTMAX_ROWS_AVX2, &kernels::NORM_ROWS_AVX2,
-                                          &kernels::ELEMENTWISE_AVX2, &GEMM_AVX2, kernels::NT_AVX2_MIN_OC};
+                                          &kernels::ELEMENTWISE_AVX2, &GEMM_AVX2, kernels::NT_AVX2_MIN_OC,
+                                          &kernels::LOWP_GEMM_AVX2};
 const kernels::CpuKernels AVX512_KERNELS = {&kernels::SOFTMAX_ROWS_AVX512, &kernels::NORM_ROWS_AVX512,
-                                            &kernels::ELEMENTWISE_AVX512, &GEMM_AVX512, kernels::NT_AVX512_MIN_OC};
+                                            &kernels::ELEMENTWISE_AVX512, &GEMM_AVX512, kernels::NT_AVX512_MIN_OC,
+                                            &kernels::LOWP_GEMM_AVX512};
 #endif
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "tx/cpu_isa.h"
 #include "kernels/elementwise_kernels.h"
 #include "kernels/gemm_kernels.h"
+#include "kernels/gemm_lowp_kernels.h"
 #include "kernels/norm_kernels.h"
 #include "kernels/softmax_kernels.h"
 
@@ -22,6 +23,7 @@ struct CpuKernels {
     const ElementwiseKernels* elementwise;   // elementwise_kernels.h
     const GemmKernels* gemm;            // gemm_kernels.h: sgemm_nt's row kernel and tiles, the packed product
     int sgemm_nt_min_oc;                // the fewest weight rows (OC) sgemm_nt's tiles take: one tile's columns
+    const LowpGemmKernels* lowp_gemm;   // gemm_lowp_kernels.h: linear products from BF16/FP16/INT8 weights
 };
 
 }  // namespace tx::cpu::kernels

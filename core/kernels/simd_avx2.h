@@ -7,6 +7,8 @@
 #pragma once
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "kernels/avx2_partial_store.h"
 
 namespace tx::cpu::kernels {
@@ -120,6 +122,18 @@ struct Simd {
         _mm256_store_ps(sums, _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31)));
     }
     static void prefetch(const float* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+    static void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
+    // W weights stored in a low format at p, widened exactly to floats (gemm_lowp_body.h): BF16 is
+    // a float's upper half (zero-extend, shift left 16); FP16 is F16C's vcvtph2ps (used only in units
+    // compiled with -mf16c); INT8 is sign-extended to 32 bits and converted.
+    static V widen_bf16(const uint16_t* p) {
+        const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(h, 16));
+    }
+    static V widen_fp16(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+    static V widen_int8(const int8_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    }
     static float hmax(V v) {
         __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         s = _mm_max_ps(s, _mm_movehl_ps(s, s));

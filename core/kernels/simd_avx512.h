@@ -11,6 +11,8 @@
 #endif
 #include <immintrin.h>
 
+#include <cstdint>
+
 namespace tx::cpu::kernels {
 
 namespace {
@@ -83,6 +85,18 @@ struct Simd {
                                                    _mm512_extractf32x4_ps(t, 2), 1));
     }
     static void prefetch(const float* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+    static void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
+    // W weights stored in a low format at p, widened exactly to floats (gemm_lowp_body.h), in
+    // AVX-512F alone: BF16 zero-extended and shifted left 16, FP16 through vcvtph2ps (zmm),
+    // INT8 sign-extended to 32 bits and converted.
+    static V widen_bf16(const uint16_t* p) {
+        const __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
+    }
+    static V widen_fp16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+    static V widen_int8(const int8_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
     static float hmax(V v) { return _mm512_reduce_max_ps(v); }
 
     // Dropout's multipliers of indices i..i+15: scale where the index's uniform draw u ≥ p, else 0;

@@ -2,9 +2,15 @@
 // plain Python (float64) with the same rounding points (docs/precision.md), every step compared.
 // Python sums in float64 and the C++ kernels in FP32, so a product's sum may land on the other
 // side of a rounding boundary now and then: one step of the format at a few values, which later
-// steps carry along (up to 1.6 steps of FP16 in the last decoder layer). So most rounded product
-// outputs must agree exactly, and every step within 4 steps of the format relative to the step's
-// largest value; the FP32 model, and BF16 against the FP16 reference, fail that.
+// steps carry along (up to 2.3 steps of FP16 in the last decoder layer). Where the first such
+// crossing falls depends on the FP32 summation order, not its accuracy: the linear layers' FP16
+// kernel (kernels/gemm_lowp_kernels.h) crosses as often as the FP32 GEMM over the same rounded
+// weights or less (3 against 9 of 8192 sums at C = 512), but its first crossing here comes in
+// encoder layer 1's feed-forward, and everything after it carries it: 88% of the FP16 values are
+// exact on the AVX2 path (95.7% with the FP32 GEMM's order, and with the generic path's plain
+// loop). So most rounded product outputs must agree exactly (90% in BF16, 85% in FP16), and every
+// step within 4 steps of the format relative to the step's largest value; the FP32 model (6.9%
+// exact), and BF16 against the FP16 reference, fail that.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -97,7 +103,7 @@ TEST(PrecisionFixtures, Bf16AutocastMatchesThePythonReference) {
 
 TEST(PrecisionFixtures, Fp16AutocastMatchesThePythonReference) {
     const Agreement a = compare("fp16", {tx::Precision::Fp16, false}, FP16_UNIT);
-    EXPECT_GT(a.exact_fraction, 0.9);
+    EXPECT_GT(a.exact_fraction, 0.85);
     EXPECT_LT(a.worst, 4.0);
     std::printf("fp16: %.4f of the values exact, worst %.3f steps\n", a.exact_fraction, a.worst);
 }

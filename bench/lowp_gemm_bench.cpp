@@ -1,0 +1,89 @@
+// The linear product from BF16, FP16 and INT8 weights (core/precision/lowp_weight.h) against the
+// FP32 one (gemm.h's sgemm_nt over FP32 weights) at batch 1, as one KV-cached decoding step of a
+// base-size decoder multiplies: 26 weights of 512 × 2048 and 2048 × 512 (27.3 M values, 109 MB in
+// FP32, more than the caches hold), one after the other, N = 1. The formats take turns round by
+// round, so that a neighbour's load falls on all of them alike; the minimum and median wall time
+// and the process's CPU time per round are printed. One thread unless --threads N.
+// Usage: build/bench/lowp_gemm_bench [--rounds R] [--threads N] [--rows N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "precision/lowp_weight.h"
+#include "tx/cpu_isa.h"
+#include "tx/threads.h"
+
+namespace {
+
+constexpr int LAYERS = 26, D = 512, F = 2048;
+
+double cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+int option(int argc, char** argv, const char* name, int fallback) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
+    return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int rounds = std::max(1, option(argc, argv, "--rounds", 30));
+    const int N = std::max(1, option(argc, argv, "--rows", 1));
+    tx::set_cpu_threads(std::max(1, option(argc, argv, "--threads", 1)));
+    // weight l: (F, D) for even l, (D, F) for odd l, as a feed-forward's two matrices
+    auto shape = [](int l) { return l % 2 ? std::pair<int, int>(F, D) : std::pair<int, int>(D, F); };   // (C, OC)
+    std::vector<std::vector<float>> w(LAYERS);
+    uint32_t seed = 1;
+    for (auto& m : w) {
+        m.resize(static_cast<size_t>(D) * F);
+        for (float& v : m) {
+            seed = seed * 1664525u + 1013904223u;
+            v = static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
+        }
+    }
+    const tx::Precision formats[3] = {tx::Precision::Bf16, tx::Precision::Fp16, tx::Precision::Int8};
+    std::vector<std::vector<tx::LowpWeight>> low(3);
+    for (int f = 0; f < 3; ++f)
+        for (int l = 0; l < LAYERS; ++l)
+            low[f].push_back(tx::make_lowp_weight(w[l].data(), shape(l).first, shape(l).second, formats[f]));
+    std::vector<float> x(static_cast<size_t>(N) * F, 0.01f), out(static_cast<size_t>(N) * F);
+    std::vector<double> wall[4], cpu[4];
+    for (int r = 0; r < rounds; ++r)
+        for (int f = 0; f < 4; ++f) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const double c0 = cpu_ms();
+            for (int l = 0; l < LAYERS; ++l) {
+                const auto [C, OC] = shape(l);
+                if (f == 0) tx::cpu::sgemm_nt(out.data(), x.data(), w[l].data(), nullptr, N, C, OC);
+                else tx::lowp_linear_forward(out.data(), x.data(), low[f - 1][l], nullptr, N);
+            }
+            wall[f].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            cpu[f].push_back(cpu_ms() - c0);
+        }
+    const char* names[4] = {"fp32", "bf16", "fp16", "int8"};
+    const double bytes_per_value[4] = {4, 2, 2, 1};
+    const double values = static_cast<double>(LAYERS) * D * F;
+    std::printf("%d weights, %.1f M values, N = %d, path %s, %d thread(s), %d rounds\n", LAYERS, values / 1e6, N,
+                tx::cpu::isa_name(tx::cpu::active_isa()), tx::cpu_threads(), rounds);
+    std::printf("  %-5s  %10s  %10s  %10s  %10s  %12s  %10s\n", "", "wall min", "wall med", "cpu min", "cpu med",
+                "GB/s at min", "vs fp32");
+    for (int f = 0; f < 4; ++f) {
+        std::sort(wall[f].begin(), wall[f].end());
+        std::sort(cpu[f].begin(), cpu[f].end());
+        std::printf("  %-5s  %8.2f ms  %8.2f ms  %8.2f ms  %8.2f ms  %12.1f  %9.2fx\n", names[f], wall[f][0],
+                    wall[f][wall[f].size() / 2], cpu[f][0], cpu[f][cpu[f].size() / 2],
+                    values * bytes_per_value[f] / wall[f][0] / 1e6, wall[0][0] / wall[f][0]);
+    }
+    return 0;
+}
