@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "parity.h"
+#include "support/cuda_parity.h"
 
 namespace tx::test {
 namespace {
