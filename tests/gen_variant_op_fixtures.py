@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-# Golden fixtures for the modern variants' ops (tests/ops/test_variant_op_fixtures.cpp), computed in
+# Golden fixtures for the modern variants' ops (the VariantOpFixtures tests in tests/ops/test_rope.cpp,
+# test_alibi.cpp, test_embedding.cpp, test_activation.cpp and test_norm.cpp), computed in
 # PyTorch from the papers' formulas, independently of our C++: RoPE (RoFormer eq. 34, in the complex
 # form of its §3.2), ALiBi (Press et al. 2022, with the slopes of the paper's own get_slopes),
 # learned absolute positions, GELU (F.gelu, exact erf form), SwiGLU's hidden (F.silu(gate)·up,

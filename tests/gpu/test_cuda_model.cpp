@@ -13,7 +13,7 @@
 #include "tx/incremental_decoder.h"
 #include "tx/optimizer.h"
 #include "tx/parameters.h"
-#include "parity.h"
+#include "support/cuda_parity.h"
 #include "tx/trainer.h"
 #include "tx/training_config.h"
 #include "tx/transformer.h"

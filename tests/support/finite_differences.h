@@ -1,5 +1,5 @@
-// The op tests' gradient check, shared by test_ops_backward.cpp and test_ops_variants.cpp: random
-// inputs, dL/dx by central differences of L(x) = Σ g·forward(x) in double, and the comparison.
+// The op tests' gradient check, shared by the op files of tests/ops/: random inputs, dL/dx by
+// central differences of L(x) = Σ g·forward(x) in double, the comparison, and the += rule.
 // With h = 1e-6 the truncation error (~h²) and the rounding error (~1e-16·|L|/h) both sit far
 // below the tolerance 1e-6·max(1, |ref|).
 #pragma once
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,20 @@ inline void expect_twice(const Vec& once, const Vec& twice) {
     ASSERT_EQ(once.size(), twice.size());
     for (size_t i = 0; i < once.size(); ++i)
         EXPECT_NEAR(twice[i], 2 * once[i], 1e-12 * std::max(1.0, std::abs(once[i]))) << "at " << i;
+}
+
+// Runs backward(grads) once into zeroed buffers and twice into others: twice must give twice.
+inline void check_accumulates(const std::vector<size_t>& sizes,
+                              const std::function<void(std::vector<Vec>&)>& backward) {
+    std::vector<Vec> once, twice;
+    for (size_t n : sizes) {
+        once.emplace_back(n, 0.0);
+        twice.emplace_back(n, 0.0);
+    }
+    backward(once);
+    backward(twice);
+    backward(twice);
+    for (size_t k = 0; k < sizes.size(); ++k) expect_twice(once[k], twice[k]);
 }
 
 }  // namespace tx::test

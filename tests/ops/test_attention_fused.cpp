@@ -2,6 +2,7 @@
 // scores -> mask -> softmax -> context, on shapes that cross the key-tile boundary, with T != S,
 // odd dk, padding and causal masks and fully masked rows; and the model's fused mode against its
 // step-by-step mode. q (B,H,T,dk), k and v (B,H,S,dk), mask (B,T,S), out (B,H,T,dk).
+// CUDA twin: tests/gpu/test_attention_fused_cuda.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,21 +1,29 @@
 // The fused masked, scaled softmax (core/ops/ops_softmax_fused.h) against a plain loop reference and
 // the unfused composition it replaces (scale·scores -> attention_mask -> softmax, and their
 // backwards), its backward against central finite differences in double (finite_differences.h),
-// and 1 thread = 2 threads bit for bit in float. Shapes (B,H,T,S), mask (B,T,S).
+// 1 thread = 2 threads bit for bit in float, and every instruction-set path (softmax_kernels.h)
+// against double loops. No CUDA twin: only the CPU fuses. Shapes (B,H,T,S), mask (B,T,S).
+#include "tx/cpu_isa.h"
 #include "tx/ops.h"
 #include "ops/ops_softmax_fused.h"
 
+#include "support/compare.h"
+#include "support/every_path.h"
 #include "support/finite_differences.h"
+#include "support/random_floats.h"
+#include "support/softmax_rows.h"
 #include "tx/threads.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace {
 
+using std::vector;
 using namespace tx::test;
 
 // A mask with about a third of the keys dropped and one fully masked query row (b=1, t=T-1).
@@ -153,6 +161,55 @@ TEST(MaskedSoftmax, OneAndTwoThreadsGiveTheSameBits) {
     // and the float result is the loop reference's within float rounding
     const Vec want = loop_reference(xd, &md, B, H, T, S, scale);
     for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(p[0][i], want[i], 1e-6) << "element " << i;
+}
+
+// ---- every instruction-set path ----
+
+TEST(SoftmaxKernels, MaskedSoftmaxMatchesDoubleLoops) {
+    on_every_path([] {
+        for (int S : LENGTHS)
+            for (Row kind : {Row::Random, Row::Large, Row::Small}) {
+                SCOPED_TRACE(std::string(row_name(kind)) + ", S = " + std::to_string(S));
+                const int B = 2, H = 2, T = 3;
+                const float scale = 0.7f;
+                const vector<float> x = make_rows(kind, B * H * T, S, 400 + S);
+                // about a third of the keys dropped, and query t = 1 of batch 1 with none left
+                vector<float> mask = random_floats(static_cast<size_t>(B) * T * S, 500 + S);
+                for (float& m : mask) m = m > -0.4f ? 1.0f : 0.0f;
+                for (int s = 0; s < S; ++s) mask[(1 * T + 1) * static_cast<size_t>(S) + s] = 0.0f;
+                for (const float* m : {static_cast<const float*>(mask.data()), static_cast<const float*>(nullptr)}) {
+                    SCOPED_TRACE(m ? "with mask" : "no mask");
+                    vector<float> p(x.size(), 7.0f);
+                    tx::cpu::masked_softmax_forward(p.data(), x.data(), m, B, H, T, S, scale);
+                    const vector<float> g = random_floats(x.size(), 600 + S);
+                    const vector<float> dx0 = random_floats(x.size(), 700 + S);
+                    vector<float> dx = dx0;
+                    tx::cpu::masked_softmax_backward(dx.data(), g.data(), p.data(), m, B, H, T, S, scale);
+                    for (int r = 0; r < B * H * T; ++r) {
+                        const int b = r / (H * T), t = r % T;
+                        const float* keep = m ? m + (static_cast<size_t>(b) * T + t) * S : nullptr;
+                        vector<float> xs(S);
+                        for (int s = 0; s < S; ++s)
+                            xs[s] = (!keep || keep[s] != 0.0f) ? x[r * S + s] * scale : NEG_INF;
+                        const vector<double> want = softmax_reference(xs.data(), S);
+                        double dot = 0;
+                        for (int s = 0; s < S; ++s) dot += double(g[r * S + s]) * p[r * S + s];
+                        for (int s = 0; s < S; ++s) {
+                            const size_t i = static_cast<size_t>(r) * S + s;
+                            const bool kept = !keep || keep[s] != 0.0f;
+                            if (!kept) {
+                                ASSERT_EQ(p[i], 0.0f) << "masked key, s = " << s;
+                                ASSERT_EQ(dx[i], dx0[i]) << "a masked score gets no gradient, s = " << s;
+                                continue;
+                            }
+                            ASSERT_TRUE(close(p[i], want[s], 1e-9, 2e-6)) << "probs, s = " << s;
+                            const double dwant = dx0[i] + double(scale) * double(p[i]) * (g[i] - dot);
+                            ASSERT_TRUE(close(dx[i], dwant, 2e-6, 2e-6)) << "dscores, s = " << s;
+                        }
+                    }
+                }
+            }
+    });
 }
 
 }  // namespace

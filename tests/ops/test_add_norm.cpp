@@ -1,7 +1,7 @@
-// LayerNorm and RMSNorm rows on every instruction-set path (norm_kernels.h) against a double loop
-// reference at edge row lengths, and the fused sublayer connection (core/ops/ops_add_norm.h) against
-// the separate ops it replaces (bit for bit), a loop reference, central finite differences in double
-// (dropout with its fixed, seeded mask), the += rule, 1 thread = 2 threads, and whole training runs.
+// The fused sublayer connection (core/ops/ops_add_norm.h: dropout, residual add and LayerNorm or
+// RMSNorm in one pass) against the separate ops it replaces (bit for bit, on every instruction-set
+// path), a loop reference, central finite differences in double (dropout with its fixed, seeded
+// mask), the += rule, 1 thread = 2 threads, and whole training runs. No CUDA twin: only the CPU fuses.
 // Shapes: x, sub, sum, out, mask (N,C); weight, bias (C); mean, rstd (N).
 #include "tx/backend.h"
 #include "tx/cpu_isa.h"
@@ -9,7 +9,9 @@
 #include "ops/ops_add_norm.h"
 #include "tx/trainer.h"
 
+#include "support/compare.h"
 #include "support/finite_differences.h"
+#include "support/norm_reference.h"
 #include "tx/threads.h"
 
 #include <gtest/gtest.h>
@@ -24,92 +26,7 @@ namespace {
 using namespace tx::test;
 using Floats = std::vector<float>;
 
-Floats to_float(const Vec& v) { return Floats(v.begin(), v.end()); }
-
-// The definition, row by row in double (mean null: RMSNorm).
-void norm_reference(Vec& out, Vec* mean, Vec& rstd, const Vec& x, const Vec& w, const Vec* b, int N, int C,
-                    double eps) {
-    for (int n = 0; n < N; ++n) {
-        double m = 0;
-        if (mean) {
-            for (int c = 0; c < C; ++c) m += x[n * C + c];
-            m /= C;
-        }
-        double var = 0;
-        for (int c = 0; c < C; ++c) var += (x[n * C + c] - m) * (x[n * C + c] - m);
-        const double s = 1.0 / std::sqrt(var / C + eps);
-        for (int c = 0; c < C; ++c) out[n * C + c] = (x[n * C + c] - m) * s * w[c] + (b ? (*b)[c] : 0.0);
-        if (mean) (*mean)[n] = m;
-        rstd[n] = s;
-    }
-}
-
-::testing::AssertionResult close(const Floats& got, const Vec& want, double atol, double rtol) {
-    if (got.size() != want.size()) return ::testing::AssertionFailure() << "size mismatch";
-    for (size_t i = 0; i < got.size(); ++i)
-        if (!(std::abs(got[i] - want[i]) <= atol + rtol * std::abs(want[i])))
-            return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << ", want " << want[i];
-    return ::testing::AssertionSuccess();
-}
-
 using tx::test::on_every_path;
-
-TEST(NormRows, FloatMatchesDoubleReferenceOnEveryPathAndRowLength) {
-    const int N = 37;
-    const double eps = 1e-5;
-    on_every_path([&] {
-        for (int C : {1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 128, 129, 1000, 1024}) {
-            SCOPED_TRACE("C = " + std::to_string(C));
-            for (bool rms : {false, true}) {
-                const size_t NC = static_cast<size_t>(N) * C;
-                Vec x = random_vec(NC, 1 + C, 2.0, 4.0);   // off-centre rows: the mean matters
-                const Vec w = random_vec(C, 2 + C, 0.5, 1.5), b = random_vec(C, 3 + C);
-                const Vec g = random_vec(NC, 4 + C), prior = random_vec(NC, 5 + C);
-                const Vec prior_w = random_vec(C, 6 + C), prior_b = random_vec(C, 7 + C);
-                Vec out(NC), mean(N), rstd(N);
-                norm_reference(out, rms ? nullptr : &mean, rstd, x, w, rms ? nullptr : &b, N, C, eps);
-                // Backward reference: dx = rstd·(dxhat − mean(dxhat) − xhat·mean(dxhat·xhat)), += on prior.
-                Vec dx = prior, dw = prior_w, db = prior_b;
-                for (int n = 0; n < N; ++n) {
-                    const double m = rms ? 0.0 : mean[n], s = rstd[n];
-                    double a = 0, bb = 0;
-                    for (int c = 0; c < C; ++c) {
-                        const double xhat = (x[n * C + c] - m) * s, dxhat = g[n * C + c] * w[c];
-                        a += dxhat;
-                        bb += dxhat * xhat;
-                        dw[c] += xhat * g[n * C + c];
-                        db[c] += g[n * C + c];
-                    }
-                    a = rms ? 0.0 : a / C;
-                    bb /= C;
-                    for (int c = 0; c < C; ++c) {
-                        const double xhat = (x[n * C + c] - m) * s, dxhat = g[n * C + c] * w[c];
-                        dx[n * C + c] += s * (dxhat - a - xhat * bb);
-                    }
-                }
-                const Floats xf = to_float(x), wf = to_float(w), bf = to_float(b), gf = to_float(g);
-                Floats o(NC), mf(N), rf(N), dxf = to_float(prior), dwf = to_float(prior_w), dbf = to_float(prior_b);
-                if (rms) {
-                    tx::cpu::rmsnorm_forward<float>(o.data(), rf.data(), xf.data(), wf.data(), N, C, 1e-5f);
-                    tx::cpu::rmsnorm_backward<float>(dxf.data(), dwf.data(), gf.data(), xf.data(), wf.data(), rf.data(),
-                                                     N, C);
-                } else {
-                    tx::cpu::layernorm_forward<float>(o.data(), mf.data(), rf.data(), xf.data(), wf.data(), bf.data(),
-                                                      N, C, 1e-5f);
-                    tx::cpu::layernorm_backward<float>(dxf.data(), dwf.data(), dbf.data(), gf.data(), xf.data(),
-                                                       wf.data(), mf.data(), rf.data(), N, C);
-                    EXPECT_TRUE(close(mf, mean, 1e-5, 1e-6));
-                    EXPECT_TRUE(close(dbf, db, 1e-4, 1e-5));
-                }
-                // float rounding of O(1) values over rows up to 1024 long (and C = 1: var 0, rstd 1/sqrt(eps))
-                EXPECT_TRUE(close(rf, rstd, 1e-5, 1e-4));
-                EXPECT_TRUE(close(o, out, 2e-5, 1e-4));
-                EXPECT_TRUE(close(dxf, dx, 2e-4, 1e-4));
-                EXPECT_TRUE(close(dwf, dw, 1e-4, 1e-5));
-            }
-        }
-    });
-}
 
 // Inputs of one fused-connection case.
 struct Case {
