@@ -16,7 +16,7 @@ Reports, for the train split of a corpus directory:
       train split's English side, and the most frequent dev words missing.
 
     python3 tools/everyday_coverage.py --dir assets/corpus/everyday \\
-        [--npm DIR] [--lexicon fixed|old|none] [--min 5] [--missing 40]
+        [--npm DIR] [--lexicon everyday|fixed|old|none] [--min 5] [--missing 40]
 
 (a) needs what the generator needs (Apertium, WordNet, the npm data);
 --lexicon none skips it.  --show-missing N also lists the N most frequent
@@ -81,8 +81,10 @@ def main():
     ap.add_argument("--dir", default=os.path.join(HERE, "..", "assets", "corpus", "everyday"))
     ap.add_argument("--dev", default=os.path.join(HERE, "..", "assets", "corpus", "everyday", "dev.tsv"))
     ap.add_argument("--npm", default=os.path.join(HERE, "..", ".npm-data", "node_modules"))
-    ap.add_argument("--lexicon", choices=("fixed", "old", "none"), default="fixed",
-                    help="which lexicon to count: build_lexicon(fix=True), the "
+    ap.add_argument("--lexicon", choices=("everyday", "fixed", "old", "none"), default="fixed",
+                    help="which lexicon to count: everyday = build_lexicon(fix=True, "
+                         "everyday_nouns=True), the --everyday-nouns one; "
+                         "build_lexicon(fix=True), the "
                          "--fix-lexicon one (default), or fix=False, the first "
                          "shipped corpus's")
     ap.add_argument("--min", type=int, default=5)
@@ -99,7 +101,8 @@ def main():
         import contextlib
         import io
         with contextlib.redirect_stdout(io.StringIO()):
-            N, V, A = M.build_lexicon(args.npm, fix=(args.lexicon == "fixed"))[:3]
+            N, V, A = M.build_lexicon(args.npm, fix=(args.lexicon in ("fixed", "everyday")),
+                                      everyday_nouns=(args.lexicon == "everyday"))[:3]
         forms = lemma_forms(N, V, A)
         res = lexicon_coverage(forms, counts, args.min)
         print("lexicon (%s) words occurring >= %d times in train:" % (args.lexicon, args.min))
