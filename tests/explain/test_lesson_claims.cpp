@@ -584,15 +584,17 @@ TEST(LessonClaims, NumbersHavePrecision) {
     const double bf16 = cross_head0(v1), fp16 = cross_head0(v2);
     std::printf("lesson 19: largest |difference| of the first cross-attention's head 0: %s %.4g, %s %.4g (ratio %.2f)\n",
                 to_string(r1.mode.format), bf16, to_string(r2.mode.format), fp16, bf16 / fp16);
-    // The lesson gives these to one digit or as a range: their exact values depend on the FP32
-    // kernels' summation order (the AVX2 path gives 0.0037 / 0.00026, the generic one 0.0032 /
-    // 0.00027), which moves a few values across a BF16 or FP16 rounding boundary.
+    // The lesson gives these to one digit: their exact values depend on the FP32 kernels'
+    // summation order (the AVX2 path gives 0.002003 / 0.0004631, the generic one 0.002005 /
+    // 0.0004644), which moves a few values across a BF16 or FP16 rounding boundary.
     const std::string& text2 = l.steps[1].text;
-    EXPECT_TRUE(says(text2, "between 0.003 and 0.004"));
-    EXPECT_GE(bf16, 0.003);
-    EXPECT_LE(bf16, 0.004);
+    EXPECT_TRUE(says(text2, "was about " + formatted("%.1g", bf16))) << formatted("%.1g", bf16);
     EXPECT_TRUE(says(text2, "about " + formatted("%.1g", fp16))) << formatted("%.1g", fp16);
-    EXPECT_GT(bf16 / fp16, 10.0);   // "more than ten times smaller"
+    // "a step 8 times finer; here the largest error is about four times smaller": the ratio of two
+    // maxima of rounding errors need not be 8 (4.33 on the AVX2 path, 4.32 on the generic one).
+    EXPECT_TRUE(says(text2, "about four times smaller"));
+    EXPECT_GE(bf16 / fp16, 3.5);
+    EXPECT_LT(bf16 / fp16, 4.5);
     EXPECT_EQ(v1.first_change, -1);   // "the translations are the same"
     EXPECT_EQ(v2.first_change, -1);
     EXPECT_EQ(v1.first_nonfinite, -1);
@@ -611,7 +613,7 @@ TEST(LessonClaims, NumbersHavePrecision) {
     const std::string broken = v3.steps[static_cast<size_t>(v3.first_nonfinite)].difference.name;
     std::printf("lesson 19: first inf/NaN with %s, embeddings x%g: step %d, %s: %s\n", describe(r3.mode).c_str(),
                 static_cast<double>(r3.embedding_scale), v3.first_nonfinite, broken.c_str(), v3.nonfinite_reason.c_str());
-    const std::string reached = "4.975e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
+    const std::string reached = "5.174e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
     EXPECT_TRUE(says(v3.nonfinite_reason, reached)) << v3.nonfinite_reason;
     EXPECT_TRUE(says(l.question.explanation, reached));
     PrecisionRequest autocast = r3;
