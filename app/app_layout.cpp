@@ -75,18 +75,18 @@ bool ExplorerApp::in_left_column(const Panel& panel) const {
 void ExplorerApp::draw_menu_bar() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
-        if (ImGui::BeginMenu("Models", !m_catalog.empty())) {
-            for (const CatalogModel& m : m_catalog)
-                if (ImGui::MenuItem(m.name.c_str(), nullptr, same_file(m_model_source, resolve_asset("models/" + m.file))))
-                    open_catalog_model(m.file, m.sentence);
+        if (ImGui::BeginMenu("Models", !m_workbench.catalog().empty())) {
+            for (const CatalogModel& m : m_workbench.catalog())
+                if (ImGui::MenuItem(m.name.c_str(), nullptr, m_workbench.is_open_model(m)))
+                    send(OpenModel{std::filesystem::path(m.file).stem().string()});
             ImGui::EndMenu();
         }
         if (ImGui::MenuItem("Load or save a checkpoint...")) show_panel("model");
-        if (ImGui::MenuItem("Open the settings folder path in the log")) report_status("settings: " + (m_ini_path.empty() ? std::string("not saved") : m_ini_path));
+        if (ImGui::MenuItem("Open the settings folder path in the log")) m_workbench.report_status("settings: " + (m_ini_path.empty() ? std::string("not saved") : m_ini_path));
         ImGui::Separator();
         ImGui::TextDisabled("Exports go to:");
         ImGui::SetNextItemWidth(360);
-        ImGui::InputText("##exportdir", &m_settings.export_dir);
+        ImGui::InputText("##exportdir", &m_workbench.remembered().export_dir);
         ImGui::Separator();
         if (ImGui::MenuItem("Quit")) finish(0);
         ImGui::EndMenu();
@@ -102,12 +102,12 @@ void ExplorerApp::draw_menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Step")) {
-        if (ImGui::MenuItem("Next step", "\xE2\x86\x92 / Space")) step_forward();
-        if (ImGui::MenuItem("Previous step", "\xE2\x86\x90")) step_back();
-        if (ImGui::MenuItem("Next layer", "\xE2\x86\x93")) next_layer();
-        if (ImGui::MenuItem("Previous layer", "\xE2\x86\x91")) previous_layer();
-        if (ImGui::MenuItem("Run to end", "End")) run_to_end();
-        if (ImGui::MenuItem("Restart", "Home")) restart();
+        if (ImGui::MenuItem("Next step", "\xE2\x86\x92 / Space")) send(StepForward{});
+        if (ImGui::MenuItem("Previous step", "\xE2\x86\x90")) send(StepBack{});
+        if (ImGui::MenuItem("Next layer", "\xE2\x86\x93")) send(NextLayer{});
+        if (ImGui::MenuItem("Previous layer", "\xE2\x86\x91")) send(PreviousLayer{});
+        if (ImGui::MenuItem("Run to end", "End")) send(RunToEnd{});
+        if (ImGui::MenuItem("Restart", "Home")) send(Restart{});
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
@@ -129,13 +129,13 @@ void ExplorerApp::draw_menu_bar() {
         ImGui::EndMenu();
     }
     // What the model was trained to do, always in sight, so nobody looks for meaning in a copy model.
-    if (m_view.valid && !m_view.model_description.empty()) {
+    if (view().valid && !view().model_description.empty()) {
         const float x = ImGui::GetCursorPosX() + 16;
         const float avail = ImGui::GetWindowWidth() - x - 10;
-        const std::string line = fit_text("Model: " + m_view.model_description, std::max(avail, 50.0f));
+        const std::string line = fit_text("Model: " + view().model_description, std::max(avail, 50.0f));
         ImGui::SetCursorPosX(std::max(x, ImGui::GetWindowWidth() - ImGui::CalcTextSize(line.c_str()).x - 10));
         ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.55f, 1.0f), "%s", line.c_str());
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m_view.model_description.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view().model_description.c_str());
     }
     ImGui::EndMainMenuBar();
 }
@@ -152,22 +152,22 @@ void ExplorerApp::draw_status_bar() {
     if (ImGui::Begin("##status", nullptr, flags)) {
         if (ImGui::SmallButton(m_show_log ? "Log \xE2\x96\xBE" : "Log \xE2\x96\xB8")) m_show_log = !m_show_log;
         ImGui::SameLine();
-        const ImVec4 colour = m_status_error ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.75f, 0.85f, 0.75f, 1.0f);
+        const ImVec4 colour = m_workbench.status_is_error() ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.75f, 0.85f, 0.75f, 1.0f);
         // A checkpoint is named by its file name (the whole path is in the tooltip); a model made in
         // the app ("trainer (…)") by its description.
-        const std::filesystem::path source(m_model_source);
+        const std::filesystem::path source(m_workbench.model_source());
         const std::string model_name =
-            source.extension() == ".safetensors" ? source.filename().string() : m_model_source;
+            source.extension() == ".safetensors" ? source.filename().string() : m_workbench.model_source();
         char right[256];
         std::snprintf(right, sizeof right, "model: %s  \xC2\xB7  %s  \xC2\xB7  forward %.2f ms  \xC2\xB7  frame %.1f ms",
-                      model_name.c_str(), m_view.backend.c_str(), m_view.forward_ms, m_frame_ms);
+                      model_name.c_str(), view().backend.c_str(), view().forward_ms, m_frame_ms);
         const float right_w = ImGui::CalcTextSize(right).x;
         const float avail = ImGui::GetContentRegionAvail().x - right_w - 20;
-        ImGui::TextColored(colour, "%s", fit_text(m_status.empty() ? "ready" : m_status, std::max(avail, 50.0f)).c_str());
-        if (ImGui::IsItemHovered() && !m_status.empty()) ImGui::SetTooltip("%s", m_status.c_str());
+        ImGui::TextColored(colour, "%s", fit_text(m_workbench.status().empty() ? "ready" : m_workbench.status(), std::max(avail, 50.0f)).c_str());
+        if (ImGui::IsItemHovered() && !m_workbench.status().empty()) ImGui::SetTooltip("%s", m_workbench.status().c_str());
         ImGui::SameLine(ImGui::GetWindowWidth() - right_w - 10);
         ImGui::TextDisabled("%s", right);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("model: %s", m_model_source.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("model: %s", m_workbench.model_source().c_str());
     }
     ImGui::End();
     ImGui::PopStyleVar(2);
@@ -178,10 +178,10 @@ void ExplorerApp::draw_log_window() {
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + 20, vp->Pos.y + vp->Size.y - 300), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(700, 250), ImGuiCond_FirstUseEver);
     if (ImGui::Begin("Log", &m_show_log)) {
-        if (ImGui::SmallButton("Clear")) m_log.clear();
+        if (ImGui::SmallButton("Clear")) m_workbench.clear_log();
         ImGui::Separator();
         ImGui::BeginChild("##loglines");
-        for (const auto& m : m_log) {
+        for (const LogMessage& m : m_workbench.log()) {
             if (m.error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "[%7.1f s] %s", m.time, m.text.c_str());
             else ImGui::Text("[%7.1f s] %s", m.time, m.text.c_str());
         }
@@ -192,7 +192,7 @@ void ExplorerApp::draw_log_window() {
 }
 
 void ExplorerApp::draw_panels() {
-    PanelContext ctx{m_view, m_training, m_trainer_info, *this, m_selection, m_options.self_test};
+    PanelContext ctx{view(), training(), trainer_info(), *this, selection(), m_options.self_test};
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float status_h = ImGui::GetFrameHeight() + 6;
     // Below the main menu bar. ImGui 1.86 moves WorkPos below it only from the next frame on,

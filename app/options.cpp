@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "panel_registry.h"
+#include "panels/training_panel.h"
 #include "tx/precision.h"
 #include "tx/training_config.h"
 #include "tx/variant_comparison.h"
@@ -102,9 +103,92 @@ std::optional<int> whole_number(const std::string& text, long lo, long hi) {
 
 bool is_panel(const std::string& key) { return find_panel_entry(key) != nullptr; }
 
+// The options that become launch commands, as given (launch_commands() turns them into commands).
+struct LaunchOptions {
+    std::string step;                       // --step NAME|N: put the cursor after this step
+    int beam_size = 1;                      // --beam N: beam search instead of greedy decoding
+    bool fused_attention = false;           // --fused-attention: start with the fused attention op
+    bool attention_lines = false;           // --attention-lines: the Attention panel draws lines
+    int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
+    std::string corrupt;                    // --corrupt TEXT: the Look inside panel's corrupted sentence
+    std::string look_inside;                // --look-inside VIEW: the Look inside panel's tab (lens, patch, …)
+    std::string precision;                  // --precision fp32|bf16|fp16|int8: the Precision panel's mode; empty: bf16
+    bool all_low = false;                   // --all-low: the Precision panel's "everything in low precision"
+    float embedding_scale = 1.0f;           // --embedding-scale 1|100|10000: the Precision panel's embedding factor
+    int head = -1;                          // --head N: the selected head (Attention, Neuron view)
+    int train_steps = 0;                    // --train N
+    std::string train_task = "copy";        // --train-task: the task --train trains (translate: its preset)
+    std::string train_from;                 // --train-from default: fine-tune the shipped model; empty: fresh weights
+    std::string train_precision = "fp32";   // --train-precision: fp32, or bf16 / fp16 mixed precision
+    std::string train_row;                  // --train-row ID: --train trains this variant comparison row
+    int lesson = 0;                         // --lesson N[,STEPS]: open lesson N (1-based) and do its first STEPS steps
+    int lesson_steps = 0;
+    int generate_token = 0;                 // --generate T: open the Generate panel at token T (1-based)
+    bool sample = false;                    // --sample or any sampling option: the Generate panel samples
+    SamplingOptions sampling;               // --sample-temperature, --top-k, --top-p, --seed
+    bool cache_timing = false;              // --cache-timing: time generation with and without the KV cache at launch
+    std::string generation_bench;           // --generation-bench FILE: plot run_generate_bench.sh's figures (Backend panel)
+};
+
+// The commands the options stand for, in the order they are applied once the first model is open.
+std::vector<Command> launch_commands(const LaunchOptions& launch, const AppOptions& options) {
+    std::vector<Command> c;
+    // A panel the options imply is raised only when no --panel or --layout names one.
+    const bool free_to_raise = options.panel.empty() && options.layout.empty();
+    c.push_back(SetLookInside{launch.corrupt, launch.look_inside});
+    if (!launch.precision.empty() || launch.all_low || launch.embedding_scale != 1.0f)
+        c.push_back(SetPrecision{{precision_from_string(launch.precision.empty() ? "bf16" : launch.precision).value(), launch.all_low},
+                                 launch.embedding_scale});
+    if (launch.beam_size > 1) c.push_back(SetDecoding{launch.beam_size, 0.6});
+    if (launch.attention_lines) c.push_back(DrawAttentionAsLines{true});
+    if (launch.fused_attention) c.push_back(SetFusedAttention{true});
+    if (!launch.step.empty()) c.push_back(GoToStep{launch.step, true});
+    if (launch.head >= 0 || launch.neuron_query >= 0) {
+        c.push_back(PickAttentionCell{launch.head, launch.neuron_query, launch.neuron_key});
+        if (launch.neuron_query >= 0 && free_to_raise) c.push_back(ShowPanel{"neuron"});
+    }
+    if (launch.sample) c.push_back(SetGeneration{GenerationSettings{true, launch.sampling}, false});
+    if (launch.generate_token > 0) {
+        c.push_back(ShowGeneratedToken{launch.generate_token});
+        if (free_to_raise) c.push_back(ShowPanel{"generate"});
+    }
+    if (!launch.generation_bench.empty()) {
+        c.push_back(LoadGenerationBench{launch.generation_bench});
+        if (free_to_raise) c.push_back(ShowPanel{"backend"});
+    }
+    if (launch.cache_timing) {
+        c.push_back(MeasureGeneration{});
+        if (free_to_raise) c.push_back(ShowPanel{"backend"});
+    }
+    if (!options.panel.empty()) c.push_back(ShowPanel{options.panel});
+    else if (!options.layout.empty() && options.layout != "default" && options.layout != "windows") c.push_back(ShowPanel{options.layout});
+    if (launch.lesson > 0) c.push_back(OpenLesson{launch.lesson, launch.lesson_steps});
+    if (launch.train_steps > 0) {
+        const TaskKind task = task_from_string(launch.train_task).value_or(TaskKind::Copy);
+        if (!launch.train_row.empty()) {
+            c.push_back(TrainComparisonRow{launch.train_row});
+        } else if (task == TaskKind::Translate && launch.train_from == "default") {
+            c.push_back(FineTune{TrainingPanel::live_training(Preset::Translate, task), false});
+        } else {
+            const Preset preset = task == TaskKind::Translate ? Preset::Translate : Preset::Tiny;
+            TrainingConfig training = TrainingPanel::live_training(preset, task);
+            training.precision = precision_from_string(launch.train_precision).value_or(Precision::Fp32);
+            if (training.precision == Precision::Fp16) training.loss_scale.mode = LossScaleMode::Dynamic;
+            c.push_back(ConfigureTrainer{preset, training});
+        }
+        c.push_back(StartTraining{});
+    }
+    return c;
+}
+
 }  // namespace
 
+bool AppOptions::opens_lesson() const {
+    return std::any_of(launch.begin(), launch.end(), [](const Command& c) { return std::holds_alternative<OpenLesson>(c); });
+}
+
 std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
+    LaunchOptions launch;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&](std::string& out) -> bool {
@@ -122,9 +206,9 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         } else if (arg == "--self-test") {
             options.self_test = true;
         } else if (arg == "--fused-attention") {
-            options.fused_attention = true;
+            launch.fused_attention = true;
         } else if (arg == "--attention-lines") {
-            options.attention_lines = true;
+            launch.attention_lines = true;
         } else if (arg == "--print-decoded") {
             options.print_decoded = true;
         } else if (arg == "--frame-times") {
@@ -146,7 +230,7 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (options.sentences.size() >= 4) return bad("at most 4 --sentence (a batch holds 4)");
             options.sentences.push_back(v);
         } else if (arg == "--step") {
-            if (!value(options.step) || options.step.empty()) return bad("--step needs a step name or index");
+            if (!value(launch.step) || launch.step.empty()) return bad("--step needs a step name or index");
         } else if (arg == "--frames") {
             if (!value(v)) return bad("--frames needs a number");
             const auto n = whole_number(v, 1, 100000);
@@ -156,62 +240,62 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--beam needs a beam size");
             const auto n = whole_number(v, 1, 16);
             if (!n) return bad("--beam must be a whole number from 1 (greedy) to 16, got '" + v + "'");
-            options.beam_size = *n;
+            launch.beam_size = *n;
         } else if (arg == "--neuron") {
             if (!value(v)) return bad("--neuron needs QUERY,KEY (0-based positions, e.g. 3,2)");
             const size_t comma = v.find(',');
             const auto q = comma == std::string::npos ? std::nullopt : whole_number(v.substr(0, comma), 0, 100000);
             const auto k = comma == std::string::npos ? std::nullopt : whole_number(v.substr(comma + 1), 0, 100000);
             if (!q || !k) return bad("--neuron must be QUERY,KEY: two whole numbers from 0 (e.g. 3,2), got '" + v + "'");
-            options.neuron_query = *q;
-            options.neuron_key = *k;
+            launch.neuron_query = *q;
+            launch.neuron_key = *k;
         } else if (arg == "--head") {
             if (!value(v)) return bad("--head needs a head number");
             const auto n = whole_number(v, 0, 100000);
             if (!n) return bad("--head must be a whole number from 0, got '" + v + "'");
-            options.head = *n;
+            launch.head = *n;
         } else if (arg == "--corrupt") {
             if (!value(v)) return bad("--corrupt needs a sentence");
-            options.corrupt = v;
+            launch.corrupt = v;
         } else if (arg == "--look-inside") {
             if (!value(v)) return bad("--look-inside needs a view");
             if (v != "lens" && v != "patch" && v != "heads" && v != "rollout" && v != "entropy" &&
                 v != "attribution")
                 return bad("--look-inside must be lens, patch, heads, rollout, entropy or attribution, got '" + v + "'");
-            options.look_inside = v;
+            launch.look_inside = v;
         } else if (arg == "--precision") {
             if (!value(v)) return bad("--precision needs fp32, bf16, fp16 or int8");
             if (!precision_from_string(v)) return bad("--precision must be fp32, bf16, fp16 or int8, got '" + v + "'");
-            options.precision = v;
+            launch.precision = v;
         } else if (arg == "--all-low") {
-            options.all_low = true;
+            launch.all_low = true;
         } else if (arg == "--embedding-scale") {
             if (!value(v)) return bad("--embedding-scale needs 1, 100 or 10000");
             if (v != "1" && v != "100" && v != "10000") return bad("--embedding-scale must be 1, 100 or 10000, got '" + v + "'");
-            options.embedding_scale = std::stof(v);
+            launch.embedding_scale = std::stof(v);
         } else if (arg == "--train") {
             if (!value(v)) return bad("--train needs a number of steps");
             const auto n = whole_number(v, 1, 1000000);
             if (!n) return bad("--train must be a whole number of steps from 1 to 1000000, got '" + v + "'");
-            options.train_steps = *n;
+            launch.train_steps = options.train_steps = *n;
         } else if (arg == "--train-task") {
             if (!value(v)) return bad("--train-task needs a task name");
             const auto task = task_from_string(v);
             if (!task) return bad("--train-task must be copy, copy-text, reverse, sort, translate, induction or lm, got '" + v + "'");
-            options.train_task = v;
+            launch.train_task = v;
         } else if (arg == "--train-from") {
             if (!value(v)) return bad("--train-from needs a model");
             if (v != "default") return bad("--train-from must be default (the small-grammar translation model), got '" + v + "'");
-            options.train_from = v;
+            launch.train_from = v;
         } else if (arg == "--train-precision") {
             if (!value(v)) return bad("--train-precision needs fp32, bf16 or fp16");
             if (v != "fp32" && v != "bf16" && v != "fp16") return bad("--train-precision must be fp32, bf16 or fp16, got '" + v + "'");
-            options.train_precision = v;
+            launch.train_precision = v;
         } else if (arg == "--train-row") {
             if (!value(v)) return bad("--train-row needs a row id");
             if (!find_comparison_row(v))
                 return bad("--train-row: no variant comparison row '" + v + "' (txcli compare-variants --list shows them)");
-            options.train_row = v;
+            launch.train_row = v;
         } else if (arg == "--size") {
             if (!value(v)) return bad("--size needs WxH");
             int w = 0, h = 0;
@@ -227,8 +311,8 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v.substr(0, comma), 1, 99);
             const auto steps = comma == std::string::npos ? std::optional<int>(0) : whole_number(v.substr(comma + 1), 0, 99);
             if (!n || !steps) return bad("--lesson must be N or N,STEPS (whole numbers, N from 1), got '" + v + "'");
-            options.lesson = *n;
-            options.lesson_steps = *steps;
+            launch.lesson = *n;
+            launch.lesson_steps = *steps;
         } else if (arg == "--quiz-seed") {
             if (!value(v)) return bad("--quiz-seed needs a whole number");
             char* end = nullptr;
@@ -243,33 +327,33 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             if (!value(v)) return bad("--generate needs a token number");
             const auto n = whole_number(v, 1, 100000);
             if (!n) return bad("--generate must be a whole number from 1 (the first output token), got '" + v + "'");
-            options.generate_token = *n;
+            launch.generate_token = *n;
         } else if (arg == "--sample") {
-            options.sample = true;
+            launch.sample = true;
         } else if (arg == "--sample-temperature" || arg == "--top-p") {
             if (!value(v)) return bad(arg + " needs a number");
             char* end = nullptr;
             const double x = std::strtod(v.c_str(), &end);
             if (v.empty() || *end) return bad(arg + " must be a number, got '" + v + "'");
-            (arg == "--top-p" ? options.sampling.top_p : options.sampling.temperature) = x;
-            options.sample = true;
+            (arg == "--top-p" ? launch.sampling.top_p : launch.sampling.temperature) = x;
+            launch.sample = true;
         } else if (arg == "--top-k") {
             if (!value(v)) return bad("--top-k needs a number of tokens");
             const auto n = whole_number(v, 0, 1000000000);
             if (!n) return bad("--top-k must be a whole number, 0 (all tokens) or more, got '" + v + "'");
-            options.sampling.top_k = *n;
-            options.sample = true;
+            launch.sampling.top_k = *n;
+            launch.sample = true;
         } else if (arg == "--seed") {
             if (!value(v)) return bad("--seed needs a number");
             char* end = nullptr;
             const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
             if (v.empty() || *end || v[0] == '-') return bad("--seed must be a whole number, 0 or more, got '" + v + "'");
-            options.sampling.seed = n;
-            options.sample = true;
+            launch.sampling.seed = n;
+            launch.sample = true;
         } else if (arg == "--cache-timing") {
-            options.cache_timing = true;
+            launch.cache_timing = true;
         } else if (arg == "--generation-bench") {
-            if (!value(options.generation_bench) || options.generation_bench.empty())
+            if (!value(launch.generation_bench) || launch.generation_bench.empty())
                 return bad("--generation-bench needs a JSON file written by bench/run_generate_bench.sh");
         } else if (arg == "--assets") {
             if (!value(options.assets) || options.assets.empty()) return bad("--assets needs a folder");
@@ -278,25 +362,26 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         }
     }
     try {
-        validate(options.sampling);
+        validate(launch.sampling);
     } catch (const std::exception& e) {
         return bad(std::string("sampling: ") + e.what());
     }
-    if (options.all_low) {
-        PrecisionMode mode{precision_from_string(options.precision.empty() ? "bf16" : options.precision).value(), true};
+    if (launch.all_low) {
+        PrecisionMode mode{precision_from_string(launch.precision.empty() ? "bf16" : launch.precision).value(), true};
         if (auto problem = validate(mode)) return bad("--all-low: " + *problem);
     }
     if (options.print_decoded && options.screenshot.empty()) return bad("--print-decoded needs --screenshot");
     if (options.frame_times && options.screenshot.empty()) return bad("--frame-times needs --screenshot");
-    if ((options.train_task != "copy" || !options.train_from.empty()) && options.train_steps == 0)
+    if ((launch.train_task != "copy" || !launch.train_from.empty()) && options.train_steps == 0)
         return bad("--train-task and --train-from need --train N");
-    if (!options.train_row.empty() && options.train_steps == 0) return bad("--train-row needs --train N");
-    if (options.train_precision != "fp32" && (options.train_steps == 0 || !options.train_row.empty() || !options.train_from.empty()))
+    if (!launch.train_row.empty() && options.train_steps == 0) return bad("--train-row needs --train N");
+    if (launch.train_precision != "fp32" && (options.train_steps == 0 || !launch.train_row.empty() || !launch.train_from.empty()))
         return bad("--train-precision needs --train N, without --train-row or --train-from (their settings are fixed)");
-    if (!options.train_row.empty() && (options.train_task != "copy" || !options.train_from.empty()))
+    if (!launch.train_row.empty() && (launch.train_task != "copy" || !launch.train_from.empty()))
         return bad("--train-row sets the task and the weights itself: leave out --train-task and --train-from");
-    if (!options.train_from.empty() && options.train_task != "translate")
+    if (!launch.train_from.empty() && launch.train_task != "translate")
         return bad("--train-from default fine-tunes the translation model: it needs --train-task translate");
+    options.launch = launch_commands(launch, options);
     return std::nullopt;
 }
 

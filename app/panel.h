@@ -1,133 +1,25 @@
 // Panel: the base of every view (ImHex's View). It owns ImGui::Begin/End (or the tab item) and
-// calls draw_content(); panels read the SessionView and TrainingSnapshot and send Commands to
-// the app, which applies them after the frame. One panel per file in panels/.
+// calls draw_content(); panels read the SessionView and TrainingSnapshot and send Commands
+// (command.h) to the app, which applies them after the frame. One panel per file in panels/.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "tx/config.h"
+#include "command.h"
 #include "imgui.h"
 #include "imgui_internal.h"   // the tab bar's layout, for the lesson highlight
-#include "model_variant.h"
 #include "session_view.h"
 #include "tx/trainer.h"
-#include "tx/training_config.h"
+#include "workbench.h"        // Selection, TrainerInfo
 
 namespace tx::app {
-
-struct LookInsideRequest;
-struct PrecisionRequest;
-
-// What panels ask of the app. Queued and applied between frames, so a frame reads one snapshot.
-class Commands {
-public:
-    virtual ~Commands() = default;
-    virtual void set_input(std::vector<std::string> sentences, std::optional<std::string> target) = 0;
-    virtual void step_forward() = 0;
-    virtual void step_back() = 0;
-    virtual void next_layer() = 0;
-    virtual void previous_layer() = 0;
-    virtual void run_to_end() = 0;
-    virtual void restart() = 0;
-    virtual void run_to(size_t step) = 0;                      // cursor just after `step`
-    virtual void set_decoding(int beam_size, double length_penalty) = 0;   // beam 1: greedy
-    virtual void set_causal_mask(bool on) = 0;
-    virtual void set_positional_encoding(bool on) = 0;          // off: embeddings only, no word order
-    virtual void set_padding_mask(bool on) = 0;
-    virtual void set_head_enabled(const std::string& prefix, int head, bool on) = 0;
-    virtual void enable_all_heads() = 0;
-    virtual void rebuild_model(const ModelConfig& config) = 0;  // fresh weights
-    // The open model's config with the variant's fields changed (model_variant.h), rebuilt with
-    // fresh weights; read when applied, so it follows a model opened just before.
-    virtual void rebuild_variant(const ModelVariant& variant) = 0;
-    virtual void load_checkpoint(const std::string& path) = 0;
-    virtual void save_checkpoint(const std::string& path) = 0;
-    virtual void set_backend(const std::string& name) = 0;
-    virtual void set_fused_attention(bool on) = 0;
-    // Runs the current input on the other backend too: per-step times and output differences.
-    virtual void compare_backends() = 0;
-    // Training (the trainer runs on its own thread; these never wait on it).
-    virtual void trainer_configure(Preset preset, const TrainingConfig& training) = 0;
-    virtual void trainer_start() = 0;
-    virtual void trainer_pause() = 0;
-    virtual void trainer_step() = 0;
-    virtual void trainer_reset() = 0;
-    virtual void trainer_save(const std::string& path) = 0;
-    virtual void use_trained_model() = 0;
-    // Messages for the status line and log.
-    virtual void report_error(const std::string& message) = 0;
-    virtual void report_status(const std::string& message) = 0;
-    // Where PNG and CSV exports go.
-    virtual std::string export_path(const std::string& base_name, const char* extension) = 0;
-    // Reads the rectangle (screen coordinates) from the back buffer after this frame renders.
-    virtual void export_region_png(ImVec2 min, ImVec2 max, const std::string& path) = 0;
-    virtual void show_panel(const std::string& key) = 0;        // open and raise another panel
-    // Added for the Lessons panel. Names are resolved when the command is applied, so a step that
-    // first opens another model can then name that model's steps.
-    virtual void set_attention_scaling(bool on) = 0;            // ModelConfig::scale_attention, same weights
-    virtual void open_model(const std::string& key) = 0;        // a File → Models entry by its file's stem ("copy")
-    virtual void go_to_step(const std::string& name) = 0;       // run_to that step; an attention step selects its block
-    virtual void select_attention(const std::string& prefix, int head) = 0;   // "decoder.layers.2.cross_attn", head
-    // Opens the Neuron view on cell (query, key) of the selected attention block and head.
-    virtual void open_neuron_view(int query, int key) = 0;
-    virtual void highlight_panel(const std::string& key) = 0;   // show_panel, then a coloured frame for a few seconds
-    // Fine-tuning: as trainer_configure, but the trainer starts from a checkpoint's weights and
-    // tokenizer (its sizes too): the shipped default model, or the model the explorer shows.
-    virtual void trainer_fine_tune(const TrainingConfig& training, bool explorer_model) = 0;
-    // A random source sentence of the model's test split (SessionView::known_words) as the input.
-    virtual void random_test_sentence() = 0;
-    // The Generate panel: its settings (recomputes the trace), a computation of a stale trace,
-    // and its cursor (token 1 … T, step within that token's pass), clamped to the trace.
-    virtual void set_generation(const GenerationSettings& settings) = 0;
-    virtual void update_generation() = 0;
-    virtual void set_generation_cursor(int token, int step) = 0;
-    // Backend panel: times generating 8 … 64 tokens with and without the KV cache (SessionView::generation_timing).
-    virtual void measure_generation() = 0;
-    // The Training panel's "Compare variants": a new trainer with one row of the variant comparison
-    // (core/include/tx/variant_comparison.h: its model, schedule, budget and target), started at once.
-    virtual void trainer_compare_variant(const std::string& row_id) = 0;
-    // The Look inside panel: computes its views for `request` (SessionView::look_inside) off the GUI
-    // thread (headless runs: at once, so screenshots and the self-test see the result).
-    virtual void compute_look_inside(const LookInsideRequest& request) = 0;
-    // The Precision panel: runs the first sentence in FP32 and in the request's mode
-    // (SessionView::precision), off the GUI thread as compute_look_inside.
-    virtual void compute_precision(const PrecisionRequest& request) = 0;
-    // The Precision panel's settings, as its controls set them (a lesson's "precision" action):
-    // its mode and embedding scale. An invalid mode (all_low with FP32 or INT8) is reported, not set.
-    virtual void set_precision(PrecisionMode mode, float embedding_scale) = 0;
-};
-
-// Selections shared by panels (which batch row, which attention block and head is looked at).
-struct Selection {
-    int batch_row = 0;
-    int attention_block = 0;     // index into SessionView::attention
-    int head = 0;
-    bool show_scores = false;    // raw scaled scores instead of probabilities
-    bool attention_lines = false;   // Attention panel: lines between tokens instead of heatmaps
-    bool single_head = false;       // Attention panel: only the selected head, large (--head sets it)
-    // Neuron view: the traced cell (query row, key column) of attention_block, head, batch_row;
-    // -1 until a heatmap cell is clicked (or --neuron names one).
-    int neuron_query = -1;
-    int neuron_key = -1;
-};
-
-struct TrainerInfo {
-    bool exists = false;
-    Preset preset = Preset::Tiny;
-    TrainingConfig training;
-    ModelConfig model;
-    std::string error;           // why it could not be created
-    std::string start_from;      // fine-tuning: the checkpoint it started from; empty: fresh weights
-    bool preparing = false;      // being created on a thread of its own (reading a corpus, tokenizing)
-    std::string comparison_row;  // the variant comparison row it trains (ComparisonRow::id); empty: none
-};
 
 struct PanelContext {
     const SessionView& view;
     const TrainingSnapshot& training;
     const TrainerInfo& trainer;
-    Commands& commands;
+    CommandSink& commands;      // send(Command): applied after the frame
     Selection& selection;
     bool self_test = false;      // deterministic, no confirmations
 };

@@ -18,7 +18,7 @@ namespace tx::app {
 enum class PanelPlacement { LeftTop, LeftBottom, Tab };
 
 struct PanelEntry {
-    std::string key;     // --panel KEY, the settings file, Commands::show_panel
+    std::string key;     // --panel KEY, the settings file, the ShowPanel command
     std::string title;   // window and tab title, View menu
     PanelPlacement placement = PanelPlacement::Tab;
     bool open_at_start = true;

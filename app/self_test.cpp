@@ -290,7 +290,7 @@ void SelfTest::build() {
     auto add = [this](std::string name, Action a) { m_actions.emplace_back(std::move(name), std::move(a)); };
 
     add("start", [this](ExplorerApp& app) {
-        app.settings().export_dir = m_tmp;
+        app.workbench().remembered().export_dir = m_tmp;
         m_baseline_errors = app.error_count();
         check(m_baseline_errors == 0, "no error while starting (" + std::to_string(m_baseline_errors) + " reported; see above)");
         check(app.view().valid, "a model is loaded at start");
@@ -301,7 +301,7 @@ void SelfTest::build() {
     add("settle", wait_frames(3));
     for (const std::string& key : panel_keys()) {
         add(std::string("open panel ") + key, [key](ExplorerApp& app) {
-            app.show_panel(key);
+            app.send(ShowPanel{key});
             return true;
         });
         add("draw", wait_frames(2));
@@ -309,8 +309,8 @@ void SelfTest::build() {
 
     // The Generate panel, greedy and then sampling, against an independent full recompute.
     add("generate greedy", [](ExplorerApp& app) {
-        app.show_panel("generate");
-        app.set_generation(GenerationSettings{});
+        app.send(ShowPanel{"generate"});
+        app.send(SetGeneration{GenerationSettings{}});
         return true;
     });
     add("draw", wait_frames(2));
@@ -319,13 +319,13 @@ void SelfTest::build() {
         check(!g.settings.sample && g.settings.compare_full, "the Generate panel decodes greedily, recomputing without cache");
         for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate greedy: " + m);
         check(g.text == app.view().greedy_text.at(0), "greedy generation writes greedy decoding's output (" + g.text + ")");
-        app.set_generation_cursor(2, 1);
+        app.send(SetGenerationCursor{2, 1});
         return true;
     });
     add("generate cursor", [this](ExplorerApp& app) {
         const GenerationTrace& g = app.view().generation;
         check(g.token == std::min(2, static_cast<int>(g.tokens.size())) && g.step == 1, "the generation cursor moves to token 2, step 2");
-        app.set_generation_cursor(1000, 1000);
+        app.send(SetGenerationCursor{1000, 1000});
         return true;
     });
     add("generate cursor clamped", [this](ExplorerApp& app) {
@@ -335,7 +335,7 @@ void SelfTest::build() {
         GenerationSettings s;
         s.sample = true;
         s.sampling = {0.8, 10, 0.9, 3};
-        app.set_generation(s);
+        app.send(SetGeneration{s});
         return true;
     });
     add("draw", wait_frames(2));
@@ -345,23 +345,23 @@ void SelfTest::build() {
         for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate sampling: " + m);
         m_generated.clear();
         for (const GeneratedToken& k : g.tokens) m_generated.push_back(k.chosen);
-        app.set_generation(g.settings);   // again, same seed
+        app.send(SetGeneration{g.settings});   // again, same seed
         return true;
     });
     add("check generate reproducible", [this](ExplorerApp& app) {
         std::vector<int> again;
         for (const GeneratedToken& k : app.view().generation.tokens) again.push_back(k.chosen);
         check(!again.empty() && again == m_generated, "the same seed samples the same output");
-        app.set_generation(GenerationSettings{});
+        app.send(SetGeneration{GenerationSettings{}});
         return true;
     });
     add("draw", wait_frames(2));
 
     // Input help for the translation model: a random test sentence, and words never seen in training.
     add("another test sentence", [this](ExplorerApp& app) {
-        app.show_panel("input");
+        app.send(ShowPanel{"input"});
         m_sentence = app.view().sentences.empty() ? "" : app.view().sentences.front();
-        app.random_test_sentence();
+        app.send(RandomTestSentence{});
         return true;
     });
     add("check test sentence", [this](ExplorerApp& app) {
@@ -373,7 +373,7 @@ void SelfTest::build() {
         check(now != m_sentence, "\"another test sentence\" changes the input");
         check(known && std::find(known->test_sentences.begin(), known->test_sentences.end(), now) != known->test_sentences.end(),
               "the new input is a sentence of the test split (" + now + ")");
-        app.set_input({"The red zorblax is big."}, std::nullopt);
+        app.send(SetInput{{"The red zorblax is big."}, std::nullopt});
         return true;
     });
     add("draw", wait_frames(2));
@@ -395,15 +395,15 @@ void SelfTest::build() {
         }
         check(zorblax_flagged, "\"zorblax\" (several pieces) is flagged as never seen in training");
         check(red_known && big_known, "\"red\" and \"big.\" are known words, not flagged");
-        app.set_input({m_sentence}, std::nullopt);
+        app.send(SetInput{{m_sentence}, std::nullopt});
         return true;
     });
     add("draw", wait_frames(2));
 
     // Every step, one per frame, from the start.
     add("restart", [this](ExplorerApp& app) {
-        app.show_panel("steps");
-        app.restart();
+        app.send(ShowPanel{"steps"});
+        app.send(Restart{});
         return true;
     });
     add("neuron view before its steps", [this](ExplorerApp& app) {
@@ -418,63 +418,63 @@ void SelfTest::build() {
         if (m_frames_in_action == 0) check(v.cursor == 0, "restart puts the cursor at 0");
         if (v.cursor >= v.steps.size()) return true;
         check(v.cursor == static_cast<size_t>(m_frames_in_action), "each step advances the cursor by one");
-        app.step_forward();
+        app.send(StepForward{});
         return false;
     });
     add("step back", [](ExplorerApp& app) {
-        app.step_back();
-        app.step_back();
+        app.send(StepBack{});
+        app.send(StepBack{});
         return true;
     });
     add("check back", [this](ExplorerApp& app) {
         check(app.view().cursor + 2 == app.view().steps.size(), "two steps back");
-        app.previous_layer();
+        app.send(PreviousLayer{});
         return true;
     });
     add("layers", [this](ExplorerApp& app) {
         check(app.view().cursor + 2 < app.view().steps.size(), "previous layer moves back");
-        app.restart();
-        app.next_layer();
+        app.send(Restart{});
+        app.send(NextLayer{});
         return true;
     });
     add("next layer", [this](ExplorerApp& app) {
         const auto& v = app.view();
         check(v.cursor > 0 && v.cursor < v.steps.size(), "next layer runs one group of steps");
-        app.run_to_end();
+        app.send(RunToEnd{});
         return true;
     });
     add("end", [this](ExplorerApp& app) {
         check(app.view().cursor == app.view().steps.size(), "run to end");
-        app.show_panel("masks");
-        app.set_causal_mask(false);
+        app.send(ShowPanel{"masks"});
+        app.send(SetCausalMask{false});
         return true;
     });
     add("causal off", [this](ExplorerApp& app) {
         check(!app.view().options.causal_mask, "causal mask switched off");
-        app.set_padding_mask(false);
+        app.send(SetPaddingMask{false});
         return true;
     });
     add("padding off", [this](ExplorerApp& app) {
         check(!app.view().options.padding_mask, "padding mask switched off");
-        app.set_causal_mask(true);
-        app.set_padding_mask(true);
+        app.send(SetCausalMask{true});
+        app.send(SetPaddingMask{true});
         return true;
     });
     add("masks on", [this](ExplorerApp& app) {
         check(app.view().options.causal_mask && app.view().options.padding_mask, "masks switched back on");
-        app.show_panel("positional");
-        app.set_positional_encoding(false);
+        app.send(ShowPanel{"positional"});
+        app.send(SetPositionalEncoding{false});
         return true;
     });
     add("positional encoding off", [this](ExplorerApp& app) {
         check(!app.view().options.positional_encoding, "positional encoding switched off");
-        app.set_positional_encoding(true);
+        app.send(SetPositionalEncoding{true});
         return true;
     });
     add("positional encoding on", [this](ExplorerApp& app) {
         check(app.view().options.positional_encoding, "positional encoding switched back on");
-        app.show_panel("backend");
-        app.set_fused_attention(true);
+        app.send(ShowPanel{"backend"});
+        app.send(SetFusedAttention{true});
         return true;
     });
     add("fused attention", [this](ExplorerApp& app) {
@@ -486,16 +486,16 @@ void SelfTest::build() {
         const NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
         check(!t.complete && t.missing_is_fused && t.missing_step == v.attention.at(0).scores && t.have_qk && !t.have_probs,
               "neuron view with fused attention: q and k shown, the scores step named as not materialised");
-        app.set_fused_attention(false);
+        app.send(SetFusedAttention{false});
         return true;
     });
     add("fused attention off", [this](ExplorerApp& app) {
         const auto& v = app.view();
         check(!v.options.fused_attention && !v.attention.empty() && v.output(v.attention[0].probs),
               "step-by-step attention again: probabilities shown");
-        app.show_panel("attention");
+        app.send(ShowPanel{"attention"});
         for (const auto& a : v.attention)
-            for (int h = 0; h < v.config.heads; ++h) app.set_head_enabled(a.prefix, h, h % 2 == 0);
+            for (int h = 0; h < v.config.heads; ++h) app.send(SetHeadEnabled{a.prefix, h, h % 2 == 0});
         return true;
     });
     add("ablation", [this](ExplorerApp& app) {
@@ -504,12 +504,12 @@ void SelfTest::build() {
     });
     add("draw", wait_frames(2));
     add("heads back on", [](ExplorerApp& app) {
-        app.enable_all_heads();
+        app.send(EnableAllHeads{});
         return true;
     });
     add("beam search", [](ExplorerApp& app) {
-        app.show_panel("decoding");
-        app.set_decoding(4, 0.6);
+        app.send(ShowPanel{"decoding"});
+        app.send(SetDecoding{4, 0.6});
         return true;
     });
     add("draw", wait_frames(2));
@@ -523,7 +523,7 @@ void SelfTest::build() {
             check(v.beams[0].trace[0].prefixes.size() == 1 && v.beams[0].trace[0].candidates.size() == 4,
                   "step 1 of the trace: one beam (BOS) proposing 4 pieces");
         }
-        app.set_decoding(1, 0.6);
+        app.send(SetDecoding{1, 0.6});
         return true;
     });
     add("draw", wait_frames(2));
@@ -539,9 +539,9 @@ void SelfTest::build() {
     add("batch", [this](ExplorerApp& app) {
         check(app.view().options.disabled_heads.empty(), "every head back on");
         app.selection().show_scores = true;
-        app.show_panel("input");
+        app.send(ShowPanel{"input"});
         // "ж" is in neither shipped translation model's training text: its bytes are unknown pieces.
-        app.set_input({"The animal didn't cross the street because it was too tired.", "Zyxwv \xD0\xB6.", "The cat sat."}, std::nullopt);
+        app.send(SetInput{{"The animal didn't cross the street because it was too tired.", "Zyxwv \xD0\xB6.", "The cat sat."}, std::nullopt});
         return true;
     });
     add("check batch", [this](ExplorerApp& app) {
@@ -554,18 +554,18 @@ void SelfTest::build() {
         for (const auto& row : v.source_tokens)
             for (const auto& t : row) unk |= t.unknown;
         check(unk, "an unknown word is shown as UNK");
-        app.show_panel("masks");
+        app.send(ShowPanel{"masks"});
         return true;
     });
     add("draw", wait_frames(2));
     add("target", [](ExplorerApp& app) {
-        app.show_panel("attention");
-        app.set_input({"The animal didn't cross the street because it was too tired."}, std::string("The animal was tired."));
+        app.send(ShowPanel{"attention"});
+        app.send(SetInput{{"The animal didn't cross the street because it was too tired."}, std::string("The animal was tired.")});
         return true;
     });
     add("check target", [this](ExplorerApp& app) {
         check(app.view().target_text.has_value(), "teacher-forced target set");
-        app.set_input({"The animal didn't cross the street because it was too tired."}, std::nullopt);
+        app.send(SetInput{{"The animal didn't cross the street because it was too tired."}, std::nullopt});
         return true;
     });
     add("draw", wait_frames(2));
@@ -584,7 +584,7 @@ void SelfTest::build() {
             sel.head = head;
             sel.neuron_query = query < 0 ? v.T + query : query;   // negative: from the end of the decoder input
             sel.neuron_key = key < 0 ? v.S + key : key;           // negative: from the end of the source
-            app.show_panel("neuron");
+            app.send(ShowPanel{"neuron"});
             return true;
         };
     };
@@ -621,7 +621,7 @@ void SelfTest::build() {
               "decoder self-attention: key 3 after query 1 is masked by the causal mask, weight 0");
     }));
     add("padded batch for the neuron view", [](ExplorerApp& app) {
-        app.set_input({"The small white dogs will not sleep in the old house.", "I see the dog."}, std::nullopt);
+        app.send(SetInput{{"The small white dogs will not sleep in the old house.", "I see the dog."}, std::nullopt});
         return true;
     });
     add("neuron padded key", neuron_action("padded cross-attention", AttentionKind::Cross, 0, 1, 2, -1, -1));
@@ -632,7 +632,7 @@ void SelfTest::build() {
         check(t.query_is_pad && t.query_writes.empty(), "padded cross-attention: the last decoder position of the short row is a PAD query");
     }));
     add("input back", [](ExplorerApp& app) {
-        app.set_input({"The animal didn't cross the street because it was too tired."}, std::nullopt);
+        app.send(SetInput{{"The animal didn't cross the street because it was too tired."}, std::nullopt});
         return true;
     });
     add("draw", wait_frames(2));
@@ -641,7 +641,7 @@ void SelfTest::build() {
         m_neuron_model = app.view().model_source;
         ModelConfig c = app.view().config;
         c.scale_attention = false;
-        app.rebuild_model(c);
+        app.send(RebuildModel{c});
         return true;
     });
     add("neuron unscaled", neuron_action("unscaled cross-attention", AttentionKind::Cross, 0, 0, 0, 0, 0));
@@ -650,7 +650,7 @@ void SelfTest::build() {
         check(!t.scaled && t.score == t.dot, "unscaled model: the score is q\xC2\xB7k, not divided by \xE2\x88\x9A" "dk");
     }));
     add("model back", [this](ExplorerApp& app) {
-        app.load_checkpoint(m_neuron_model);
+        app.send(LoadCheckpoint{m_neuron_model});
         return true;
     });
     add("check model back", [this](ExplorerApp& app) {
@@ -668,8 +668,8 @@ void SelfTest::build() {
         return [kind](ExplorerApp& app) {
             ModelConfig c = app.view().config;
             c.positional = kind;
-            app.show_panel("positional");
-            app.rebuild_model(c);
+            app.send(ShowPanel{"positional"});
+            app.send(RebuildModel{c});
             return true;
         };
     };
@@ -850,8 +850,8 @@ void SelfTest::build() {
         const ModelConfig back = apply_preset(gpt, ModelPreset::Transformer2017);
         check(back.encoder_layers == gpt.decoder_layers && back.arch == Arch::EncoderDecoder,
               "2017 Transformer after a decoder-only preset gets its encoder back");
-        app.show_panel("positional");
-        app.rebuild_model(llama);
+        app.send(ShowPanel{"positional"});
+        app.send(RebuildModel{llama});
         return true;
     });
     add("draw", wait_frames(3));
@@ -868,7 +868,7 @@ void SelfTest::build() {
         return check_rope("RoPE decoder-only")(app);
     });
     add("shipped model back", [this](ExplorerApp& app) {
-        app.load_checkpoint(m_neuron_model);
+        app.send(LoadCheckpoint{m_neuron_model});
         return true;
     });
     add("check shipped model back", [this](ExplorerApp& app) {
@@ -882,25 +882,25 @@ void SelfTest::build() {
         check(validate(bad).has_value(), "d_model 64 with 5 heads is refused with a reason");
         ModelConfig c = app.view().config;
         c.heads = 2;
-        app.show_panel("model");
-        app.rebuild_model(c);
+        app.send(ShowPanel{"model"});
+        app.send(RebuildModel{c});
         return true;
     });
     add("check rebuild", [this](ExplorerApp& app) {
         check(app.view().config.heads == 2, "the model was rebuilt with 2 heads");
         check(app.view().known_words && !app.view().known_words->available() && !app.view().known_words->unavailable.empty(),
               "an untrained model's known words are not guessed: the reason is given");
-        app.save_checkpoint(m_tmp + "/model.safetensors");
+        app.send(SaveCheckpoint{m_tmp + "/model.safetensors"});
         return true;
     });
     add("load", [this](ExplorerApp& app) {
         check(fs::exists(m_tmp + "/model.safetensors"), "checkpoint saved");
-        app.load_checkpoint(m_tmp + "/model.safetensors");
+        app.send(LoadCheckpoint{m_tmp + "/model.safetensors"});
         return true;
     });
     add("check load", [this](ExplorerApp& app) {
         check(app.view().model_source == m_tmp + "/model.safetensors", "checkpoint loaded back");
-        app.load_checkpoint(m_tmp + "/does-not-exist.safetensors");
+        app.send(LoadCheckpoint{m_tmp + "/does-not-exist.safetensors"});
         return true;
     });
     add("check load error", [this](ExplorerApp& app) {
@@ -909,13 +909,13 @@ void SelfTest::build() {
         check(app.view().config.heads == 2, "a failed load keeps the current model");
         ModelConfig c = app.view().config;
         c.heads = 4;
-        app.rebuild_model(c);
+        app.send(RebuildModel{c});
         return true;
     });
     add("export", [this](ExplorerApp& app) {
-        app.show_panel("positional");
+        app.send(ShowPanel{"positional"});
         const ImGuiViewport* vp = ImGui::GetMainViewport();
-        app.export_region_png(vp->Pos, ImVec2(vp->Pos.x + 200, vp->Pos.y + 100), m_tmp + "/region.png");
+        app.send(ExportRegionPng{{vp->Pos.x, vp->Pos.y, vp->Pos.x + 200, vp->Pos.y + 100}, "", m_tmp + "/region.png"});
         const auto& v = app.view();
         const auto& a = v.attention.front();
         const std::vector<float>* p = v.output(a.probs);
@@ -930,18 +930,18 @@ void SelfTest::build() {
     add("check export", [this](ExplorerApp& app) {
         check(fs::exists(m_tmp + "/region.png") && fs::file_size(m_tmp + "/region.png") > 100, "PNG export written");
         check(fs::exists(m_tmp + "/probs.csv"), "CSV export written");
-        app.show_panel("training");
+        app.send(ShowPanel{"training"});
         TrainingConfig t = preset_training(Preset::Tiny, TaskKind::Copy);
         t.snapshot_every = 5;
-        app.trainer_configure(Preset::Tiny, t);
-        app.trainer_start();
+        app.send(ConfigureTrainer{Preset::Tiny, t});
+        app.send(StartTraining{});
         m_started = seconds();
         return true;
     });
     add("train 20 steps", [this](ExplorerApp& app) {
         const auto& t = app.training();
         if (t.step >= 20) {
-            app.trainer_pause();
+            app.send(PauseTraining{});
             return true;
         }
         if (t.state == TrainerState::Diverged || seconds() - m_started > 300.0) {
@@ -956,7 +956,7 @@ void SelfTest::build() {
         const auto& t = app.training();
         check(!t.history.empty(), "training history published");
         check(t.probe_heads > 0 && !t.probe_cross_attention.empty(), "probe cross-attention published");
-        app.use_trained_model();
+        app.send(UseTrainedModel{});
         return true;
     });
     add("check trained", [this](ExplorerApp& app) {
@@ -967,15 +967,15 @@ void SelfTest::build() {
         t.batch = 16;
         t.snapshot_every = 2;
         t.eval_every = 2;
-        app.trainer_fine_tune(t, false);
-        app.trainer_start();
+        app.send(FineTune{t, false});
+        app.send(StartTraining{});
         m_started = seconds();
         return true;
     });
     add("fine-tune translation 4 steps", [this](ExplorerApp& app) {
         const auto& t = app.training();
         if (t.step >= 4) {
-            app.trainer_pause();
+            app.send(PauseTraining{});
             return true;
         }
         if (t.state == TrainerState::Diverged || t.state == TrainerState::Finished || seconds() - m_started > 300.0) {
@@ -992,7 +992,7 @@ void SelfTest::build() {
                                                                                     t.probe_output + ")");
         check(t.latest.bleu > 0.0, "validation BLEU is reported");
         check(!t.samples.empty() && !t.samples.front().expected.empty(), "sample translations with references");
-        app.use_trained_model();
+        app.send(UseTrainedModel{});
         return true;
     });
     add("check trained translation", [this](ExplorerApp& app) {
@@ -1001,13 +1001,13 @@ void SelfTest::build() {
         check(v.config.tokenizer == TokenizerKind::SentencePiece, "with its subword tokenizer");
         check(!v.decoded_text.empty() && !v.decoded_text[0].empty(), "it translates the sample sentence");
         check(v.known_words && v.known_words->available(), "its known words come from its training record's corpus");
-        app.show_panel("attention");
+        app.send(ShowPanel{"attention"});
         return true;
     });
     // The Backend panel's generation timing: both ways run, take time, and choose the same tokens.
     add("time generation", [](ExplorerApp& app) {
-        app.show_panel("backend");
-        app.measure_generation();
+        app.send(ShowPanel{"backend"});
+        app.send(MeasureGeneration{});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1029,7 +1029,7 @@ void SelfTest::build() {
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
         check(l && l->lessons().size() == LESSON_COUNT, std::to_string(LESSON_COUNT) + " lessons loaded");
-        app.show_panel("lessons");
+        app.send(ShowPanel{"lessons"});
         m_lesson = m_lesson_step = 0;
         m_lesson_wait = -1;
         return true;
@@ -1095,7 +1095,7 @@ void SelfTest::build() {
     });
     add("lessons done", [this](ExplorerApp& app) {
         check(m_lesson == static_cast<int>(LESSON_COUNT), "every lesson walked");
-        app.trainer_pause();
+        app.send(PauseTraining{});
         return true;
     });
     // The Look inside panel on the everyday model with the "it ... tired" / "it ... wide" pair: every
@@ -1104,13 +1104,13 @@ void SelfTest::build() {
     // sequences; a head-importance cell opening its head in the Attention panel.
     add("look inside: everyday model", [this](ExplorerApp& app) {
         m_inspect_back = app.view().model_source;
-        app.open_model("everyday");
-        app.set_input({INSPECT_CLEAN}, std::nullopt);
+        app.send(OpenModel{"everyday"});
+        app.send(SetInput{{INSPECT_CLEAN}, std::nullopt});
         return true;
     });
     add("look inside: corrupted sentence", [](ExplorerApp& app) {
         if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted(INSPECT_CORRUPT);
-        app.show_panel("inspect");
+        app.send(ShowPanel{"inspect"});
         return true;
     });
     add("look inside: computed", look_inside_ready());
@@ -1236,8 +1236,8 @@ void SelfTest::build() {
             p->set_mode({Precision::Fp32, false});
             p->set_embedding_scale(1.0f);
         }
-        app.set_input({INSPECT_CLEAN}, std::nullopt);
-        app.show_panel("precision");
+        app.send(SetInput{{INSPECT_CLEAN}, std::nullopt});
+        app.send(ShowPanel{"precision"});
         return true;
     });
     add("precision: fp32 computed", precision_ready());
@@ -1298,8 +1298,8 @@ void SelfTest::build() {
             p->set_mode({Precision::Bf16, false});
             p->set_embedding_scale(1.0f);
         }
-        app.run_to_end();
-        if (fs::exists(m_inspect_back)) app.load_checkpoint(m_inspect_back);
+        app.send(RunToEnd{});
+        if (fs::exists(m_inspect_back)) app.send(LoadCheckpoint{m_inspect_back});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1511,9 +1511,9 @@ void SelfTest::build_decoder_only() {
         } catch (const std::exception& e) {
             check(false, std::string("a decoder-only checkpoint is made: ") + e.what());
         }
-        app.load_checkpoint(m_tmp + "/decoder-only.safetensors");
-        app.set_input(prompts, std::nullopt);
-        app.show_panel("input");
+        app.send(LoadCheckpoint{m_tmp + "/decoder-only.safetensors"});
+        app.send(SetInput{prompts, std::nullopt});
+        app.send(ShowPanel{"input"});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1550,8 +1550,8 @@ void SelfTest::build_decoder_only() {
                 check(v.tgt_ids.at(static_cast<size_t>(b * v.T + t)) == (t < static_cast<int>(row.size()) ? row[static_cast<size_t>(t)] : sp.pad),
                       "prompt " + std::to_string(b + 1) + ": the decoder input is BOS + prompt + continuation, right-padded");
         }
-        app.show_panel("generate");
-        app.set_generation(GenerationSettings{});
+        app.send(ShowPanel{"generate"});
+        app.send(SetGeneration{GenerationSettings{}});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1577,25 +1577,25 @@ void SelfTest::build_decoder_only() {
         }
         for (const GenerationStep& s : generation_steps(v.config, v.options.positional_encoding))
             check(s.kind != GenerationStepKind::CrossAttention, "decoder-only: no cross-attention step in a token's pass");
-        app.set_generation_cursor(1000, 1000);
+        app.send(SetGenerationCursor{1000, 1000});
         return true;
     });
     add("draw", wait_frames(2));
     add("decoder-only restart", [](ExplorerApp& app) {
-        app.show_panel("steps");
-        app.restart();
+        app.send(ShowPanel{"steps"});
+        app.send(Restart{});
         return true;
     });
     add("decoder-only step through", [this](ExplorerApp& app) {
         const auto& v = app.view();
         if (v.cursor >= v.steps.size()) return true;
         check(v.cursor == static_cast<size_t>(m_frames_in_action), "decoder-only: each step advances the cursor by one");
-        app.step_forward();
+        app.send(StepForward{});
         return false;
     });
     add("decoder-only beam search", [](ExplorerApp& app) {
-        app.show_panel("decoding");
-        app.set_decoding(3, 0.6);
+        app.send(ShowPanel{"decoding"});
+        app.send(SetDecoding{3, 0.6});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1604,9 +1604,9 @@ void SelfTest::build_decoder_only() {
         check(v.beam_size == 3 && v.beams.size() == 2, "decoder-only: beam search ran on both prompts");
         for (size_t b = 0; b < v.beams.size() && b < v.decoded_ids.size(); ++b)
             check(v.decoded_ids[b] == v.beams[b].best, "decoder-only: the continuation shown is beam search's best");
-        app.set_decoding(1, 0.6);
+        app.send(SetDecoding{1, 0.6});
         app.selection().attention_lines = true;
-        app.show_panel("attention");
+        app.send(ShowPanel{"attention"});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1618,7 +1618,7 @@ void SelfTest::build_decoder_only() {
         sel.head = 0;
         sel.neuron_query = 2;
         sel.neuron_key = 1;
-        app.show_panel("neuron");
+        app.send(ShowPanel{"neuron"});
         return true;
     });
     add("draw", wait_frames(2));
@@ -1631,14 +1631,14 @@ void SelfTest::build_decoder_only() {
     });
     for (const std::string& key : panel_keys()) {
         add("decoder-only panel " + key, [key](ExplorerApp& app) {
-            app.show_panel(key);
+            app.send(ShowPanel{key});
             return true;
         });
         add("draw", wait_frames(2));
     }
     // The Look inside panel on the decoder-only model: the views that apply, against the library.
     add("decoder-only look inside", [](ExplorerApp& app) {
-        app.show_panel("inspect");
+        app.send(ShowPanel{"inspect"});
         return true;
     });
     add("decoder-only look inside computed", look_inside_ready());
@@ -1659,20 +1659,20 @@ void SelfTest::build_decoder_only() {
     });
     add("decoder-only done", [this](ExplorerApp& app) {
         check(app.error_count() == m_baseline_errors, "decoder-only: no error reported (" + std::to_string(app.error_count()) + ")");
-        app.load_checkpoint(m_decoder_back);
+        app.send(LoadCheckpoint{m_decoder_back});
         return true;
     });
     add("check model back after decoder-only", [this](ExplorerApp& app) {
         check(!app.view().decoder_only && app.view().model_source == m_decoder_back, "the shipped model is back");
-        app.set_input({"The animal didn't cross the street because it was too tired."}, std::nullopt);
+        app.send(SetInput{{"The animal didn't cross the street because it was too tired."}, std::nullopt});
         return true;
     });
     add("draw", wait_frames(2));
     // "Compare variants" (Training panel): a row reruns with exactly the row's model and schedule.
     for (const std::string id : {"copy-rope-relu-s2", "induction-sinusoidal-swiglu-s1"}) {
         add("compare variants " + id, [this, id](ExplorerApp& app) {
-            app.show_panel("training");
-            app.trainer_compare_variant(id);
+            app.send(ShowPanel{"training"});
+            app.send(TrainComparisonRow{id});
             m_started = seconds();
             return true;
         });
@@ -1680,7 +1680,7 @@ void SelfTest::build_decoder_only() {
             const TrainerInfo& info = app.trainer_info();
             const auto& t = app.training();
             if (info.comparison_row == id && info.exists && !info.preparing && t.step >= 5) {
-                app.trainer_pause();
+                app.send(PauseTraining{});
                 return true;
             }
             if (t.state == TrainerState::Diverged || seconds() - m_started > 300.0) {

@@ -17,7 +17,7 @@ namespace {
 void* read_open(ImGuiContext*, ImGuiSettingsHandler* handler, const char* name) {
     auto* app = static_cast<ExplorerApp*>(handler->UserData);
     if (std::strcmp(name, "Settings") != 0) return nullptr;
-    app->settings().sentences.clear();
+    app->workbench().remembered().sentences.clear();
     return app;
 }
 
@@ -28,10 +28,11 @@ void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* li
     if (eq == std::string::npos) return;
     const std::string key = l.substr(0, eq), value = l.substr(eq + 1);
     auto& s = app->settings();
+    auto& remembered = app->workbench().remembered();
     s.loaded = true;
     if (key == "layout" && (value == "default" || value == "windows")) s.layout = value;
-    else if (key == "export_dir" && !value.empty()) s.export_dir = value;
-    else if (key == "sentence" && !value.empty() && s.sentences.size() < 4) s.sentences.push_back(value);
+    else if (key == "export_dir" && !value.empty()) remembered.export_dir = value;
+    else if (key == "sentence" && !value.empty() && remembered.sentences.size() < 4) remembered.sentences.push_back(value);
     else if (key == "quiz_seed" && !value.empty()) s.quiz_seed = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "lessons_done") s.lessons.done = decode_done(value);
     else if (key == "lesson_current") s.lessons.current = value;
@@ -42,9 +43,10 @@ void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* li
 void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* out) {
     auto* app = static_cast<ExplorerApp*>(handler->UserData);
     const auto& s = app->settings();
+    const auto& remembered = app->workbench().remembered();
     out->appendf("[%s][Settings]\n", handler->TypeName);
     out->appendf("layout=%s\n", s.layout.c_str());
-    out->appendf("export_dir=%s\n", s.export_dir.c_str());
+    out->appendf("export_dir=%s\n", remembered.export_dir.c_str());
     out->appendf("quiz_seed=%llu\n", static_cast<unsigned long long>(s.quiz_seed));
     // The Lessons panel holds the live progress; the settings' copy is what was read at start.
     LessonProgress progress = s.lessons;
@@ -53,7 +55,7 @@ void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* ou
     out->appendf("lessons_done=%s\n", encode_done(progress.done).c_str());
     out->appendf("lesson_current=%s\n", progress.current.c_str());
     out->appendf("lesson_offered=%d\n", progress.offered ? 1 : 0);
-    for (const auto& sentence : s.sentences) {
+    for (const auto& sentence : remembered.sentences) {
         std::string one_line = sentence;
         for (char& c : one_line)
             if (c == '\n' || c == '\r') c = ' ';

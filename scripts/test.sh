@@ -28,7 +28,9 @@ ctest --preset release
 section "AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+# The command random walk (tests/app/test_command_random_walk.cpp) runs here too, 3 seeds of 500
+# commands each: about 10 s in Release, a few minutes under the sanitizers.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TX_RANDOM_WALK_COMMANDS=500 \
   "$root/build-asan/tests/tx_tests" --gtest_brief=1 --gtest_filter='-*Slow*'
 
 section "ThreadSanitizer: trainer thread, thread pool, two-thread ops"

@@ -204,7 +204,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         if (auto it = v.options.disabled_heads.find(cur.prefix); it != v.options.disabled_heads.end())
             on = std::find(it->second.begin(), it->second.end(), h) == it->second.end();
         ImGui::PushID(h);
-        if (ImGui::Checkbox(("head " + std::to_string(h)).c_str(), &on)) ctx.commands.set_head_enabled(cur.prefix, h, on);
+        if (ImGui::Checkbox(("head " + std::to_string(h)).c_str(), &on)) ctx.commands.send(SetHeadEnabled{cur.prefix, h, on});
         ImGui::PopID();
         if (h % 2 == 0 && h + 1 < H) ImGui::SameLine(150);
     }
@@ -212,7 +212,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         int n = 0;
         for (const auto& [prefix, heads] : v.options.disabled_heads) n += static_cast<int>(heads.size());
         ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.4f, 1.0f), "%d head(s) switched off", n);
-        if (ImGui::SmallButton("switch every head back on")) ctx.commands.enable_all_heads();
+        if (ImGui::SmallButton("switch every head back on")) ctx.commands.send(EnableAllHeads{});
     }
     ImGui::Separator();
     if (v.decoder_only)
@@ -239,7 +239,7 @@ void AttentionPanel::draw_lines(PanelContext& ctx) {
     ImGui::Text("%s, layer %d: probabilities as lines", attention_kind_title(a.kind), a.layer);
     if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
         ImGui::TextWrapped("%s", v.missing_reason(a.probs).c_str());
-        if (!v.finished(a.probs) && ImGui::Button("Run to end")) ctx.commands.run_to_end();
+        if (!v.finished(a.probs) && ImGui::Button("Run to end")) ctx.commands.send(RunToEnd{});
         return;
     }
     if (static_cast<int>(m_line_heads.size()) != H) m_line_heads.assign(static_cast<size_t>(H), true);
@@ -321,7 +321,7 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
     const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
     if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
         ImGui::TextWrapped("%s", v.missing_reason(step).c_str());
-        if (!v.finished(step) && ImGui::Button("Run to end")) ctx.commands.run_to_end();
+        if (!v.finished(step) && ImGui::Button("Run to end")) ctx.commands.send(RunToEnd{});
         return;
     }
     const Axes ax = axes_of(v, a, row);
@@ -367,7 +367,7 @@ void AttentionPanel::draw_heads(PanelContext& ctx) {
         if (r.clicked && r.row >= 0 && r.col >= 0) {
             sel.neuron_query = r.row;
             sel.neuron_key = r.col;
-            ctx.commands.show_panel("neuron");
+            ctx.commands.send(ShowPanel{"neuron"});
         }
         ImGui::EndGroup();
         if (h == sel.head && !sel.single_head) {

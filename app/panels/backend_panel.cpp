@@ -35,10 +35,10 @@ BackendPanel::BackendPanel()
 void BackendPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const bool cuda_ok = v.cuda_unavailable.empty();
-    if (ImGui::RadioButton(backend_label("cpu").c_str(), v.backend == "cpu")) ctx.commands.set_backend("cpu");
+    if (ImGui::RadioButton(backend_label("cpu").c_str(), v.backend == "cpu")) ctx.commands.send(SetBackend{"cpu"});
     ImGui::SameLine();
     ImGui::BeginDisabled(!cuda_ok);
-    if (ImGui::RadioButton(backend_label("cuda").c_str(), v.backend == "cuda")) ctx.commands.set_backend("cuda");
+    if (ImGui::RadioButton(backend_label("cuda").c_str(), v.backend == "cuda")) ctx.commands.send(SetBackend{"cuda"});
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s", cuda_ok ? v.cuda_device.c_str() : v.cuda_unavailable.c_str());
@@ -52,7 +52,7 @@ void BackendPanel::draw_content(PanelContext& ctx) {
     }
 
     bool fused = v.options.fused_attention;
-    if (ImGui::Checkbox("fused attention", &fused)) ctx.commands.set_fused_attention(fused);
+    if (ImGui::Checkbox("fused attention", &fused)) ctx.commands.send(SetFusedAttention{fused});
     item_tooltip(
         "Step by step (off): scores, mask, softmax and context are four ops, and their (T,S) matrices are what the "
         "attention views show. Fused (on): one op walks the keys in tiles with a running max and sum (online "
@@ -68,10 +68,10 @@ void BackendPanel::draw_content(PanelContext& ctx) {
         ImGui::Text("Forward pass on %s: %.3f ms for %zu steps (B=%d, S=%d, T=%d)", v.backend.c_str(), v.forward_ms,
                     v.steps.size(), v.B, v.S, v.T);
     ImGui::SameLine();
-    if (ImGui::SmallButton("time again")) ctx.commands.set_input(v.sentences, v.target_text);
+    if (ImGui::SmallButton("time again")) ctx.commands.send(SetInput{v.sentences, v.target_text});
     item_tooltip("Re-runs greedy decoding and the forward pass; times vary from run to run by a few percent.");
     ImGui::BeginDisabled(!cuda_ok);
-    if (ImGui::Button("Compare CPU and CUDA")) ctx.commands.compare_backends();
+    if (ImGui::Button("Compare CPU and CUDA")) ctx.commands.send(CompareBackends{});
     ImGui::EndDisabled();
     item_tooltip(cuda_ok ? "Runs this input on the other backend too: per-step times side by side, and the largest "
                            "difference between the two backends' outputs for every step."
@@ -130,7 +130,7 @@ void BackendPanel::draw_content(PanelContext& ctx) {
 void BackendPanel::draw_generation_timing(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     if (!ImGui::CollapsingHeader("Generation with and without the KV cache", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    if (ImGui::Button("Time generation")) ctx.commands.measure_generation();
+    if (ImGui::Button("Time generation")) ctx.commands.send(MeasureGeneration{});
     item_tooltip("Generates 8, 16, 32 and 64 tokens (below max_len) greedily on this model and backend, twice: with "
                  "the KV cache, and re-running the whole decoder over the prefix for every token. EOS does not stop "
                  "a run, so both do the same number of tokens. After a warm-up run, the fastest of 5 runs counts; the page waits while "

@@ -192,7 +192,7 @@ void DecodingPanel::draw_controls(PanelContext& ctx) {
                  "larger values divide longer outputs' log P by more and so favour them.");
     m_editing = k_active || a_active;
     // α to the slider's two decimals, so that 0.60 is 0.6 as txcli's --length-penalty 0.6 is.
-    if (apply) ctx.commands.set_decoding(m_beam_size, std::clamp(std::round(static_cast<double>(m_alpha) * 100.0) / 100.0, 0.0, 5.0));
+    if (apply) ctx.commands.send(SetDecoding{m_beam_size, std::clamp(std::round(static_cast<double>(m_alpha) * 100.0) / 100.0, 0.0, 5.0)});
     ImGui::SameLine(0.0f, 20.0f);
     ImGui::TextDisabled("%s", v.beam_size > 1 ? "The other views show beam search's output."
                                               : "K = 1: the other views show greedy decoding's output.");

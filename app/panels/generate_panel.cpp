@@ -180,7 +180,7 @@ void GeneratePanel::draw_controls(PanelContext& ctx) {
         ImGui::TextColored(WARN, "Not applied: %s.", invalid.c_str());
         return;
     }
-    if (apply) ctx.commands.set_generation(m_settings);
+    if (apply) ctx.commands.send(SetGeneration{m_settings});
 }
 
 void GeneratePanel::draw_cursor(PanelContext& ctx) {
@@ -207,7 +207,7 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
     item_tooltip("The last token, its pass done (E).");
     ImGui::SameLine();
     if (ImGui::Button("restart")) go = {1, 0};
-    if (go.first > 0 && go != std::pair{t, s}) ctx.commands.set_generation_cursor(go.first, go.second);
+    if (go.first > 0 && go != std::pair{t, s}) ctx.commands.send(SetGenerationCursor{go.first, go.second});
     ImGui::SameLine(0.0f, 16.0f);
     ImGui::AlignTextToFramePadding();
     ImGui::TextColored(TITLE, "token %d of %d", t, T);
@@ -543,7 +543,7 @@ void GeneratePanel::draw_comparison(const SessionView& v) {
 void GeneratePanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const GenerationTrace& g = v.generation;
-    if (g.stale) ctx.commands.update_generation();   // computed after this frame
+    if (g.stale) ctx.commands.send(UpdateGeneration{});   // computed after this frame
     draw_controls(ctx);
     ImGui::Separator();
     if (!g.error.empty()) {

@@ -230,7 +230,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
         if (ImGui::IsItemDeactivatedAfterEdit()) decoding_changed = true;
         item_tooltip("Length penalty alpha: 0 ranks by log P(Y) alone, which favours short outputs; larger values favour longer ones.");
     }
-    if (decoding_changed) ctx.commands.set_decoding(beam ? std::max(2, m_beam_size) : 1, m_alpha);
+    if (decoding_changed) ctx.commands.send(SetDecoding{beam ? std::max(2, m_beam_size) : 1, m_alpha});
 
     if (changed) {
         m_pending = true;
@@ -239,7 +239,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
     if (enter || (m_pending && ImGui::GetTime() - m_edit_time > APPLY_DELAY_S)) {
         std::vector<std::string> sentences;
         for (const auto& s : m_edit) sentences.push_back(s);
-        ctx.commands.set_input(sentences, m_use_target ? std::optional<std::string>(m_target) : std::nullopt);
+        ctx.commands.send(SetInput{sentences, m_use_target ? std::optional<std::string>(m_target) : std::nullopt});
         m_pending = false;
     }
 
@@ -397,7 +397,7 @@ void InputPanel::draw_examples(PanelContext& ctx) {
     if (!v.known_words || v.known_words->available()) ImGui::SameLine();
     if (ImGui::BeginPopup("##examples")) {
         for (const std::string& e : v.examples)
-            if (ImGui::Selectable(e.c_str())) ctx.commands.set_input({e}, std::nullopt);
+            if (ImGui::Selectable(e.c_str())) ctx.commands.send(SetInput{{e}, std::nullopt});
         ImGui::EndPopup();
     }
 }
@@ -417,7 +417,7 @@ void InputPanel::draw_known_words(PanelContext& ctx) {
         return;
     }
     ImGui::BeginDisabled(known->test_sentences.empty());
-    if (ImGui::Button("Another test sentence")) ctx.commands.random_test_sentence();
+    if (ImGui::Button("Another test sentence")) ctx.commands.send(RandomTestSentence{});
     ImGui::EndDisabled();
     const std::string tip = known->test_sentences.empty()
                                 ? "No test split beside the training corpus (" + known->corpus + ")."

@@ -140,7 +140,7 @@ void LessonsPanel::set_quiz_seed(uint64_t seed) {
     m_order = quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
 }
 
-void LessonsPanel::do_step(Commands& commands) {
+void LessonsPanel::do_step(CommandSink& commands) {
     if (m_lessons.empty()) return;
     const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
     if (m_done >= static_cast<int>(lesson.steps.size())) return;
@@ -155,7 +155,7 @@ void LessonsPanel::step_back() {
     m_scroll_to_step = true;
 }
 
-void LessonsPanel::repeat_step(Commands& commands) {
+void LessonsPanel::repeat_step(CommandSink& commands) {
     if (m_lessons.empty() || m_done == 0) return;
     const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
     for (const LessonAction& a : lesson.steps[static_cast<size_t>(m_done - 1)].actions) perform(a, commands);
@@ -170,27 +170,27 @@ bool LessonsPanel::check_answer(int choice) {
     return right;
 }
 
-void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
+void LessonsPanel::perform(const LessonAction& a, CommandSink& commands) {
     switch (a.kind) {
-        case LessonActionKind::OpenModel: commands.open_model(a.name); break;
-        case LessonActionKind::SetSentences: commands.set_input(a.sentences, std::nullopt); break;
-        case LessonActionKind::GoToStep: commands.go_to_step(a.name); break;
-        case LessonActionKind::CausalMask: commands.set_causal_mask(a.on); break;
-        case LessonActionKind::PaddingMask: commands.set_padding_mask(a.on); break;
-        case LessonActionKind::PositionalEncoding: commands.set_positional_encoding(a.on); break;
-        case LessonActionKind::AttentionScaling: commands.set_attention_scaling(a.on); break;
-        case LessonActionKind::SelectAttention: commands.select_attention(a.name, a.number); break;
-        case LessonActionKind::ShowPanel: commands.show_panel(a.name); break;
-        case LessonActionKind::HighlightPanel: commands.highlight_panel(a.name); break;
-        case LessonActionKind::Decoding: commands.set_decoding(a.number, 0.6); break;   // the paper's alpha
-        case LessonActionKind::NeuronView: commands.open_neuron_view(a.number, a.key); break;
-        case LessonActionKind::HeadEnabled: commands.set_head_enabled(a.name, a.number, a.on); break;
-        case LessonActionKind::AllHeadsOn: commands.enable_all_heads(); break;
+        case LessonActionKind::OpenModel: commands.send(OpenModel{a.name}); break;
+        case LessonActionKind::SetSentences: commands.send(SetInput{a.sentences, std::nullopt}); break;
+        case LessonActionKind::GoToStep: commands.send(GoToStep{a.name}); break;
+        case LessonActionKind::CausalMask: commands.send(SetCausalMask{a.on}); break;
+        case LessonActionKind::PaddingMask: commands.send(SetPaddingMask{a.on}); break;
+        case LessonActionKind::PositionalEncoding: commands.send(SetPositionalEncoding{a.on}); break;
+        case LessonActionKind::AttentionScaling: commands.send(SetAttentionScaling{a.on}); break;
+        case LessonActionKind::SelectAttention: commands.send(SelectAttention{a.name, a.number}); break;
+        case LessonActionKind::ShowPanel: commands.send(ShowPanel{a.name}); break;
+        case LessonActionKind::HighlightPanel: commands.send(HighlightPanel{a.name}); break;
+        case LessonActionKind::Decoding: commands.send(SetDecoding{a.number, 0.6}); break;   // the paper's alpha
+        case LessonActionKind::NeuronView: commands.send(OpenNeuronView{a.number, a.key}); break;
+        case LessonActionKind::HeadEnabled: commands.send(SetHeadEnabled{a.name, a.number, a.on}); break;
+        case LessonActionKind::AllHeadsOn: commands.send(EnableAllHeads{}); break;
         case LessonActionKind::Generation: {
             GenerationSettings settings;
             settings.sample = a.on;
             settings.sampling = a.sampling;
-            commands.set_generation(settings);
+            commands.send(SetGeneration{settings});
             break;
         }
         case LessonActionKind::Train: {
@@ -198,15 +198,15 @@ void LessonsPanel::perform(const LessonAction& a, Commands& commands) {
             TrainingConfig training = preset_training(Preset::Tiny, task);
             training.precision = a.precision.format;
             training.loss_scale = a.loss_scale;
-            commands.trainer_configure(Preset::Tiny, training);
-            commands.trainer_start();
+            commands.send(ConfigureTrainer{Preset::Tiny, training});
+            commands.send(StartTraining{});
             break;
         }
         case LessonActionKind::Precision:
-            commands.set_precision(a.precision, a.embedding_scale);
-            commands.show_panel("precision");
+            commands.send(SetPrecision{a.precision, a.embedding_scale});
+            commands.send(ShowPanel{"precision"});
             break;
-        case LessonActionKind::ModelVariant: commands.rebuild_variant(a.variant); break;
+        case LessonActionKind::ModelVariant: commands.send(RebuildVariant{a.variant}); break;
     }
 }
 

@@ -1,5 +1,5 @@
 // Lessons panel: a guided tour in short lessons read from assets/lessons/ (lessons.h). Each
-// lesson's steps drive the app through Commands when the learner presses "Do it" (open a model,
+// lesson's steps drive the app through commands (command.h) when the learner presses "Do it" (open a model,
 // set a sentence, jump to a step, toggle a mask, highlight a panel...), and it ends with a
 // multiple-choice question answered from what is on screen, its choices in the learner's own
 // shuffled order (quiz.h). It keeps the learner's progress (lesson_progress.h): lessons answered
@@ -26,13 +26,13 @@ public:
     int steps_done() const { return m_done; }
     void open_lesson(int index);          // from its first step, the answer cleared
     // Performs the current step's actions (queued Commands) and moves on to the next step.
-    void do_step(Commands& commands);
+    void do_step(CommandSink& commands);
     // "Back": the step last done becomes the current one again ("Do it" redoes it). What the
     // steps changed in the app stays as it is.
     void step_back();
     // "Repeat this step": performs the step last done again (its highlight, its settings) without
     // moving on; nothing when no step is done yet.
-    void repeat_step(Commands& commands);
+    void repeat_step(CommandSink& commands);
     // Checks a choice of the current lesson's question (a file index, LessonQuestion::answer's
     // numbering): true when right. The panel shows the verdict, the hint or the explanation.
     bool check_answer(int choice);
@@ -41,7 +41,7 @@ public:
     void set_quiz_seed(uint64_t seed);
     // The current question's choices as drawn: shown[i] = the file index at place i.
     const std::vector<int>& choice_order() const { return m_order; }
-    static void perform(const LessonAction& action, Commands& commands);
+    static void perform(const LessonAction& action, CommandSink& commands);
     // Progress, read from and written to the settings (settings.cpp). set_progress opens the
     // lesson it names as current (lesson 1 when none).
     const LessonProgress& progress() const { return m_progress; }

@@ -104,7 +104,7 @@ void draw_aligned_pieces(const std::vector<std::string>& clean, const std::vecto
 HeatmapResult grid_heatmap(const char* id, const std::string& title, const std::vector<float>& values, int rows, int cols,
                            const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels,
                            const std::string& row_axis, const std::string& col_axis, Colormap map, float vmin, float vmax,
-                           std::function<std::string(int, int, float)> tooltip, Commands* commands, float max_cell = 36.0f,
+                           std::function<std::string(int, int, float)> tooltip, CommandSink* commands, float max_cell = 36.0f,
                            bool values_in_cells = true, bool fixed_max = true) {
     ImGui::TextUnformatted(title.c_str());
     HeatmapSpec spec;
@@ -187,12 +187,12 @@ LookInsideRequest LookInsidePanel::request_for(const SessionView& v) const {
     return r;
 }
 
-bool LookInsidePanel::open_head(Commands& commands, const SessionView& v, AttentionKind kind, int layer, int head) {
+bool LookInsidePanel::open_head(CommandSink& commands, const SessionView& v, AttentionKind kind, int layer, int head) {
     for (const AttentionBlock& a : v.attention)
         if (a.kind == kind && a.layer == layer && a.probs < v.steps.size()) {
-            commands.go_to_step(v.steps[a.probs].name);
-            commands.select_attention(a.prefix, head);
-            commands.show_panel("attention");
+            commands.send(GoToStep{v.steps[a.probs].name});
+            commands.send(SelectAttention{a.prefix, head});
+            commands.send(ShowPanel{"attention"});
             return true;
         }
     return false;
@@ -207,7 +207,7 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
     const LookInsideRequest request = request_for(v);
     const std::shared_ptr<const LookInside> result = v.look_inside;
     const bool current = result && result->request == request;
-    if (!current && !v.look_inside_computing) ctx.commands.compute_look_inside(request);
+    if (!current && !v.look_inside_computing) ctx.commands.send(ComputeLookInside{request});
     // What these views leave out of the Session's current settings.
     std::string differs;
     if (!v.options.causal_mask || !v.options.padding_mask || !v.options.positional_encoding)

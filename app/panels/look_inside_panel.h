@@ -23,7 +23,7 @@ public:
     void set_metric(int position, const std::string& token, const std::string& versus);
     // What a click on a head-importance cell does: the cursor to that block's probabilities step,
     // the block and head selected, the Attention panel raised. False when the model has no such block.
-    static bool open_head(Commands& commands, const SessionView& v, AttentionKind kind, int layer, int head);
+    static bool open_head(CommandSink& commands, const SessionView& v, AttentionKind kind, int layer, int head);
     // The request the panel sends for this view (the first sentence, the committed settings).
     LookInsideRequest request_for(const SessionView& v) const;
 

@@ -47,12 +47,12 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     const int row = std::clamp(ctx.selection.batch_row, 0, std::max(v.B - 1, 0));
     bool causal = v.options.causal_mask, padding = v.options.padding_mask;
-    if (ImGui::Checkbox("causal mask (decoder self-attention)", &causal)) ctx.commands.set_causal_mask(causal);
+    if (ImGui::Checkbox("causal mask (decoder self-attention)", &causal)) ctx.commands.send(SetCausalMask{causal});
     item_tooltip("Without it, decoder position t sees positions after t. In training the answer is then visible: "
                  "the model learns to copy the next input instead of predicting it, and at generation time those "
                  "future tokens do not exist yet, so what it learned does not apply.");
     ImGui::SameLine();
-    if (ImGui::Checkbox("padding mask", &padding)) ctx.commands.set_padding_mask(padding);
+    if (ImGui::Checkbox("padding mask", &padding)) ctx.commands.send(SetPaddingMask{padding});
     item_tooltip("Without it, real tokens also attend to PAD positions: a sentence's result then depends on how "
                  "long the other sentences in its batch are. Add a longer second sentence in the Input panel to see it.");
     if (v.B > 1) {

@@ -245,7 +245,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
         if (trained && !ctx.self_test) {
             ImGui::OpenPopup("Discard trained weights?");
         } else {
-            ctx.commands.rebuild_model(m_edit);
+            ctx.commands.send(RebuildModel{m_edit});
             m_edited = false;
         }
     }
@@ -261,7 +261,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
         ImGui::Text("The current weights come from %s.", v.model_source.c_str());
         ImGui::TextUnformatted("Rebuilding starts from fresh random weights; save a checkpoint first to keep them.");
         if (ImGui::Button("Rebuild anyway")) {
-            ctx.commands.rebuild_model(m_edit);
+            ctx.commands.send(RebuildModel{m_edit});
             m_edited = false;
             ImGui::CloseCurrentPopup();
         }
@@ -276,9 +276,9 @@ void ModelPanel::draw_content(PanelContext& ctx) {
                 "metadata; it loads in Python's safetensors and PyTorch as is.");
     ImGui::SetNextItemWidth(-1);
     ImGui::InputText("##path", &m_path);
-    if (ImGui::Button("Load")) ctx.commands.load_checkpoint(m_path);
+    if (ImGui::Button("Load")) ctx.commands.send(LoadCheckpoint{m_path});
     ImGui::SameLine();
-    if (ImGui::Button("Save")) ctx.commands.save_checkpoint(m_path);
+    if (ImGui::Button("Save")) ctx.commands.send(SaveCheckpoint{m_path});
     ImGui::SameLine();
     ImGui::TextDisabled("errors appear in the status line at the bottom");
 }

@@ -139,9 +139,9 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
     if (!t.complete) {
         ImGui::TextColored(WARN_COLOUR, "%s", v.missing_reason(t.missing_step).c_str());
         if (t.missing_is_fused) {
-            if (ImGui::Button("Switch fused attention off")) ctx.commands.set_fused_attention(false);
+            if (ImGui::Button("Switch fused attention off")) ctx.commands.send(SetFusedAttention{false});
         } else {
-            if (ImGui::Button(("Run to " + v.steps[a.context].name).c_str())) ctx.commands.run_to(a.context);
+            if (ImGui::Button(("Run to " + v.steps[a.context].name).c_str())) ctx.commands.send(RunTo{a.context});
             item_tooltip("Moves the step cursor just past this block's context step, so every number below exists.");
         }
     }

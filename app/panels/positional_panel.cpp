@@ -72,7 +72,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
         draw_none(ctx);
         return;
     }
-    if (ImGui::Checkbox(label, &on)) ctx.commands.set_positional_encoding(on);
+    if (ImGui::Checkbox(label, &on)) ctx.commands.send(SetPositionalEncoding{on});
     item_tooltip(positional_off_text(v.config).c_str());
     if (!on) {
         ImGui::SameLine();

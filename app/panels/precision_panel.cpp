@@ -204,7 +204,7 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
     const PrecisionRequest request = request_for(v);
     const std::shared_ptr<const PrecisionView> result = v.precision;
     const bool current = result && result->request == request;
-    if (!current && !v.precision_computing) ctx.commands.compute_precision(request);
+    if (!current && !v.precision_computing) ctx.commands.send(ComputePrecision{request});
     std::string differs;
     if (!v.options.causal_mask || !v.options.padding_mask || !v.options.positional_encoding || !v.options.disabled_heads.empty())
         differs += "The Masks / Positional toggles and switched-off heads do not apply here: both runs use the model as trained. ";

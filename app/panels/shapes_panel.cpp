@@ -75,7 +75,7 @@ void ShapesPanel::draw_content(PanelContext& ctx) {
             ImGui::TableNextColumn();
             if (!v.finished(i)) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
             ImGui::PushID(static_cast<int>(i));
-            if (ImGui::Selectable(short_name(s.name).c_str(), i == current, ImGuiSelectableFlags_SpanAllColumns)) ctx.commands.run_to(i);
+            if (ImGui::Selectable(short_name(s.name).c_str(), i == current, ImGuiSelectableFlags_SpanAllColumns)) ctx.commands.send(RunTo{i});
             ImGui::PopID();
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("%s\n%s\n%lld values", s.name.c_str(), s.formula.c_str(), static_cast<long long>(s.shape.numel()));

@@ -64,18 +64,18 @@ StepPanel::StepPanel()
 void StepPanel::draw_content(PanelContext& ctx) {
     const SessionView& v = ctx.view;
     // Controls.
-    if (ImGui::Button("\xE2\x86\xBA Restart")) ctx.commands.restart();
+    if (ImGui::Button("\xE2\x86\xBA Restart")) ctx.commands.send(Restart{});
     item_tooltip("Forget every output and start before the first step (Home).");
     ImGui::SameLine();
-    if (ImGui::Button("\xE2\x86\x91 Prev layer")) ctx.commands.previous_layer();
+    if (ImGui::Button("\xE2\x86\x91 Prev layer")) ctx.commands.send(PreviousLayer{});
     ImGui::SameLine();
-    if (ImGui::Button("\xE2\x86\x90 Prev step")) ctx.commands.step_back();
+    if (ImGui::Button("\xE2\x86\x90 Prev step")) ctx.commands.send(StepBack{});
     ImGui::SameLine();
-    if (ImGui::Button("Next step \xE2\x86\x92")) ctx.commands.step_forward();
+    if (ImGui::Button("Next step \xE2\x86\x92")) ctx.commands.send(StepForward{});
     ImGui::SameLine();
-    if (ImGui::Button("Next layer \xE2\x86\x93")) ctx.commands.next_layer();
+    if (ImGui::Button("Next layer \xE2\x86\x93")) ctx.commands.send(NextLayer{});
     ImGui::SameLine();
-    if (ImGui::Button("Run to end \xE2\x87\xA5")) ctx.commands.run_to_end();
+    if (ImGui::Button("Run to end \xE2\x87\xA5")) ctx.commands.send(RunToEnd{});
     ImGui::SameLine();
     ImGui::Text("%zu / %zu steps done", v.cursor, v.steps.size());
     ImGui::ProgressBar(v.steps.empty() ? 0.0f : static_cast<float>(v.cursor) / static_cast<float>(v.steps.size()), ImVec2(-1, 4), "");
@@ -122,7 +122,7 @@ void StepPanel::draw_list(PanelContext& ctx) {
                 ImGui::PushID(static_cast<int>(k));
                 if (!done) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
                 const std::string text = std::string(done ? "\xE2\x9C\x93 " : "   ") + label;
-                if (ImGui::Selectable(text.c_str(), k == current)) ctx.commands.run_to(k);
+                if (ImGui::Selectable(text.c_str(), k == current)) ctx.commands.send(RunTo{k});
                 if (!done) ImGui::PopStyleColor();
                 if (ImGui::IsItemHovered()) {
                     ImGui::BeginTooltip();

@@ -91,33 +91,33 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
     if (!running) {
         if (ImGui::Button("\xE2\x96\xB6 Play")) {
             if (!exists) configure(ctx);
-            ctx.commands.trainer_start();
+            ctx.commands.send(StartTraining{});
         }
     } else if (ImGui::Button("\xE2\x8F\xB8 Pause")) {
-        ctx.commands.trainer_pause();
+        ctx.commands.send(PauseTraining{});
     }
     ImGui::SameLine();
     ImGui::BeginDisabled(running);
     if (ImGui::Button("Step")) {
         if (!exists) configure(ctx);
-        ctx.commands.trainer_step();
+        ctx.commands.send(StepTraining{});
     }
     item_tooltip("One optimiser step on one batch, then pause.");
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(!exists);
-    if (ImGui::Button("Reset")) ctx.commands.trainer_reset();
+    if (ImGui::Button("Reset")) ctx.commands.send(ResetTrainer{});
     item_tooltip(ctx.trainer.start_from.empty() ? "Fresh weights from the seed; the history is cleared."
                                                 : "Back to the fine-tuned checkpoint's weights; the history is cleared.");
     ImGui::SameLine();
-    if (ImGui::Button("Use trained model in explorer")) ctx.commands.use_trained_model();
+    if (ImGui::Button("Use trained model in explorer")) ctx.commands.send(UseTrainedModel{});
     item_tooltip("Load the trainer's current weights (and its tokenizer) into the explorer, so every other panel shows "
                  "the trained model.");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - 70));
     ImGui::InputText("##save", &m_save_path);
     ImGui::SameLine();
-    if (ImGui::Button("Save")) ctx.commands.trainer_save(m_save_path);
+    if (ImGui::Button("Save")) ctx.commands.send(SaveTrainedModel{m_save_path});
     ImGui::EndDisabled();
     ImGui::EndDisabled();
 
@@ -207,8 +207,8 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
 }
 
 void TrainingPanel::configure(PanelContext& ctx) {
-    if (TASKS[m_task] == TaskKind::Translate && m_start > 0) ctx.commands.trainer_fine_tune(m_training, m_start == 2);
-    else ctx.commands.trainer_configure(PRESETS[m_preset], m_training);
+    if (TASKS[m_task] == TaskKind::Translate && m_start > 0) ctx.commands.send(FineTune{m_training, m_start == 2});
+    else ctx.commands.send(ConfigureTrainer{PRESETS[m_preset], m_training});
 }
 
 void TrainingPanel::load_comparison_results(const std::string& path) {
@@ -278,7 +278,7 @@ void TrainingPanel::draw_comparison_chooser(PanelContext& ctx) {
                             m_reported_error.empty() ? "" : (" (" + m_reported_error + ")").c_str());
     ImGui::PopTextWrapPos();
     ImGui::BeginDisabled(ctx.trainer.preparing);
-    if (ImGui::Button("Train this row")) ctx.commands.trainer_compare_variant(row.id);
+    if (ImGui::Button("Train this row")) ctx.commands.send(TrainComparisonRow{row.id});
     ImGui::EndDisabled();
     item_tooltip("A new trainer with exactly the row's settings starts at once; it stops at the target or the budget.");
     ImGui::Separator();

@@ -12,6 +12,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "command.h"
 #include "panel.h"
 #include "widgets/export.h"
 #include "widgets/font_sampling.h"
@@ -113,7 +114,7 @@ void heatmap_shutdown() {
     textures().clear();
 }
 
-HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
+HeatmapResult draw_heatmap(const HeatmapSpec& spec, CommandSink* commands) {
     HeatmapResult result;
     if (!spec.values || spec.rows <= 0 || spec.cols <= 0) {
         ImGui::TextDisabled("(nothing to show yet)");
@@ -330,21 +331,13 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands) {
     }
     if (commands && ImGui::BeginPopupContextItem("##export")) {
         const std::string base = safe_file_name(spec.title.empty() ? spec.id : spec.title);
-        if (ImGui::MenuItem("Export picture (PNG)")) {
-            const std::string path = commands->export_path(base, "png");
-            commands->export_region_png(origin, total_max, path);
-        }
+        if (ImGui::MenuItem("Export picture (PNG)"))
+            commands->send(ExportRegionPng{{origin.x, origin.y, total_max.x, total_max.y}, base, ""});
         if (ImGui::MenuItem("Export numbers (CSV)")) {
-            const std::string path = commands->export_path(base, "csv");
-            try {
-                const std::vector<std::string> empty;
-                write_text_atomic(path, matrix_csv(spec.values, spec.rows, spec.cols, spec.row_labels ? *spec.row_labels : empty,
-                                                   spec.col_labels ? *spec.col_labels : empty,
-                                                   spec.row_axis + " \\ " + spec.col_axis));
-                commands->report_status("wrote " + path);
-            } catch (const std::exception& e) {
-                commands->report_error(e.what());
-            }
+            const std::vector<std::string> empty;
+            commands->send(ExportCsv{base, matrix_csv(spec.values, spec.rows, spec.cols, spec.row_labels ? *spec.row_labels : empty,
+                                                      spec.col_labels ? *spec.col_labels : empty,
+                                                      spec.row_axis + " \\ " + spec.col_axis)});
         }
         ImGui::EndPopup();
     }

@@ -13,7 +13,7 @@
 
 namespace tx::app {
 
-class Commands;
+class CommandSink;
 
 struct HeatmapSpec {
     const char* id = "heatmap";               // unique in the current ID scope
@@ -49,7 +49,7 @@ struct HeatmapResult {
     bool clicked = false;
 };
 
-HeatmapResult draw_heatmap(const HeatmapSpec& spec, Commands* commands);
+HeatmapResult draw_heatmap(const HeatmapSpec& spec, CommandSink* commands);
 
 // Frees textures not drawn for a while; call once per frame.
 void heatmap_collect_garbage();

@@ -1,5 +1,6 @@
 // Line plots and bar charts (see plot.h).
 #include "widgets/plot.h"
+#include "command.h"
 #include "widgets/rgba_texture.h"
 
 #include <GL/gl.h>
@@ -53,20 +54,12 @@ std::string tick_text(double v, bool log_axis) {
     return buf;
 }
 
-void export_menu(const std::string& title, const char* id, ImVec2 min, ImVec2 max, Commands* commands,
+void export_menu(const std::string& title, const char* id, ImVec2 min, ImVec2 max, CommandSink* commands,
                  const std::function<std::string()>& csv) {
     if (!commands || !ImGui::BeginPopupContextItem("##export")) return;
     const std::string base = safe_file_name(title.empty() ? id : title);
-    if (ImGui::MenuItem("Export picture (PNG)")) commands->export_region_png(min, max, commands->export_path(base, "png"));
-    if (ImGui::MenuItem("Export numbers (CSV)")) {
-        const std::string path = commands->export_path(base, "csv");
-        try {
-            write_text_atomic(path, csv());
-            commands->report_status("wrote " + path);
-        } catch (const std::exception& e) {
-            commands->report_error(e.what());
-        }
-    }
+    if (ImGui::MenuItem("Export picture (PNG)")) commands->send(ExportRegionPng{{min.x, min.y, max.x, max.y}, base, ""});
+    if (ImGui::MenuItem("Export numbers (CSV)")) commands->send(ExportCsv{base, csv()});
     ImGui::EndPopup();
 }
 
@@ -146,7 +139,7 @@ void plot_shutdown() {
     line_textures().clear();
 }
 
-void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Commands* commands) {
+void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, CommandSink* commands) {
     ImGui::PushID(spec.id);
     const float font = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -305,7 +298,7 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Comm
 }
 
 void draw_bars(const BarSpec& spec, const std::vector<std::string>& labels, const std::vector<PlotSeries>& series,
-               Commands* commands, int highlight) {
+               CommandSink* commands, int highlight) {
     ImGui::PushID(spec.id);
     const float font = ImGui::GetFontSize();
     const float bar_h = spec.bar_height > 0 ? spec.bar_height : font;

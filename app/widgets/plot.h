@@ -9,7 +9,7 @@
 
 namespace tx::app {
 
-class Commands;
+class CommandSink;
 
 struct PlotSeries {
     std::string name;
@@ -30,7 +30,7 @@ struct PlotSpec {
     bool integer_x = false;              // x ticks at whole numbers only (positions, steps)
 };
 
-void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, Commands* commands);
+void draw_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series, CommandSink* commands);
 // Frees the textures of dense lines (before the GL context goes away).
 void plot_shutdown();
 
@@ -42,7 +42,7 @@ struct BarSpec {
 };
 // Horizontal bars, one row per label; up to two values per row (e.g. CPU and GPU).
 void draw_bars(const BarSpec& spec, const std::vector<std::string>& labels, const std::vector<PlotSeries>& series,
-               Commands* commands, int highlight = -1);
+               CommandSink* commands, int highlight = -1);
 
 // Ticks between lo and hi at a 1-2-5 step, about `target` of them.
 std::vector<double> nice_ticks(double lo, double hi, int target);
