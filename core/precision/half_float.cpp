@@ -6,9 +6,6 @@
 
 #include <bit>
 #include <cmath>
-#if defined(TX_X86_KERNELS)
-#include <cpuid.h>
-#endif
 
 #include "tx/cpu_isa.h"
 #include "kernels/half_convert_kernels.h"
@@ -17,20 +14,7 @@ namespace tx {
 
 namespace {
 
-bool use_kernels() {
-#if defined(TX_X86_KERNELS)
-    // CPUID leaf 1, ECX bit 29 (bit_F16C); read directly because Clang 14's
-    // __builtin_cpu_supports does not know "f16c". The AVX state the kernels also need is
-    // already checked by the active path being AVX2 or AVX-512.
-    static const bool f16c = [] {
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
-    }();
-    return f16c && cpu::active_isa() != cpu::Isa::Generic;
-#else
-    return false;
-#endif
-}
+bool use_kernels() { return cpu::cpu_has_f16c() && cpu::active_isa() != cpu::Isa::Generic; }
 
 }  // namespace
 

@@ -7,13 +7,11 @@
 #include "precision/lowp_weight.h"
 
 #include <stdexcept>
-#if defined(TX_X86_KERNELS)
-#include <cpuid.h>
-#endif
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/gemm.h"
 #include "runtime/parallel_for.h"
+#include "tx/cpu_isa.h"
 #include "tx/half_float.h"
 #include "tx/int8_quantize.h"
 
@@ -27,19 +25,6 @@ namespace {
 // ms, 8-row blocks vs widen + FP32): BF16 N = 8: 0.43 vs 0.55; N = 16: 0.73 vs 0.82; N = 32: 1.76
 // vs 1.64; N = 128: 34.7 vs 22.1. INT8 alike. Below it, the kernels read the stored weight alone.
 constexpr int WIDEN_FROM_ROWS = 32;
-
-bool cpu_has_f16c() {
-#if defined(TX_X86_KERNELS)
-    // CPUID leaf 1, ECX bit 29, as half_float.cpp reads it.
-    static const bool f16c = [] {
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
-    }();
-    return f16c;
-#else
-    return false;
-#endif
-}
 
 // Weight row o (C values) widened to FP32.
 void widen_row(float* out, const LowpWeight& w, int o) {
@@ -126,7 +111,7 @@ void lowp_linear_forward(float* out, const float* inp, const LowpWeight& w, cons
         switch (w.format) {
             case Precision::Bf16: return g.bf16(out, inp, w.halves.data(), bias, N, C, OC);
             case Precision::Fp16:
-                if (cpu_has_f16c()) return g.fp16(out, inp, w.halves.data(), bias, N, C, OC);
+                if (cpu::cpu_has_f16c()) return g.fp16(out, inp, w.halves.data(), bias, N, C, OC);
                 break;
             case Precision::Int8: return g.int8(out, inp, w.q.data(), w.scale.data(), bias, N, C, OC);
             case Precision::Fp32: break;

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <string_view>
+#if defined(TX_X86_KERNELS)
+#include <cpuid.h>
+#endif
 
 namespace tx::cpu {
 
@@ -34,6 +37,25 @@ bool cpu_has(Isa isa) {
     return isa == Isa::Generic;
 #endif
 }
+
+}  // namespace
+
+bool cpu_has_f16c() {
+#if defined(TX_X86_KERNELS)
+    // CPUID leaf 1, ECX bit 29 (bit_F16C); read directly because Clang 14's
+    // __builtin_cpu_supports does not know "f16c". The AVX state the kernels also need is
+    // checked by the active path being AVX2 or AVX-512.
+    static const bool f16c = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    }();
+    return f16c;
+#else
+    return false;
+#endif
+}
+
+namespace {
 
 std::string supported_list() {
     std::string list;

@@ -20,6 +20,10 @@ std::vector<Isa> supported_isas();   // generic first, best last
 // The path the GEMMs take. Chosen on first use: TX_ISA=avx2|avx512|generic where the CPU can run
 // it, else the best supported one (an unknown or unrunnable TX_ISA is named on stderr).
 Isa active_isa();
+
+// The CPU has F16C (VCVTPH2PS / VCVTPS2PH), which the FP16 conversion and product kernels need on
+// top of their AVX2 or AVX-512 path; always false outside x86-64 builds.
+bool cpu_has_f16c();
 // The choice for a TX_ISA value (null or empty: unset): that path where the CPU can run it, else
 // the best one, with `warning` saying why the value was not taken (empty when it was).
 Isa isa_from_setting(const char* value, std::string& warning);
