@@ -6,8 +6,12 @@
 # choice of exactly n tokens after BOS (EOS does not stop either side), the encoder included, one
 # thread, float32. Rounds alternate ours and the peer's two settings (docs/design.md §10): "as
 # installed" and "tuned" (OPENBLAS_CORETYPE unset, the OpenMP OpenBLAS, glibc malloc kept).
+# --precision bf16 runs both sides in BF16 autocast: ours `txcli bench --precision bf16` (weights
+# stored in BF16, products summed in FP32), the peer inside torch.autocast("cpu", dtype=torch.bfloat16),
+# PyTorch's own mixed-precision policy (its linear layers and matmuls in BF16, softmax, layer_norm and
+# log_softmax in FP32).
 # Usage: bench_generate.py --txcli PATH --checkpoint BASE.safetensors [--lengths 32,128,512]
-#        [--rounds 3] [--repeats 3] [--json FILE]
+#        [--rounds 3] [--repeats 3] [--precision fp32|bf16] [--json FILE]
 # --json also writes the figures (tokens/s per length: median, min, max of the rounds, per series)
 # for the explorer's Backend panel (transformer-explorer --generation-bench FILE).
 import argparse
@@ -45,6 +49,7 @@ def read_checkpoint(path):
 # The PyTorch peer (worker side): one JSON request per line, one JSON answer per line.
 
 def worker():
+    import contextlib
     import ctypes
     import math
 
@@ -102,8 +107,13 @@ def worker():
             p = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * scale, -1)
             return torch.matmul(p, v).transpose(0, 1).reshape(-1, D)
 
+        def precision():
+            if req["precision"] == "bf16":
+                return torch.autocast("cpu", dtype=torch.bfloat16)
+            return contextlib.nullcontext()
+
         def generate():
-            with torch.no_grad():
+            with torch.no_grad(), precision():
                 x = w["src_embed.weight"][src] * math.sqrt(D) + pe[:SRC_LEN]
                 for l in range(config["encoder_layers"]):
                     p = f"encoder.layers.{l}"
@@ -155,10 +165,11 @@ def peer_env(tuned):
     return env
 
 
-def ours(txcli, checkpoint, lengths, repeats):
+def ours(txcli, checkpoint, lengths, repeats, precision):
     """{n: (cached tok/s, full tok/s)} from txcli bench --decode's table."""
     out = subprocess.run([txcli, "bench", "--checkpoint", checkpoint, "--decode", ",".join(map(str, lengths)),
-                          "--threads", "1", "--repeats", str(repeats), "--src-len", str(SRC_LEN)],
+                          "--threads", "1", "--repeats", str(repeats), "--src-len", str(SRC_LEN),
+                          "--precision", precision],
                          check=True, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1")).stdout
     result = {}
     for line in out.splitlines():
@@ -179,6 +190,8 @@ def main():
     ap.add_argument("--lengths", default="32,128,512")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                    help="bf16: ours in BF16 autocast against torch.autocast('cpu', dtype=torch.bfloat16)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     if args.worker:
@@ -191,13 +204,13 @@ def main():
              for name in ("installed", "tuned")}
     rows = {n: {"cached": [], "full": [], "installed": [], "tuned": []} for n in lengths}
     for r in range(args.rounds):
-        for n, (cached, full) in ours(args.txcli, args.checkpoint, lengths, args.repeats).items():
+        for n, (cached, full) in ours(args.txcli, args.checkpoint, lengths, args.repeats, args.precision).items():
             rows[n]["cached"].append(cached)
             rows[n]["full"].append(full)
         for name, peer in peers.items():
             for n in lengths:
                 peer.stdin.write(json.dumps({"checkpoint": os.path.abspath(args.checkpoint), "tokens": n,
-                                             "repeats": args.repeats}) + "\n")
+                                             "repeats": args.repeats, "precision": args.precision}) + "\n")
                 peer.stdin.flush()
                 rows[n][name].append(1000.0 * n / json.loads(peer.stdout.readline())["ms"])
         print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
@@ -207,7 +220,8 @@ def main():
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     flags = open("/proc/cpuinfo").read()
-    print(f"CPU: {cpu} ({'AVX-512' if 'avx512f' in flags else 'AVX2'}); 1 thread; batch 1; source {SRC_LEN} ids; "
+    autocast = "BF16 autocast on both sides" if args.precision == "bf16" else "float32"
+    print(f"CPU: {cpu} ({'AVX-512' if 'avx512f' in flags else 'AVX2'}); {autocast}; 1 thread; batch 1; source {SRC_LEN} ids; "
           f"greedy, exactly n tokens, encoder included; median tokens/s of {args.rounds} rounds "
           f"(each the median of {args.repeats} runs)")
     print(f"{'tokens':>6}  {'ours cached':>11}  {'ours full':>9}  {'cache saves':>11}  {'torch installed':>15}  "
@@ -238,7 +252,7 @@ def write_json(args, rows, lengths, cpu, isa):
         "machine": f"{cpu} ({isa}), 1 thread",
         "model": f"d_model {config['d_model']}, {config['heads']} heads, d_ff {config['d_ff']}, "
                  f"{config['encoder_layers']}+{config['decoder_layers']} layers, vocabulary {config['tgt_vocab']}",
-        "settings": f"batch 1, source {SRC_LEN} ids, greedy, exactly n tokens, encoder included; "
+        "settings": f"{'BF16 autocast on both sides, ' if args.precision == 'bf16' else ''}batch 1, source {SRC_LEN} ids, greedy, exactly n tokens, encoder included; "
                     f"median of {args.rounds} rounds, each the median of {args.repeats} runs",
         "date": datetime.date.today().isoformat(),
         "unit": "tokens/s",

@@ -4,6 +4,7 @@
 # (a) the shipped everyday model and (b) a fresh base-size model (d_model 512, 8 heads, d_ff 2048,
 # 6+6 layers), whose ~90 MB of FP32 decoder weights no longer fit the caches: there batch-1
 # decoding is bound by reading the weights, which the 16- and 8-bit stored forms read 2× and 4× less of.
+# (c) PyTorch's CPU autocast in BF16 doing the same work, where python3-torch is installed.
 # Usage: bench/run_precision_bench.sh [BUILD_DIR] [TOKENS] [REPEATS] [THREADS]
 #   BUILD_DIR (default: build) is a configured CMake build of this tree; txcli is built there if
 #   needed. Waits (up to 10 minutes) for a quiet machine (TX_BENCH_NO_WAIT=1 skips the wait).
@@ -32,4 +33,21 @@ for model in "$ROOT/assets/models/everyday.safetensors" "$WORK/base.safetensors"
         --repeats "$REPEATS" --warmup 1 --threads "$THREADS" | tail -n 10
     echo
 done
+# Against PyTorch's CPU autocast (torch.autocast("cpu", dtype=torch.bfloat16)), where python3-torch is
+# installed: cached generation on a 2+2-layer base model, then the forward pass, both sides in BF16
+# and, for reference, both in FP32.
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    "$TXCLI" init --out "$WORK/base2.safetensors" --d-model 512 --heads 8 --d-ff 2048 --layers 2 --max-len 1024 >/dev/null
+    "$TXCLI" init --out "$WORK/tiny.safetensors" --d-model 64 --heads 4 --d-ff 256 --layers 2 >/dev/null
+    for precision in bf16 fp32; do
+        echo "== against PyTorch, $precision: cached generation"
+        /usr/bin/python3 "$ROOT/bench/bench_generate.py" --txcli "$TXCLI" --checkpoint "$WORK/base2.safetensors" \
+            --lengths 32,128 --rounds 3 --repeats 3 --precision "$precision"
+        echo "== against PyTorch, $precision: forward pass"
+        /usr/bin/python3 "$ROOT/bench/bench_forward.py" --txcli "$TXCLI" --tiny "$WORK/tiny.safetensors" \
+            --base "$WORK/base2.safetensors" --rounds 3 --repeats 5 --warmup 1 --precision "$precision" | sed -n '1,14p'
+    done
+else
+    echo "python3-torch is not installed: the comparison with PyTorch's autocast is skipped"
+fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
