@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+from bench_generate import cached_greedy, load_weights
+from torch_peer import sinusoidal_pe, wall_ms
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -33,11 +36,7 @@ def torch_forward_ms(B, L, repeats):
         "src_embed": torch.nn.Embedding(V, D), "tgt_embed": torch.nn.Embedding(V, D),
         "transformer": torch.nn.Transformer(D, H, N, N, F, batch_first=True), "generator": torch.nn.Linear(D, V),
     }).to(dev).eval()
-    pe = torch.zeros(L, D)
-    pos = torch.arange(L, dtype=torch.float32)[:, None]
-    div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
-    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)
-    pe = pe.to(dev)
+    pe = sinusoidal_pe(L, D).to(dev)
     src = torch.randint(4, V, (B, L), device=dev)
     tgt = torch.randint(4, V, (B, L), device=dev)
     mask = torch.nn.Transformer.generate_square_subsequent_mask(L).to(dev)
@@ -72,86 +71,18 @@ def torch_sdpa_ms(B, H, L, dk, repeats):
 
 
 def torch_generate_ms(ckpt, n, repeats):
-    """Median ms of bench_generate.py's cached greedy loop on the GPU: per decoder layer a
-    preallocated K/V cache [H, n, dk], one query row per step, the cross-attention K/V projected
-    once; the chosen id is read back every step, as ours downloads each step's log-probs."""
-    import time
+    """Median ms of bench_generate.py's cached greedy loop on the GPU, the same code as on the CPU."""
     import torch
-    import torch.nn.functional as F
-    sys.path.insert(0, HERE)
-    from bench_generate import SRC_LEN, read_checkpoint
 
-    config, arrays = read_checkpoint(ckpt)
-    if config.get("norm", "post") != "post":
-        raise SystemExit("bench_cuda.py: the generation peer is written for Post-LN checkpoints")
     dev = torch.device("cuda")
-    w = {k: torch.from_numpy(v.copy()).to(dev) for k, v in arrays.items()}
-    D, H, L = config["d_model"], config["heads"], config["decoder_layers"]
-    dk = D // H
-    eps = config.get("ln_eps", 1e-5)
-    scale = 1.0 / math.sqrt(dk) if config.get("scale_attention", True) else 1.0
-    pe = torch.zeros(n + SRC_LEN + 1, D)
-    pos = torch.arange(pe.shape[0], dtype=torch.float32)[:, None]
-    div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
-    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div[: D // 2])
-    pe = pe.to(dev)
-    g = torch.Generator().manual_seed(1)
-    src = torch.tensor(torch.randint(4, config["src_vocab"], (SRC_LEN - 1,), generator=g).tolist()
-                       + [config["special"]["eos"]], device=dev)
-    bos = config["special"]["bos"]
+    generate = cached_greedy(*load_weights(ckpt, dev), n, dev)
 
-    def lin(x, name):
-        return F.linear(x, w[name + ".weight"], w[name + ".bias"])
-
-    def norm(x, name):
-        return F.layer_norm(x, (D,), w[name + ".weight"], w[name + ".bias"], eps)
-
-    def heads(x):   # [rows, D] -> [H, rows, dk]
-        return x.view(-1, H, dk).transpose(0, 1)
-
-    def attend(q, k, v):   # q [H, r, dk], k/v [H, keys, dk] -> [r, D]
-        p = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * scale, -1)
-        return torch.matmul(p, v).transpose(0, 1).reshape(-1, D)
-
-    def generate():
-        x = w["src_embed.weight"][src] * math.sqrt(D) + pe[:SRC_LEN]
-        for l in range(config["encoder_layers"]):
-            p = f"encoder.layers.{l}"
-            a = attend(heads(lin(x, p + ".self_attn.q_proj")), heads(lin(x, p + ".self_attn.k_proj")),
-                       heads(lin(x, p + ".self_attn.v_proj")))
-            x = norm(x + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
-            x = norm(x + lin(torch.relu(lin(x, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm2")
-        cross = []
-        self_k = torch.empty(L, H, n, dk, device=dev)
-        self_v = torch.empty(L, H, n, dk, device=dev)
-        for l in range(L):
-            p = f"decoder.layers.{l}.cross_attn"
-            cross.append((heads(lin(x, p + ".k_proj")), heads(lin(x, p + ".v_proj"))))
-        ids = [bos]
-        for t in range(n):
-            y = w["tgt_embed.weight"][ids[-1]][None] * math.sqrt(D) + pe[t:t + 1]   # [1, D]
-            for l in range(L):
-                p = f"decoder.layers.{l}"
-                self_k[l, :, t] = lin(y, p + ".self_attn.k_proj").view(H, dk)
-                self_v[l, :, t] = lin(y, p + ".self_attn.v_proj").view(H, dk)
-                a = attend(heads(lin(y, p + ".self_attn.q_proj")), self_k[l, :, :t + 1], self_v[l, :, :t + 1])
-                y = norm(y + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
-                a = attend(heads(lin(y, p + ".cross_attn.q_proj")), *cross[l])
-                y = norm(y + lin(a, p + ".cross_attn.out_proj"), p + ".norm2")
-                y = norm(y + lin(torch.relu(lin(y, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm3")
-            ids.append(int(torch.argmax(torch.log_softmax(lin(y, "generator"), -1)[0])))
-        return ids
+    def synced():   # the wall time holds the GPU's work too
+        generate()
+        torch.cuda.synchronize()
 
     with torch.inference_mode():
-        generate()   # warm-up
-        ms = []
-        for _ in range(repeats):
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            generate()
-            torch.cuda.synchronize()
-            ms.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(ms)
+        return statistics.median(wall_ms(synced, repeats, warmup=1))
 
 
 def ours_generate(txcli, ckpt, lengths, repeats):

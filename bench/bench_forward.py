@@ -15,15 +15,13 @@ import argparse
 import json
 import os
 import statistics
-import struct
 import subprocess
 import sys
-import time
+
+from torch_peer import Peer, checkpoint_header, peer_envs, serve, sinusoidal_pe, wall_ms
 
 CONFIGS = [("tiny", 32), ("base", 32), ("base", 128)]
 TARGETS = {("tiny", 32): 2.0, ("base", 32): 1.5, ("base", 128): 1.5}
-TUNED_MALLOC = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296"
-OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -31,19 +29,10 @@ OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 
 def worker():
     import contextlib
-    import ctypes
     import math
 
     import torch
 
-    torch.set_num_threads(1)
-    # torch.set_num_threads does not reach OpenBLAS's own pool (docs/design.md §10)
-    for lib in ("libopenblas.so.0", "libblas.so.3"):
-        try:
-            ctypes.CDLL(lib).openblas_set_num_threads(1)
-            break
-        except (OSError, AttributeError):
-            continue
     models = {}
 
     def model_for(req):
@@ -58,16 +47,10 @@ def worker():
                                                     batch_first=True),
                 "generator": torch.nn.Linear(D, V),
             }).eval()
-            pe = torch.zeros(4096, D)
-            pos = torch.arange(4096, dtype=torch.float32)[:, None]
-            div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
-            pe[:, 0::2] = torch.sin(pos * div)
-            pe[:, 1::2] = torch.cos(pos * div[: D // 2])
-            models[key] = (m, pe, math.sqrt(D))
+            models[key] = (m, sinusoidal_pe(4096, D), math.sqrt(D))
         return models[key]
 
-    for line in sys.stdin:
-        req = json.loads(line)
+    def answer(req):
         m, pe, scale = model_for(req)
         S, T, V = req["src_len"], req["tgt_len"], req["vocab"]
         g = torch.Generator().manual_seed(1)
@@ -98,66 +81,16 @@ def worker():
         with torch.inference_mode(), autocast:
             x0, y0 = x0.detach(), y0.detach()
             for name, f in (("forward_ms", full), ("transformer_ms", core)):
-                for _ in range(req["warmup"]):
-                    f()
-                ms = []
-                for _ in range(req["repeats"]):
-                    start = time.perf_counter()
-                    f()
-                    ms.append((time.perf_counter() - start) * 1e3)
+                ms = wall_ms(f, req["repeats"], req["warmup"])
                 result[name] = {"median": statistics.median(ms), "min": min(ms), "max": max(ms)}
         result["torch"] = torch.__version__
-        print(json.dumps(result), flush=True)
+        return result
 
-
-class Peer:
-    """A PyTorch worker process (SCRIPT --worker) that answers one JSON request per line."""
-
-    def __init__(self, label, env, script=os.path.abspath(__file__)):
-        self.label = label
-        self.proc = subprocess.Popen([sys.executable, script, "--worker"], env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def run(self, req):
-        self.proc.stdin.write(json.dumps(req) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the {self.label} PyTorch worker died")
-        return json.loads(line)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
-def peer_envs():
-    base = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    tuned = dict(base, GLIBC_TUNABLES=TUNED_MALLOC)
-    tuned.pop("OPENBLAS_CORETYPE", None)
-    notes = ["OPENBLAS_CORETYPE unset", "GLIBC_TUNABLES=" + TUNED_MALLOC]
-    # Our AVX2 path (TX_ISA=avx2) is compared with OpenBLAS on AVX2 kernels too: the same ISA.
-    if os.environ.get("TX_ISA") == "avx2":
-        tuned["OPENBLAS_CORETYPE"] = "Haswell"
-        notes[0] = "OPENBLAS_CORETYPE=Haswell (AVX2, as TX_ISA=avx2)"
-    if os.path.isdir(OPENBLAS_OPENMP):
-        tuned["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + ":" + tuned.get("LD_LIBRARY_PATH", "")
-        notes.append("LD_LIBRARY_PATH=" + OPENBLAS_OPENMP)
-    else:
-        notes.append("(no OpenMP OpenBLAS installed: pthread build)")
-    return base, tuned, notes
+    serve(answer)
 
 
 # ---------------------------------------------------------------------------------------------
 # Ours
-
-def checkpoint_header(path):
-    """(config dict, whole safetensors header) of one of our checkpoints."""
-    with open(path, "rb") as f:
-        (n,) = struct.unpack("<Q", f.read(8))
-        header = json.loads(f.read(n))
-    return json.loads(header["__metadata__"]["config"]), header
-
 
 def run_txcli_bench(txcli, ckpt, args):
     """`txcli bench` on one thread with extra ARGS: its JSON line for the CPU backend."""
@@ -213,7 +146,8 @@ def main():
     args = ap.parse_args()
 
     base_env, tuned_env, notes = peer_envs()
-    peers = [Peer("as installed", base_env), Peer("tuned", tuned_env)]
+    here = os.path.abspath(__file__)
+    peers = [Peer("as installed", base_env, here), Peer("tuned", tuned_env, here)]
     ckpts = {"tiny": args.tiny, "base": args.base}
     results = {}
     where = {}   # the first of our runs: the CPU, GEMM path and FMA ceiling it reports

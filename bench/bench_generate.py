@@ -20,150 +20,119 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
-TUNED_MALLOC = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296"
-OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+from torch_peer import Peer, peer_envs, read_checkpoint, serve, sinusoidal_pe, wall_ms
+
 SRC_LEN = 16   # txcli bench --decode's default source length
 
 
-def read_checkpoint(path):
-    """(config dict, {name: numpy array}) of a safetensors checkpoint (F32 tensors only)."""
-    import numpy as np
-
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n].decode("utf-8"))
-    metadata = header.pop("__metadata__", {})
-    tensors = {}
-    for name, entry in header.items():
-        if entry["dtype"] != "F32":
-            continue
-        begin, end = entry["data_offsets"]
-        tensors[name] = np.frombuffer(raw, dtype="<f4", count=(end - begin) // 4, offset=8 + n + begin).reshape(entry["shape"])
-    return json.loads(metadata["config"]), tensors
-
-
 # ---------------------------------------------------------------------------------------------
-# The PyTorch peer (worker side): one JSON request per line, one JSON answer per line.
+# The PyTorch peer: the cached loop (bench_cuda.py runs it on the GPU too), and its worker side
 
-def worker():
-    import contextlib
-    import ctypes
+def load_weights(path, device="cpu"):
+    """(config, {name: tensor on DEVICE}) of a Post-LN checkpoint, for cached_greedy."""
+    import torch
+
+    config, arrays = read_checkpoint(path)
+    if config.get("norm", "post") != "post":
+        sys.exit(f"{path}: the generation peer is written for Post-LN checkpoints, this one is {config['norm']}")
+    return config, {k: torch.from_numpy(v.copy()).to(device) for k, v in arrays.items()}
+
+
+def cached_greedy(config, w, n, device="cpu"):
+    """A function that greedily generates exactly N ids after BOS with the usual hand-written cached
+    loop and returns them: per decoder layer a preallocated K/V cache [H, n, dk], one query row per
+    step, the cross-attention K/V projected once, the encoder included. The source is SRC_LEN - 1
+    seeded random ids + EOS; W are load_weights' tensors on DEVICE. The chosen id is read back every
+    step (on a GPU, as ours downloads each step's log-probs)."""
     import math
 
     import torch
     import torch.nn.functional as F
 
-    torch.set_num_threads(1)
-    for lib in ("libopenblas.so.0", "libblas.so.3"):   # torch.set_num_threads does not reach OpenBLAS's pool
-        try:
-            ctypes.CDLL(lib).openblas_set_num_threads(1)
-            break
-        except (OSError, AttributeError):
-            continue
+    D, H, L = config["d_model"], config["heads"], config["decoder_layers"]
+    dk = D // H
+    eps = config.get("ln_eps", 1e-5)
+    scale = 1.0 / math.sqrt(dk) if config.get("scale_attention", True) else 1.0
+    pe = sinusoidal_pe(n + SRC_LEN + 1, D).to(device)
+    g = torch.Generator().manual_seed(1)
+    src = torch.tensor(torch.randint(4, config["src_vocab"], (SRC_LEN - 1,), generator=g).tolist()
+                       + [config["special"]["eos"]], device=device)
+    bos = config["special"]["bos"]
+
+    def lin(x, name):
+        return F.linear(x, w[name + ".weight"], w[name + ".bias"])
+
+    def norm(x, name):
+        return F.layer_norm(x, (D,), w[name + ".weight"], w[name + ".bias"], eps)
+
+    def heads(x):   # [rows, D] -> [H, rows, dk]
+        return x.view(-1, H, dk).transpose(0, 1)
+
+    def attend(q, k, v):   # q [H, r, dk], k/v [H, keys, dk] -> [r, D]
+        p = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * scale, -1)
+        return torch.matmul(p, v).transpose(0, 1).reshape(-1, D)
+
+    def generate():
+        x = w["src_embed.weight"][src] * math.sqrt(D) + pe[:SRC_LEN]
+        for l in range(config["encoder_layers"]):
+            p = f"encoder.layers.{l}"
+            a = attend(heads(lin(x, p + ".self_attn.q_proj")), heads(lin(x, p + ".self_attn.k_proj")),
+                       heads(lin(x, p + ".self_attn.v_proj")))
+            x = norm(x + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
+            x = norm(x + lin(torch.relu(lin(x, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm2")
+        cross = []
+        self_k = torch.empty(L, H, n, dk, device=device)
+        self_v = torch.empty(L, H, n, dk, device=device)
+        for l in range(L):
+            p = f"decoder.layers.{l}.cross_attn"
+            cross.append((heads(lin(x, p + ".k_proj")), heads(lin(x, p + ".v_proj"))))
+        ids = [bos]
+        for t in range(n):
+            y = w["tgt_embed.weight"][ids[-1]][None] * math.sqrt(D) + pe[t:t + 1]   # [1, D]
+            for l in range(L):
+                p = f"decoder.layers.{l}"
+                self_k[l, :, t] = lin(y, p + ".self_attn.k_proj").view(H, dk)
+                self_v[l, :, t] = lin(y, p + ".self_attn.v_proj").view(H, dk)
+                a = attend(heads(lin(y, p + ".self_attn.q_proj")), self_k[l, :, :t + 1], self_v[l, :, :t + 1])
+                y = norm(y + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
+                a = attend(heads(lin(y, p + ".cross_attn.q_proj")), *cross[l])
+                y = norm(y + lin(a, p + ".cross_attn.out_proj"), p + ".norm2")
+                y = norm(y + lin(torch.relu(lin(y, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm3")
+            ids.append(int(torch.argmax(torch.log_softmax(lin(y, "generator"), -1)[0])))
+        return ids
+
+    return generate
+
+
+def worker():
+    import contextlib
+
+    import torch
+
     loaded = {}
 
-    def model(path):
-        if path not in loaded:
-            config, arrays = read_checkpoint(path)
-            if config.get("norm", "post") != "post":
-                raise SystemExit("bench_generate.py: the peer is written for Post-LN checkpoints")
-            loaded[path] = (config, {k: torch.from_numpy(v.copy()) for k, v in arrays.items()})
-        return loaded[path]
-
-    def sinusoidal(length, D):
-        pe = torch.zeros(length, D)
-        pos = torch.arange(length, dtype=torch.float32)[:, None]
-        div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
-        pe[:, 0::2] = torch.sin(pos * div)
-        pe[:, 1::2] = torch.cos(pos * div[: D // 2])
-        return pe
-
-    for line in sys.stdin:
-        req = json.loads(line)
-        config, w = model(req["checkpoint"])
-        D, H, L = config["d_model"], config["heads"], config["decoder_layers"]
-        dk = D // H
-        eps = config.get("ln_eps", 1e-5)
-        scale = 1.0 / math.sqrt(dk) if config.get("scale_attention", True) else 1.0
-        n = req["tokens"]
-        pe = sinusoidal(n + SRC_LEN + 1, D)
-        g = torch.Generator().manual_seed(1)
-        src = torch.randint(4, config["src_vocab"], (SRC_LEN - 1,), generator=g).tolist() + [config["special"]["eos"]]
-        bos = config["special"]["bos"]
-
-        def lin(x, name):
-            return F.linear(x, w[name + ".weight"], w[name + ".bias"])
-
-        def norm(x, name):
-            return F.layer_norm(x, (D,), w[name + ".weight"], w[name + ".bias"], eps)
-
-        def heads(x):   # [rows, D] -> [H, rows, dk]
-            return x.view(-1, H, dk).transpose(0, 1)
-
-        def attend(q, k, v):   # q [H, r, dk], k/v [H, keys, dk] -> [r, D]
-            p = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * scale, -1)
-            return torch.matmul(p, v).transpose(0, 1).reshape(-1, D)
+    def answer(req):
+        if req["checkpoint"] not in loaded:
+            loaded[req["checkpoint"]] = load_weights(req["checkpoint"])
+        generate = cached_greedy(*loaded[req["checkpoint"]], req["tokens"])
 
         def precision():
             if req["precision"] == "bf16":
                 return torch.autocast("cpu", dtype=torch.bfloat16)
             return contextlib.nullcontext()
 
-        def generate():
+        def run():
             with torch.no_grad(), precision():
-                x = w["src_embed.weight"][src] * math.sqrt(D) + pe[:SRC_LEN]
-                for l in range(config["encoder_layers"]):
-                    p = f"encoder.layers.{l}"
-                    a = attend(heads(lin(x, p + ".self_attn.q_proj")), heads(lin(x, p + ".self_attn.k_proj")),
-                               heads(lin(x, p + ".self_attn.v_proj")))
-                    x = norm(x + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
-                    x = norm(x + lin(torch.relu(lin(x, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm2")
-                cross = []
-                self_k = torch.empty(L, H, n, dk)
-                self_v = torch.empty(L, H, n, dk)
-                for l in range(L):
-                    p = f"decoder.layers.{l}.cross_attn"
-                    cross.append((heads(lin(x, p + ".k_proj")), heads(lin(x, p + ".v_proj"))))
-                ids = [bos]
-                for t in range(n):
-                    y = w["tgt_embed.weight"][ids[-1:]] * math.sqrt(D) + pe[t:t + 1]   # [1, D]
-                    for l in range(L):
-                        p = f"decoder.layers.{l}"
-                        self_k[l, :, t] = lin(y, p + ".self_attn.k_proj").view(H, dk)
-                        self_v[l, :, t] = lin(y, p + ".self_attn.v_proj").view(H, dk)
-                        a = attend(heads(lin(y, p + ".self_attn.q_proj")), self_k[l, :, :t + 1], self_v[l, :, :t + 1])
-                        y = norm(y + lin(a, p + ".self_attn.out_proj"), p + ".norm1")
-                        a = attend(heads(lin(y, p + ".cross_attn.q_proj")), *cross[l])
-                        y = norm(y + lin(a, p + ".cross_attn.out_proj"), p + ".norm2")
-                        y = norm(y + lin(torch.relu(lin(y, p + ".ffn.linear1")), p + ".ffn.linear2"), p + ".norm3")
-                    log_probs = torch.log_softmax(lin(y, "generator"), -1)
-                    ids.append(int(torch.argmax(log_probs[0])))
-                return ids
+                return generate()
 
-        generate()   # warm-up
-        ms = []
-        for _ in range(req["repeats"]):
-            start = time.perf_counter()
-            generate()
-            ms.append((time.perf_counter() - start) * 1000.0)
-        print(json.dumps({"ms": statistics.median(ms)}), flush=True)
+        return {"ms": statistics.median(wall_ms(run, req["repeats"], warmup=1))}
+
+    serve(answer)
 
 
 # ---------------------------------------------------------------------------------------------
 # The driver
-
-def peer_env(tuned):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    if tuned:
-        env.pop("OPENBLAS_CORETYPE", None)
-        env["GLIBC_TUNABLES"] = TUNED_MALLOC
-        if os.path.isdir(OPENBLAS_OPENMP):
-            env["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    return env
-
 
 def ours(txcli, checkpoint, lengths, repeats, precision):
     """{n: (cached tok/s, full tok/s)} from txcli bench --decode's table."""
@@ -199,9 +168,9 @@ def main():
     if not args.txcli or not args.checkpoint:
         ap.error("--txcli and --checkpoint are required")
     lengths = [int(x) for x in args.lengths.split(",")]
-    peers = {name: subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    text=True, env=peer_env(name == "tuned"))
-             for name in ("installed", "tuned")}
+    installed_env, tuned_env, _ = peer_envs()
+    here = os.path.abspath(__file__)
+    peers = {"installed": Peer("as installed", installed_env, here), "tuned": Peer("tuned", tuned_env, here)}
     rows = {n: {"cached": [], "full": [], "installed": [], "tuned": []} for n in lengths}
     for r in range(args.rounds):
         for n, (cached, full) in ours(args.txcli, args.checkpoint, lengths, args.repeats, args.precision).items():
@@ -209,14 +178,12 @@ def main():
             rows[n]["full"].append(full)
         for name, peer in peers.items():
             for n in lengths:
-                peer.stdin.write(json.dumps({"checkpoint": os.path.abspath(args.checkpoint), "tokens": n,
-                                             "repeats": args.repeats, "precision": args.precision}) + "\n")
-                peer.stdin.flush()
-                rows[n][name].append(1000.0 * n / json.loads(peer.stdout.readline())["ms"])
+                reply = peer.run({"checkpoint": os.path.abspath(args.checkpoint), "tokens": n,
+                                  "repeats": args.repeats, "precision": args.precision})
+                rows[n][name].append(1000.0 * n / reply["ms"])
         print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     for peer in peers.values():
-        peer.stdin.close()
-        peer.wait()
+        peer.close()
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     flags = open("/proc/cpuinfo").read()

@@ -14,8 +14,6 @@ Prints one JSON line: {"impl": "pytorch", "tokens_per_s": ..., "exact_match": ..
 Threads: --threads N sets torch's intra-op pool and OpenBLAS's own pool (docs/design.md §10).
 """
 import argparse
-import ctypes
-import ctypes.util
 import json
 import math
 import random
@@ -24,18 +22,9 @@ import time
 import torch
 import torch.nn as nn
 
+from torch_peer import pin_threads, sinusoidal_pe
+
 PAD, BOS, EOS = 0, 1, 2
-
-
-def set_threads(n):
-    torch.set_num_threads(n)
-    for name in ("openblas", "openblas64_"):
-        path = ctypes.util.find_library(name)
-        if path:
-            try:
-                getattr(ctypes.CDLL(path), "openblas_set_num_threads")(n)
-            except (OSError, AttributeError):
-                pass
 
 
 class Task:
@@ -65,22 +54,15 @@ class Task:
         return src, tgt, y
 
 
-def positional(L, d):
-    pe = torch.zeros(L, d)
-    pos = torch.arange(L, dtype=torch.float64)[:, None]
-    inv = torch.exp(torch.arange(0, d, 2, dtype=torch.float64) * (-math.log(10000.0) / d))
-    pe[:, 0::2] = torch.sin(pos * inv).float()
-    pe[:, 1::2] = torch.cos(pos * inv).float()
-    return pe
-
-
 class Model(nn.Module):
+    """The Annotated Transformer's encoder-decoder from nn layers; bench_translate.py trains it too."""
+
     def __init__(self, V, D, H, F, N, dropout, max_len=64):
         super().__init__()
         self.D = D
         self.src_embed = nn.Embedding(V, D)
         self.tgt_embed = nn.Embedding(V, D)
-        self.register_buffer("pe", positional(max_len, D))
+        self.register_buffer("pe", sinusoidal_pe(max_len, D))
         self.drop = nn.Dropout(dropout)
         self.encoder = nn.ModuleList(
             nn.TransformerEncoderLayer(D, H, F, dropout, batch_first=True) for _ in range(N))
@@ -98,36 +80,45 @@ class Model(nn.Module):
             x = layer(x, src_key_padding_mask=pad)
         return x, pad
 
-    def decode(self, memory, src_pad, tgt):
+    def decode(self, memory, src_pad, tgt, last=False):
         T = tgt.shape[1]
         causal = torch.triu(torch.full((T, T), float("-inf"), device=tgt.device), diagonal=1)
         y = self.drop(self.tgt_embed(tgt) * math.sqrt(self.D) + self.pe[:T])
         for layer in self.decoder:
             y = layer(y, memory, tgt_mask=causal, tgt_key_padding_mask=tgt == PAD, memory_key_padding_mask=src_pad)
+        if last:   # greedy decoding needs the newest position only
+            y = y[:, -1:]
         return torch.log_softmax(self.generator(y), dim=-1)
 
     def forward(self, src, tgt):
         memory, pad = self.encode(src)
         return self.decode(memory, pad, tgt)
 
+    @torch.no_grad()
+    def greedy(self, src, steps):
+        """[B, 1 + k] ids, k <= STEPS: BOS, then each row's greedy choices, PAD after its EOS; stops
+        early once every row has chosen EOS (core/train/evaluation.cpp). Eval mode is the caller's."""
+        memory, pad = self.encode(src)
+        ys = torch.full((src.shape[0], 1), BOS, dtype=torch.long, device=src.device)
+        done = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)
+        for _ in range(steps):
+            nxt = self.decode(memory, pad, ys, last=True)[:, -1].argmax(-1)
+            nxt = torch.where(done, torch.full_like(nxt, PAD), nxt)
+            ys = torch.cat([ys, nxt[:, None]], 1)
+            done |= nxt == EOS
+            if bool(done.all()):
+                break
+        return ys
 
-@torch.no_grad()
+
 def exact_match(model, task, batch=200):
     model.eval()
+    dev = next(model.parameters()).device
     correct = 0
     for i in range(0, len(task.held_out), batch):
         rows = task.held_out[i:i + batch]
         src, _, _ = Task.batch(rows)
-        dev = next(model.parameters()).device
-        memory, pad = model.encode(src.to(dev))
-        ys = torch.full((len(rows), 1), BOS, dtype=torch.long, device=dev)
-        done = torch.zeros(len(rows), dtype=torch.bool, device=dev)
-        for _ in range(task.length + 1):
-            lp = model.decode(memory, pad, ys)
-            nxt = lp[:, -1].argmax(-1)
-            nxt = torch.where(done, torch.full_like(nxt, PAD), nxt)
-            ys = torch.cat([ys, nxt[:, None]], 1)
-            done |= nxt == EOS
+        ys = model.greedy(src.to(dev), task.length + 1)
         for r, row in enumerate(rows):
             out = ys[r, 1:].tolist()
             out = out[: out.index(EOS)] if EOS in out else out
@@ -156,7 +147,7 @@ def main():
     a = ap.parse_args()
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    set_threads(a.threads)
+    pin_threads(a.threads)
     torch.manual_seed(a.seed)
     symbols, length = 10, 9
     task = Task(symbols, length, 200, a.seed)

@@ -29,14 +29,13 @@ Prints one JSON line: {"impl": "pytorch", "tokens_per_s": ..., "bleu": ..., ...}
 targets (EOS included), as ours. Threads: --threads N sets torch's intra-op pool and OpenBLAS's own.
 """
 import argparse
-import ctypes
-import ctypes.util
 import json
 import math
 import os
-import struct
 import sys
 import time
+
+from torch_peer import checkpoint_u8, pin_threads
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -104,21 +103,6 @@ def read_pairs(path):
     if not pairs:
         sys.exit(f"{path}: no sentence pairs")
     return pairs
-
-
-def safetensors_u8(path, name):
-    """The bytes of one U8 tensor of a safetensors file (8-byte header length, JSON header, data)."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + n].decode("utf-8"))
-    if name not in header:
-        sys.exit(f"{path}: no tensor '{name}' (a checkpoint of a translate run holds one)")
-    entry = header[name]
-    if entry["dtype"] != "U8":
-        sys.exit(f"{path}: '{name}' is {entry['dtype']}, expected U8")
-    begin, end = entry["data_offsets"]
-    return raw[8 + n + begin:8 + n + end]
 
 
 class Task:
@@ -294,60 +278,7 @@ def corpus_bleu(hypotheses, references):
         return float(nltk_bleu([[r] for r in references], hypotheses))
 
 
-# --- model --------------------------------------------------------------------------------------
-
-def build_model(torch, V, D, H, F, N, dropout, max_len):
-    nn = torch.nn
-
-    def positional(L, d):
-        pe = torch.zeros(L, d)
-        pos = torch.arange(L, dtype=torch.float64)[:, None]
-        inv = torch.exp(torch.arange(0, d, 2, dtype=torch.float64) * (-math.log(10000.0) / d))
-        pe[:, 0::2] = torch.sin(pos * inv).float()
-        pe[:, 1::2] = torch.cos(pos * inv).float()
-        return pe
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.D = D
-            self.src_embed = nn.Embedding(V, D)
-            self.tgt_embed = nn.Embedding(V, D)
-            self.register_buffer("pe", positional(max_len, D))
-            self.drop = nn.Dropout(dropout)
-            self.encoder = nn.ModuleList(
-                nn.TransformerEncoderLayer(D, H, F, dropout, batch_first=True) for _ in range(N))
-            self.decoder = nn.ModuleList(
-                nn.TransformerDecoderLayer(D, H, F, dropout, batch_first=True) for _ in range(N))
-            self.generator = nn.Linear(D, V)
-            for p in self.parameters():
-                if p.dim() > 1:
-                    nn.init.xavier_uniform_(p)
-
-        def encode(self, src):
-            pad = src == PAD
-            x = self.drop(self.src_embed(src) * math.sqrt(self.D) + self.pe[: src.shape[1]])
-            for layer in self.encoder:
-                x = layer(x, src_key_padding_mask=pad)
-            return x, pad
-
-        def decode(self, memory, src_pad, tgt, last=False):
-            T = tgt.shape[1]
-            causal = torch.triu(torch.full((T, T), float("-inf"), device=tgt.device), diagonal=1)
-            y = self.drop(self.tgt_embed(tgt) * math.sqrt(self.D) + self.pe[:T])
-            for layer in self.decoder:
-                y = layer(y, memory, tgt_mask=causal, tgt_key_padding_mask=tgt == PAD,
-                          memory_key_padding_mask=src_pad)
-            if last:   # greedy decoding needs the newest position only
-                y = y[:, -1:]
-            return torch.log_softmax(self.generator(y), dim=-1)
-
-        def forward(self, src, tgt):
-            memory, pad = self.encode(src)
-            return self.decode(memory, pad, tgt)
-
-    return Model()
-
+# --- training and evaluation (the model is bench_train.py's) ---------------------------------------
 
 def smoothed_kl(lp, y, smoothing):
     """Σ over non-PAD rows of KL(t || p), t = 1-ε on y, ε/(V-2) on the others but PAD, 0 on PAD
@@ -371,41 +302,18 @@ def evaluate(torch, model, task, max_len, dev, batch=200):
     """core/train/evaluation.cpp: batched greedy decoding, exact match and corpus BLEU over the held-out set."""
     model.eval()
     exact, hyps, refs = 0, [], []
-    with torch.no_grad():
-        for i in range(0, len(task.held_out), batch):
-            part = task.held_out[i:i + batch]
-            src, _, _ = to_tensors(torch, part)
-            src = src.to(dev)
-            limit = min(max(len(t) for _, t in part) + 1, max_len - 1)
-            memory, pad = model.encode(src)
-            ys = torch.full((len(part), 1), BOS, dtype=torch.long, device=dev)
-            done = torch.zeros(len(part), dtype=torch.bool, device=dev)
-            for _ in range(limit):
-                nxt = model.decode(memory, pad, ys, last=True)[:, -1].argmax(-1)
-                nxt = torch.where(done, torch.full_like(nxt, PAD), nxt)
-                ys = torch.cat([ys, nxt[:, None]], 1)
-                done |= nxt == EOS
-                if bool(done.all()):
-                    break
-            for r, (_, want) in enumerate(part):
-                out = ys[r, 1:].tolist()
-                out = out[: out.index(EOS)] if EOS in out else [t for t in out if t != PAD]
-                exact += out == want
-                hyps.append(bleu_words(decode_text(task.sp, out)))
-                refs.append(bleu_words(decode_text(task.sp, want)))
+    for i in range(0, len(task.held_out), batch):
+        part = task.held_out[i:i + batch]
+        src, _, _ = to_tensors(torch, part)
+        ys = model.greedy(src.to(dev), min(max(len(t) for _, t in part) + 1, max_len - 1))
+        for r, (_, want) in enumerate(part):
+            out = ys[r, 1:].tolist()
+            out = out[: out.index(EOS)] if EOS in out else [t for t in out if t != PAD]
+            exact += out == want
+            hyps.append(bleu_words(decode_text(task.sp, out)))
+            refs.append(bleu_words(decode_text(task.sp, want)))
     model.train()
     return exact / len(task.held_out), corpus_bleu(hyps, refs)
-
-
-def set_threads(torch, n):
-    torch.set_num_threads(n)
-    for name in ("openblas", "openblas64_"):
-        path = ctypes.util.find_library(name)
-        if path:
-            try:
-                getattr(ctypes.CDLL(path), "openblas_set_num_threads")(n)
-            except (OSError, AttributeError):
-                pass
 
 
 def main():
@@ -444,7 +352,7 @@ def main():
         data, valid = a.data, a.valid
 
     import sentencepiece
-    sp = sentencepiece.SentencePieceProcessor(model_proto=safetensors_u8(a.tokenizer_from, "tokenizer.model"))
+    sp = sentencepiece.SentencePieceProcessor(model_proto=checkpoint_u8(a.tokenizer_from, "tokenizer.model"))
     if [sp.id_to_piece(i) for i in range(4)] != ["<pad>", "<bos>", "<eos>", "<unk>"]:
         sys.exit("the SentencePiece model's first pieces are not <pad> <bos> <eos> <unk>")
     task = Task(sp, data, valid, a.eval_sequences, a.max_len, a.seed)
@@ -455,12 +363,13 @@ def main():
         return
 
     import torch
+    from bench_train import Model
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    set_threads(torch, a.threads)
+    pin_threads(a.threads)
     torch.manual_seed(a.seed)
     V = sp.get_piece_size()
-    model = build_model(torch, V, a.d_model, a.heads, a.d_ff, a.layers, a.dropout, a.max_len).to(dev)
+    model = Model(V, a.d_model, a.heads, a.d_ff, a.layers, a.dropout, a.max_len).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     model.train()
     limit_s = a.minutes * 60.0

@@ -7,15 +7,12 @@
 # formulas (RoFormer eq. 34 on pairs (2i, 2i+1); RMSNorm x/√(mean x² + ε)·g), as gen_variant_fixtures.py.
 # Usage: bench_variants.py --txcli PATH --model NAME=CKPT [--model ...] [--rounds 5]
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_forward import Peer, checkpoint_header, peer_envs, run_txcli_bench  # the peers' settings and worker, one place
+from bench_forward import run_txcli_bench
+from torch_peer import Peer, checkpoint_header, peer_envs, serve, wall_ms
 
 EPS = 1e-5
 SMOOTHING = 0.1   # txcli bench's training step uses label smoothing 0.1
@@ -25,20 +22,11 @@ SMOOTHING = 0.1   # txcli bench's training step uses label smoothing 0.1
 # The PyTorch peer (worker side)
 
 def worker():
-    import ctypes
     import math
 
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
-
-    torch.set_num_threads(1)
-    for lib in ("libopenblas.so.0", "libblas.so.3"):   # torch.set_num_threads does not reach OpenBLAS (docs/design.md §10)
-        try:
-            ctypes.CDLL(lib).openblas_set_num_threads(1)
-            break
-        except (OSError, AttributeError):
-            continue
 
     def rms(x, g):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * g
@@ -91,8 +79,8 @@ def worker():
             return self.generator(rms(x, self.g))
 
     models = {}
-    for line in sys.stdin:
-        req = json.loads(line)
+
+    def answer(req):
         key = (req["vocab"], req["d_model"], req["heads"], req["ffn_width"], req["layers"], req["max_len"])
         if key not in models:
             torch.manual_seed(0)
@@ -100,32 +88,29 @@ def worker():
         m = models[key]
         V = req["vocab"]
         g = torch.Generator().manual_seed(1)
-        ms = []
         if req["kind"] == "forward":
             m.eval()
             ids = torch.randint(4, V, (1, req["length"]), generator=g)
             with torch.inference_mode():
-                for r in range(req["warmup"] + req["repeats"]):
-                    start = time.perf_counter()
-                    torch.log_softmax(m.logits(ids), -1)
-                    if r >= req["warmup"]:
-                        ms.append((time.perf_counter() - start) * 1e3)
+                ms = wall_ms(lambda: torch.log_softmax(m.logits(ids), -1), req["repeats"], req["warmup"])
         else:
             m.train()
             B, T = req["batch"], req["length"]
             ids = torch.randint(4, V, (B, T), generator=g)
             targets = torch.randint(4, V, (B, T), generator=g)
             opt = torch.optim.Adam(m.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
-            for r in range(req["warmup"] + req["repeats"]):
-                start = time.perf_counter()
+
+            def step():
                 opt.zero_grad(set_to_none=False)
                 loss = F.cross_entropy(m.logits(ids).view(B * T, V), targets.view(-1), label_smoothing=SMOOTHING)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(m.parameters(), 1e9)   # ours computes the norm every step too
                 opt.step()
-                if r >= req["warmup"]:
-                    ms.append((time.perf_counter() - start) * 1e3)
-        print(json.dumps({"ms": statistics.median(ms), "torch": torch.__version__}), flush=True)
+
+            ms = wall_ms(step, req["repeats"], req["warmup"])
+        return {"ms": statistics.median(ms), "torch": torch.__version__}
+
+    serve(answer)
 
 
 # ---------------------------------------------------------------------------------------------
