@@ -14,13 +14,13 @@
 #        [--decode 32,128,256]
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 
+from bench_forward import peer_forward, peer_model
 from bench_generate import cached_greedy, load_weights
 from torch_peer import sinusoidal_pe, wall_ms
 
@@ -28,24 +28,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def torch_forward_ms(B, L, repeats):
+    """Median ms of bench_forward.py's peer forward on the GPU, base model, batch B, length L."""
     import torch
-    D, H, F, N, V = 512, 8, 2048, 2, 2008
-    torch.manual_seed(0)
+    D, V = 512, 2008
     dev = torch.device("cuda")
-    m = torch.nn.ModuleDict({
-        "src_embed": torch.nn.Embedding(V, D), "tgt_embed": torch.nn.Embedding(V, D),
-        "transformer": torch.nn.Transformer(D, H, N, N, F, batch_first=True), "generator": torch.nn.Linear(D, V),
-    }).to(dev).eval()
+    m = peer_model(D, 8, 2048, 2, V).to(dev)
     pe = sinusoidal_pe(L, D).to(dev)
     src = torch.randint(4, V, (B, L), device=dev)
     tgt = torch.randint(4, V, (B, L), device=dev)
     mask = torch.nn.Transformer.generate_square_subsequent_mask(L).to(dev)
-
-    def full():
-        x = m["src_embed"](src) * math.sqrt(D) + pe
-        y = m["tgt_embed"](tgt) * math.sqrt(D) + pe
-        return torch.log_softmax(m["generator"](m["transformer"](x, y, tgt_mask=mask)), -1)
-    return cuda_median_ms(full, repeats)
+    return cuda_median_ms(lambda: peer_forward(m, src, tgt, pe, mask), repeats)
 
 
 def cuda_median_ms(f, repeats):

@@ -13,6 +13,7 @@
 #        [--precision fp32|bf16]
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -25,11 +26,37 @@ TARGETS = {("tiny", 32): 2.0, ("base", 32): 1.5, ("base", 128): 1.5}
 
 
 # ---------------------------------------------------------------------------------------------
-# The PyTorch peer (worker side)
+# The PyTorch peer: our forward's work (bench_cuda.py runs it on the GPU too), and its worker side
+
+def peer_model(D, heads, d_ff, layers, V):
+    """Seeded embeddings, nn.Transformer (LAYERS + LAYERS, batch_first) and generator, in eval mode."""
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.ModuleDict({
+        "src_embed": torch.nn.Embedding(V, D),
+        "tgt_embed": torch.nn.Embedding(V, D),
+        "transformer": torch.nn.Transformer(D, heads, layers, layers, d_ff, batch_first=True),
+        "generator": torch.nn.Linear(D, V),
+    }).eval()
+
+
+def peer_embed(m, src, tgt, pe):
+    """(x [B, S, D], y [B, T, D]): each side's embeddings × √D + PE."""
+    scale = math.sqrt(m["generator"].in_features)
+    return m["src_embed"](src) * scale + pe[: src.shape[1]], m["tgt_embed"](tgt) * scale + pe[: tgt.shape[1]]
+
+
+def peer_forward(m, src, tgt, pe, tgt_mask, src_mask=None):
+    """Our forward's work: peer_embed, nn.Transformer, the generator's linear + log-softmax."""
+    import torch
+
+    x, y = peer_embed(m, src, tgt, pe)
+    return torch.log_softmax(m["generator"](m["transformer"](x, y, src_mask=src_mask, tgt_mask=tgt_mask)), -1)
+
 
 def worker():
     import contextlib
-    import math
 
     import torch
 
@@ -38,20 +65,11 @@ def worker():
     def model_for(req):
         key = (req["d_model"], req["heads"], req["d_ff"], req["layers"], req["vocab"])
         if key not in models:
-            torch.manual_seed(0)
-            D, V = req["d_model"], req["vocab"]
-            m = torch.nn.ModuleDict({
-                "src_embed": torch.nn.Embedding(V, D),
-                "tgt_embed": torch.nn.Embedding(V, D),
-                "transformer": torch.nn.Transformer(D, req["heads"], req["layers"], req["layers"], req["d_ff"],
-                                                    batch_first=True),
-                "generator": torch.nn.Linear(D, V),
-            }).eval()
-            models[key] = (m, sinusoidal_pe(4096, D), math.sqrt(D))
+            models[key] = (peer_model(*key), sinusoidal_pe(4096, req["d_model"]))
         return models[key]
 
     def answer(req):
-        m, pe, scale = model_for(req)
+        m, pe = model_for(req)
         S, T, V = req["src_len"], req["tgt_len"], req["vocab"]
         g = torch.Generator().manual_seed(1)
         src = torch.randint(4, V, (1, S), generator=g)
@@ -64,13 +82,9 @@ def worker():
         tr = m["transformer"]
 
         def full():
-            x = m["src_embed"](src) * scale + pe[:S]
-            y = m["tgt_embed"](tgt) * scale + pe[:T]
-            h = tr(x, y, src_mask=src_mask, tgt_mask=tgt_mask)
-            return torch.log_softmax(m["generator"](h), -1)
+            return peer_forward(m, src, tgt, pe, tgt_mask, src_mask)
 
-        x0 = m["src_embed"](src) * scale + pe[:S]
-        y0 = m["tgt_embed"](tgt) * scale + pe[:T]
+        x0, y0 = peer_embed(m, src, tgt, pe)
 
         def core():
             return tr(x0, y0, src_mask=src_mask, tgt_mask=tgt_mask)

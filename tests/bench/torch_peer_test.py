@@ -7,6 +7,7 @@
 #   usage: torch_peer_test.py REPO_ROOT
 import math
 import os
+import subprocess
 import sys
 
 root = sys.argv[1]
@@ -86,6 +87,16 @@ finally:
     torch_peer.os.path.isdir = real_isdir
     os.environ.clear()
     os.environ.update(saved)
+
+# --- pin_threads, in a process started with 2 threads everywhere: torch's pool and, where OpenBLAS is
+# installed, the pool of the OpenBLAS torch loaded (the one libopenblas.so.0 names) end at 1.
+probe = ("import ctypes, torch, torch_peer\n"
+         "try:\n    blas = ctypes.CDLL('libopenblas.so.0').openblas_get_num_threads\n"
+         "except (OSError, AttributeError):\n    blas = lambda: 1\n"
+         "before = blas()\ntorch_peer.pin_threads(1)\nprint(before, blas(), torch.get_num_threads())\n")
+out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=os.path.join(root, "bench"),
+                     env=dict(os.environ, OPENBLAS_NUM_THREADS="2", OMP_NUM_THREADS="2")).stdout.split()
+check(out[1:] == ["1", "1"], f"pin_threads(1): OpenBLAS {out[0] if out else '?'} -> {out[1:2]} threads, torch {out[2:]}")
 
 # --- wall_ms: WARMUP untimed calls, then REPEATS timed ones.
 calls = []
