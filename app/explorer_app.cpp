@@ -26,7 +26,6 @@
 #include "panels/look_inside_panel.h"
 #include "panels/precision_panel.h"
 #include "screenshot.h"
-#include "self_test.h"
 #include "tx/session.h"
 #include "settings.h"
 #include "tx/threads.h"
@@ -53,12 +52,18 @@ std::string assets_folder(const std::string& given) {
     return !given.empty() && fs::is_directory(given) ? given : assets_root();
 }
 
+// A driven app is headless (AppOptions::driven) from its first line on.
+AppOptions driven_by(AppOptions options, const std::unique_ptr<AppDriver>& driver) {
+    options.driven = options.driven || driver != nullptr;
+    return options;
+}
+
 }  // namespace
 
 double ExplorerApp::now_s() { return ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0; }
 
-ExplorerApp::ExplorerApp(AppOptions options)
-    : m_options(std::move(options)), m_workbench(assets_folder(m_options.assets), m_options.headless()) {
+ExplorerApp::ExplorerApp(AppOptions options, std::unique_ptr<AppDriver> driver)
+    : m_options(driven_by(std::move(options), driver)), m_workbench(assets_folder(m_options.assets), m_options.headless()) {
     // One matrix-product thread: the UI and the trainer thread each run on a core of their own;
     // a second pool per thread would spin against the other (docs/design.md §10).
     tx::set_cpu_threads(1);
@@ -69,7 +74,7 @@ ExplorerApp::ExplorerApp(AppOptions options)
                                  (assets.empty() ? std::string("none") : assets));
 
     // Settings live in the user's config directory, never the current one. Headless runs
-    // (screenshots, self-test) neither read nor write them, so they are reproducible.
+    // (screenshots, a driven run) neither read nor write them, so they are reproducible.
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     m_config_dir = user_config_dir();
@@ -90,7 +95,7 @@ ExplorerApp::ExplorerApp(AppOptions options)
     }
     if (!m_options.layout.empty()) m_settings.layout = m_options.layout;
     // Each learner gets their own order of the quiz choices, kept in the settings; headless runs
-    // use seed 1 so screenshots and the self-test are reproducible.
+    // use seed 1 so screenshots and driven runs (the self-test) are reproducible.
     if (m_settings.quiz_seed == 0) {
         std::random_device entropy;
         m_settings.quiz_seed = m_options.headless() ? 1 : (uint64_t{entropy()} << 32 | entropy()) | 1;
@@ -111,7 +116,7 @@ ExplorerApp::ExplorerApp(AppOptions options)
         for (auto& p : m_panels)
             if (p->key() == key) p->open() = open;
     m_workbench.open_first_model(m_options.checkpoint, m_options.sentences);
-    if (m_options.self_test) m_self_test = std::make_unique<SelfTest>();
+    m_driver = std::move(driver);
     apply_launch_commands();
     // A first launch offers lesson 1, once (lesson_progress.h says when).
     for (auto& p : m_panels)
@@ -247,7 +252,7 @@ void ExplorerApp::draw() {
             if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) lessons->do_step(*this);
     }
     apply_commands();
-    if (m_self_test) m_self_test->frame(*this);
+    if (m_driver) m_driver->frame(*this);
 }
 
 void ExplorerApp::print_frame_times() const {
@@ -277,7 +282,7 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
     // With --train N the screenshot waits until training has paused, then draws `frames` more.
     const bool training_settled = m_options.train_steps <= 0 ||
                                   (m_launch_training_done_frame >= 0 && m_frame >= m_launch_training_done_frame + m_options.frames);
-    if (!m_options.screenshot.empty() && !m_self_test && m_frame >= m_options.frames && training_settled &&
+    if (!m_options.screenshot.empty() && !m_driver && m_frame >= m_options.frames && training_settled &&
         m_lesson_steps_left == 0) {
         try {
             write_back_buffer_png(m_options.screenshot, 0, 0, framebuffer_w, framebuffer_h, framebuffer_h);
@@ -294,7 +299,7 @@ void ExplorerApp::after_render(int framebuffer_w, int framebuffer_h) {
             finish(1);
         }
     }
-    if (m_self_test && m_self_test->wants_screenshot() && !m_options.screenshot.empty()) {
+    if (m_driver && m_driver->wants_screenshot() && !m_options.screenshot.empty()) {
         try {
             write_back_buffer_png(m_options.screenshot, 0, 0, framebuffer_w, framebuffer_h, framebuffer_h);
         } catch (const std::exception& e) {

@@ -1,12 +1,14 @@
 // ExplorerApp: the window around a Workbench (workbench.h, which owns the Session, the Trainer and
 // the selections): the panels, the menu bar, the status line, the settings, the launch options.
 // main.cpp calls draw() once per frame and after_render() once the frame is drawn. Panels send
-// Commands (command.h); the app applies them between frames through apply().
+// Commands (command.h); the app applies them between frames through apply(). An AppDriver
+// (app_driver.h, e.g. tests/app/self_test.cpp) may drive it from outside, one frame at a time.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "app_driver.h"
 #include "command.h"
 #include "lesson_progress.h"
 #include "options.h"
@@ -15,11 +17,11 @@
 
 namespace tx::app {
 
-class SelfTest;
-
 class ExplorerApp final : public CommandSink {
 public:
-    explicit ExplorerApp(AppOptions options);
+    // driver: drives the app after each frame's commands, which makes the run headless
+    // (AppOptions::driven); null: a learner does.
+    explicit ExplorerApp(AppOptions options, std::unique_ptr<AppDriver> driver = nullptr);
     ~ExplorerApp() override;
 
     void draw();                                   // one frame of UI
@@ -36,7 +38,7 @@ public:
     void apply(const Command& command);
     Workbench& workbench() { return m_workbench; }
 
-    // Read access for the self-test.
+    // Read access for an AppDriver.
     const SessionView& view() const { return m_workbench.view(); }
     const TrainingSnapshot& training() const { return m_workbench.training(); }
     Selection& selection() { return m_workbench.selection(); }
@@ -104,7 +106,7 @@ private:
     int m_exit_code = 0;
     ImWchar* m_glyph_ranges = nullptr;
     ImVector<ImWchar> m_ranges;
-    std::unique_ptr<SelfTest> m_self_test;
+    std::unique_ptr<AppDriver> m_driver;
     std::string m_focus_panel;
     float m_frame_ms = 0.0f;
     std::vector<float> m_frame_times;   // --frame-times: ms per frame after the first 10

@@ -84,8 +84,6 @@ const char* USAGE =
     "                        and open the Backend panel, which plots it\n"
     "  --generation-bench FILE  plot the figures bench/run_generate_bench.sh wrote to FILE (its\n"
     "                        JSON argument) in the Backend panel: tokens/s against tokens generated\n"
-    "  --self-test           drive every panel, toggle and step, train 20 steps, walk every lesson;\n"
-    "                        exit 0 if no error\n"
     "  --help                this text\n";
 
 int bad(const std::string& reason) {
@@ -203,8 +201,6 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
         } else if (arg == "--list-panels") {
             for (const std::string& key : panel_keys()) std::printf("%s\n", key.c_str());
             return 0;
-        } else if (arg == "--self-test") {
-            options.self_test = true;
         } else if (arg == "--fused-attention") {
             launch.fused_attention = true;
         } else if (arg == "--attention-lines") {

@@ -1,5 +1,5 @@
-// Command-line options of transformer-explorer: what the window shows first, the headless
-// screenshot mode (--screenshot) and the self-test (--self-test) used by tests/app/.
+// Command-line options of transformer-explorer: what the window shows first and the headless
+// screenshot mode (--screenshot) used by tests/app/.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -24,7 +24,9 @@ struct AppOptions {
     int train_steps = 0;                    // --train N: the screenshot waits until training pauses at step N
     std::string checkpoint;                 // --checkpoint FILE instead of the default model
     std::string assets;                     // --assets DIR
-    bool self_test = false;
+    // Set when a program drives the app (ExplorerApp with an AppDriver, e.g. tests/app/self_test.cpp),
+    // never by an option: headless, reproducible, no confirmations.
+    bool driven = false;
     std::string lessons;                    // --lessons PATH: a lesson folder or file instead of assets/lessons
     std::optional<uint64_t> quiz_seed;      // --quiz-seed N: the order of the lesson questions' choices (else the settings')
     int window_width = 1600;
@@ -34,7 +36,7 @@ struct AppOptions {
     // --cache-timing, --panel/--layout (the panel raised), --lesson, --train…: as commands.
     std::vector<Command> launch;
 
-    bool headless() const { return !screenshot.empty() || self_test; }
+    bool headless() const { return !screenshot.empty() || driven; }
     bool opens_lesson() const;              // --lesson N was given
 };
 

@@ -21,7 +21,7 @@ struct PanelContext {
     const TrainerInfo& trainer;
     CommandSink& commands;      // send(Command): applied after the frame
     Selection& selection;
-    bool self_test = false;      // deterministic, no confirmations
+    bool driven = false;         // a program drives the app (AppOptions::driven): deterministic, no confirmations
 };
 
 class Panel {

@@ -21,6 +21,7 @@
 #include "look_inside.h"
 #include "model_catalog.h"
 #include "precision_view.h"
+#include "session_twin.h"
 #include "session_view.h"
 #include "tx/checkpoint.h"
 #include "tx/trainer.h"
@@ -120,6 +121,9 @@ public:
     // send thousands of bad commands turn that off.
     void print_errors(bool on) { m_print_errors = on; }
     void pause_trainer_now();       // at shutdown: the trainer thread stops after its step
+    // How many copies of the model the Generate timing, Look inside and Precision have needed: one
+    // per model version (session_twin.h), however many of them ran on it.
+    uint64_t twin_copies_made() const { return m_twin.copies_made(); }
     // RandomTestSentence's draws: from the system's entropy unless seeded (tests repeat a walk).
     void seed_random(uint64_t seed) { m_random.seed(seed); }
 
@@ -171,6 +175,7 @@ private:
     std::mt19937_64 m_random{std::random_device{}()};
 
     std::unique_ptr<Session> m_session;
+    SessionTwin m_twin;                   // the copy of m_session's model that work beside it reads
     std::string m_model_source;
     SessionView m_view;
     Selection m_selection;

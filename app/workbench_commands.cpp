@@ -144,17 +144,18 @@ void Workbench::show_generated_token(const ShowGeneratedToken& c) {
 
 void Workbench::measure_generation() {
     if (!m_session || m_view.source_tokens.empty()) return;
-    // A twin on a backend of the same kind, so the session's batch, cursor and views stay as they
-    // are; the teaching toggles are left out (the cache needs the causal mask), fused attention kept.
-    const Checkpoint checkpoint = m_session->checkpoint();
+    // A model of its own on a backend of the same kind, so the session's batch, cursor and views
+    // stay as they are; the teaching toggles are left out (the cache needs the causal mask), fused
+    // attention kept.
+    const std::shared_ptr<const Checkpoint> twin = m_twin.get(*m_session);
     std::unique_ptr<Backend> backend = make_backend(m_session->backend().name());
-    Transformer twin(checkpoint.config, *backend);
-    twin.set_parameters(checkpoint.parameters);
-    twin.options().fused_attention = m_session->options().fused_attention;
+    Transformer model(twin->config, *backend);
+    model.set_parameters(twin->parameters);
+    model.options().fused_attention = m_session->options().fused_attention;
     std::vector<int> src;
     for (const Token& t : m_view.source_tokens.front()) src.push_back(t.id);
-    src.push_back(checkpoint.config.special.eos);
-    m_view.generation_timing = time_generation(twin, src, generation_timing_lengths(checkpoint.config.max_len), 5);
+    src.push_back(twin->config.special.eos);
+    m_view.generation_timing = time_generation(model, src, generation_timing_lengths(twin->config.max_len), 5);
     ++m_view.version;
 }
 
@@ -169,13 +170,13 @@ void Workbench::export_csv(const ExportCsv& c) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The Look inside panel: its five views of the first sentence, on a checkpoint copy off the GUI
+// The Look inside panel: its five views of the first sentence, on the shared model copy off the GUI
 // thread (head importance and the patching grids take about 2 s on the everyday model). The
 // Precision panel: the first sentence in FP32 and in a lower precision, the same way (about 0.6 s).
 
 void Workbench::compute_look_inside(const ComputeLookInside& c) {
     if (!m_session || m_view.look_inside_computing) return;
-    Checkpoint checkpoint = m_session->checkpoint();
+    std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
     if (m_headless) {
         // Screenshots and the self-test show the finished views, so they wait for them.
         m_view.look_inside = std::make_shared<const LookInside>(tx::app::compute_look_inside(std::move(checkpoint), c.request));
@@ -203,7 +204,7 @@ void Workbench::adopt_look_inside() {
 
 void Workbench::compute_precision(const ComputePrecision& c) {
     if (!m_session || m_view.precision_computing) return;
-    Checkpoint checkpoint = m_session->checkpoint();
+    std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
     if (m_headless) {
         m_view.precision = std::make_shared<const PrecisionView>(compute_precision_view(std::move(checkpoint), c.request));
         ++m_view.version;

@@ -135,8 +135,8 @@ void Workbench::fine_tune(const FineTune& c) {
                          "does not; fine-tune an encoder-decoder model");
             return;
         }
-        // Copied now: the explorer may load another model while the trainer is being made.
-        auto checkpoint = std::make_shared<const Checkpoint>(m_session->checkpoint());
+        // Taken now (the shared copy): the explorer may load another model while the trainer is being made.
+        std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
         model = checkpoint->config;
         start = [checkpoint] { return *checkpoint; };
         m_trainer_info.start_from = "the explorer's model (" + m_model_source + ")";

@@ -10,17 +10,19 @@
 
 namespace tx::app {
 
-InspectModel::InspectModel(Checkpoint checkpoint)
+InspectModel::InspectModel(Checkpoint checkpoint) : InspectModel(std::make_shared<const Checkpoint>(std::move(checkpoint))) {}
+
+InspectModel::InspectModel(std::shared_ptr<const Checkpoint> checkpoint)
     : m_checkpoint(std::move(checkpoint)),
-      m_table(m_checkpoint.config),
-      m_tokenizer(make_tokenizer(m_checkpoint)),
+      m_table(m_checkpoint->config),
+      m_tokenizer(make_tokenizer(*m_checkpoint)),
       m_backend(make_cpu_backend()) {
-    m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
-    m_model->set_parameters(m_checkpoint.parameters);
+    m_model = std::make_unique<Transformer>(m_checkpoint->config, *m_backend);
+    m_model->set_parameters(m_checkpoint->parameters);
 }
 
 const float* InspectModel::param(const std::string& name) const {
-    return m_checkpoint.parameters.data() + m_table.at(name).offset;
+    return m_checkpoint->parameters.data() + m_table.at(name).offset;
 }
 
 InspectInput InspectModel::input(const std::string& source, const std::optional<std::string>& target) {

@@ -27,10 +27,12 @@ class InspectModel {
 public:
     // Takes the checkpoint's config, vocabulary and parameters (Session::checkpoint() gives a copy).
     explicit InspectModel(Checkpoint checkpoint);
+    // Shares a copy that others read too (the app's SessionTwin); the weights are only read.
+    explicit InspectModel(std::shared_ptr<const Checkpoint> checkpoint);
     InspectModel(const InspectModel&) = delete;
     InspectModel& operator=(const InspectModel&) = delete;
 
-    const ModelConfig& config() const { return m_checkpoint.config; }
+    const ModelConfig& config() const { return m_checkpoint->config; }
     const Tokenizer& tokenizer() const { return m_tokenizer; }
     Transformer& model() { return *m_model; }
     const Transformer& model() const { return *m_model; }
@@ -71,7 +73,7 @@ public:
     std::vector<std::string> token_texts(const std::vector<int>& ids) const;
 
 private:
-    Checkpoint m_checkpoint;      // config, vocabulary and a host copy of the parameters
+    std::shared_ptr<const Checkpoint> m_checkpoint;   // config, vocabulary and a host copy of the parameters
     ParameterTable m_table;
     Tokenizer m_tokenizer;
     std::unique_ptr<Backend> m_backend;

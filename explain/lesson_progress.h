@@ -31,7 +31,7 @@ std::set<std::string> decode_done(const std::string& text);
 int lesson_index(const std::vector<Lesson>& lessons, const std::string& key);
 
 // Whether this launch offers lesson 1: only when it was never offered before, only to a person at
-// a window (not --screenshot, --self-test or other headless runs, which must stay reproducible),
+// a window (not --screenshot, the self-test or other headless runs, which must stay reproducible),
 // and not when the command line already asks for a lesson (--lesson N).
 bool should_offer_first_lesson(const LessonProgress& progress, bool headless, bool lesson_requested);
 

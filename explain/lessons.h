@@ -14,7 +14,8 @@
 namespace tx::app {
 
 // What a lesson step can make the app do. To add one: a value here, its spelling and fields in
-// lessons.cpp (ACTIONS), its effect in LessonsPanel::perform and its check in the self-test.
+// lessons.cpp (ACTIONS), its effect in LessonsPanel::perform and its check in the self-test
+// (tests/app/self_test.cpp).
 enum class LessonActionKind {
     OpenModel,            // "open_model": {"model": "grammar"} — a File → Models entry by its file's stem
     SetSentences,         // "set_sentences": {"sentences": ["...", ...]} — 1 to 4, a padded batch from 2

@@ -50,6 +50,10 @@ std::string LookInside::lens_token(int id) const {
 }
 
 LookInside compute_look_inside(Checkpoint checkpoint, const LookInsideRequest& request) {
+    return compute_look_inside(std::make_shared<const Checkpoint>(std::move(checkpoint)), request);
+}
+
+LookInside compute_look_inside(std::shared_ptr<const Checkpoint> checkpoint, const LookInsideRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     LookInside r;
     r.request = request;

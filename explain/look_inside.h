@@ -5,6 +5,7 @@
 // ImGui. Shapes as the views' headers: S source, T decoder positions, H heads, V vocabulary.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +50,9 @@ struct LookInside {
     std::string lens_token(int id) const;
 };
 
-// Never throws: a refused input or a view that fails sets that view's (or the whole) error.
+// Never throws: a refused input or a view that fails sets that view's (or the whole) error. The
+// checkpoint is only read: a shared copy (the app's SessionTwin) may be read by others meanwhile.
+LookInside compute_look_inside(std::shared_ptr<const Checkpoint> checkpoint, const LookInsideRequest& request);
 LookInside compute_look_inside(Checkpoint checkpoint, const LookInsideRequest& request);
 
 }  // namespace tx::app

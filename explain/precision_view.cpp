@@ -270,6 +270,11 @@ bool softmax_hides_nonfinite_scores(const PrecisionView& view) {
 }
 
 PrecisionView compute_precision_view(Checkpoint checkpoint, const PrecisionRequest& request, int histogram_bins) {
+    return compute_precision_view(std::make_shared<const Checkpoint>(std::move(checkpoint)), request, histogram_bins);
+}
+
+PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, const PrecisionRequest& request,
+                                     int histogram_bins) {
     const auto start = std::chrono::steady_clock::now();
     PrecisionView r;
     r.request = request;
@@ -277,14 +282,18 @@ PrecisionView compute_precision_view(Checkpoint checkpoint, const PrecisionReque
         if (auto problem = validate(request.mode)) throw std::invalid_argument(*problem);
         if (!std::isfinite(request.embedding_scale) || request.embedding_scale <= 0.0f)
             throw std::invalid_argument("the embedding scale must be a positive number");
-        const ModelConfig& c = checkpoint.config;
-        r.decoder_only = c.arch == Arch::DecoderOnly;
-        const ParameterTable table(c);
-        if (request.embedding_scale != 1.0f)
+        const ParameterTable table(shared->config);
+        if (request.embedding_scale != 1.0f) {
+            auto scaled = std::make_shared<Checkpoint>(*shared);
             for (const char* name : {"src_embed.weight", "tgt_embed.weight"})
                 if (const ParameterInfo* p = table.find(name))
                     for (int64_t i = 0; i < p->numel(); ++i)
-                        checkpoint.parameters[static_cast<size_t>(p->offset + i)] *= request.embedding_scale;
+                        scaled->parameters[static_cast<size_t>(p->offset + i)] *= request.embedding_scale;
+            shared = std::move(scaled);
+        }
+        const Checkpoint& checkpoint = *shared;   // the shared copy, or the scaled one
+        const ModelConfig& c = checkpoint.config;
+        r.decoder_only = c.arch == Arch::DecoderOnly;
         const Tokenizer tokenizer = make_tokenizer(checkpoint);
         for (int id = 0; id < c.tgt_vocab; ++id) r.vocabulary.push_back(tokenizer.display(id));
 

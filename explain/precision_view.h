@@ -6,6 +6,7 @@
 // S source length, T decoder positions, H heads, V vocabulary.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -154,7 +155,11 @@ const char* format_name(Precision p);
 // (docs/design.md), where PyTorch's would give NaN. The panel says so next to the table.
 bool softmax_hides_nonfinite_scores(const PrecisionView& view);
 
-// Never throws: a refused input or a failed run sets `error`.
+// Never throws: a refused input or a failed run sets `error`. The checkpoint is only read (an
+// embedding scale other than 1 works on a scaled copy): a shared copy (the app's SessionTwin) may be
+// read by others meanwhile.
+PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> checkpoint, const PrecisionRequest& request,
+                                     int histogram_bins = 41);
 PrecisionView compute_precision_view(Checkpoint checkpoint, const PrecisionRequest& request, int histogram_bins = 41);
 
 }  // namespace tx::app

@@ -242,7 +242,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     const bool trained = v.model_source.rfind("untrained", 0) != 0;
     ImGui::BeginDisabled(why.has_value() || !m_edited);
     if (ImGui::Button("Rebuild the model")) {
-        if (trained && !ctx.self_test) {
+        if (trained && !ctx.driven) {
             ImGui::OpenPopup("Discard trained weights?");
         } else {
             ctx.commands.send(RebuildModel{m_edit});

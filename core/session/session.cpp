@@ -2,11 +2,23 @@
 #include "tx/session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "tx/decoding.h"
 
 namespace tx {
+
+namespace {
+
+// model_version()'s source: one counter for every Session, so that a new Session never repeats a
+// number an earlier one had (a copy made from the old model must not pass for the new one).
+uint64_t next_model_version() {
+    static std::atomic<uint64_t> last{0};
+    return ++last;
+}
+
+}  // namespace
 
 Session::Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend)
     : m_checkpoint(std::move(checkpoint)),
@@ -16,6 +28,7 @@ Session::Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend)
     m_model->set_parameters(m_checkpoint.parameters);
     m_checkpoint.parameters.clear();   // the model holds them; checkpoint() downloads a copy
     m_checkpoint.parameters.shrink_to_fit();
+    m_model_version = next_model_version();
 }
 
 Session Session::load(const std::string& checkpoint_path) { return Session(load_checkpoint(checkpoint_path)); }
@@ -53,6 +66,7 @@ void Session::set_backend(std::unique_ptr<Backend> backend) {
 
 void Session::set_parameters(const std::vector<float>& parameters) {
     m_model->set_parameters(parameters);
+    m_model_version = next_model_version();
     if (!m_sentences.empty()) rerun();
 }
 
@@ -220,6 +234,7 @@ void Session::set_attention_scaling(bool on) {
     m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
     m_model->set_parameters(parameters);
     m_model->options() = options;
+    m_model_version = next_model_version();
     if (!m_sentences.empty()) rerun();
 }
 

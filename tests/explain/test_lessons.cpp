@@ -213,7 +213,7 @@ TEST(LessonProgress, DoneListsSurviveTheSettingsLine) {
 TEST(LessonProgress, TheFirstLessonIsOfferedOnceToAPersonOnly) {
     LessonProgress fresh;
     EXPECT_TRUE(should_offer_first_lesson(fresh, false, false));
-    EXPECT_FALSE(should_offer_first_lesson(fresh, true, false));    // --screenshot, --self-test
+    EXPECT_FALSE(should_offer_first_lesson(fresh, true, false));    // --screenshot, the self-test
     EXPECT_FALSE(should_offer_first_lesson(fresh, false, true));    // --lesson N asks for a lesson itself
     LessonProgress offered;
     offered.offered = true;

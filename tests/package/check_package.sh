@@ -17,6 +17,11 @@ for f in usr/bin/txcli usr/bin/transformer-explorer usr/share/applications/trans
          usr/share/transformer-explorer/assets/models/everyday.safetensors; do
     [ -e "$root/$f" ] || fail "$f is not in the package"
 done
+# No test code: the two programs only, and the app without the self-test (a program of its own,
+# tests/app/self_test.cpp, that is not installed).
+programs=$(ls "$root/usr/bin" | tr '\n' ' ')
+[ "$programs" = "transformer-explorer txcli " ] || fail "usr/bin holds more than the two programs: $programs"
+if grep -q -a -e "SelfTest" -e "self-test: " "$root/usr/bin/transformer-explorer"; then fail "the installed app contains the self-test"; fi
 depends=$(dpkg-deb -f "$deb" Depends)
 [[ "$depends" == *libsentencepiece* ]] || fail "Depends does not name SentencePiece: '$depends'"
 

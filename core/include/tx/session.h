@@ -4,6 +4,7 @@
 // With a decoder-only (GPT) model each sentence is a prompt: the decoder input is BOS + the
 // prompt's tokens, decoding continues it, and the shown pass runs on BOS + prompt + continuation.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,11 @@ public:
     void set_backend(std::unique_ptr<Backend> backend);
     // Replaces the parameters (e.g. from the trainer), keeping the config; re-runs.
     void set_parameters(const std::vector<float>& parameters);
+    // What checkpoint() would return, as a number: a new one, never used before in this process by
+    // any Session, on construction and whenever the parameters or the config change
+    // (set_parameters, set_attention_scaling). Copies of the model key on it (app/session_twin.h).
+    // Inputs, toggles and the backend leave it as it is: they change no weight.
+    uint64_t model_version() const { return m_model_version; }
 
     // Inputs. 1..MAX_BATCH sentences; several form a padded batch. Tokenizes, decodes (unless a
     // target text is given: then the decoder input is BOS + its tokens, teacher forcing), sets
@@ -119,6 +125,7 @@ private:
     std::vector<std::vector<int>> prompt_ids() const;   // decoder-only: each prompt's ids; else empty
 
     Checkpoint m_checkpoint;              // config, vocabulary, training settings (parameters live in the model)
+    uint64_t m_model_version = 0;         // see model_version()
     Tokenizer m_tokenizer;
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<Transformer> m_model;

@@ -1,21 +1,22 @@
-// --self-test: drives the app frame by frame through every panel, every step, every toggle, an
-// export, a rebuild, a checkpoint round trip, 20 training steps on the tiny preset and every
-// lesson (each step's effect checked, each question answered); exits 0
-// only when no check failed and no error was reported. Used by tests/app/run_app_tests.sh.
+// The self-test: an AppDriver (app/app_driver.h) that drives the explorer frame by frame through
+// every panel, every step, every toggle, an export, a rebuild, a checkpoint round trip, 20
+// training steps on the tiny preset and every lesson (each step's effect checked, each question
+// answered); the run exits 0 only when no check failed and no error was reported. Its program is
+// tx-app-self-test (self_test_main.cpp), run by tests/app/run_self_test.sh.
 #pragma once
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "app_driver.h"
+
 namespace tx::app {
 
-class ExplorerApp;
-
-class SelfTest {
+class SelfTest final : public AppDriver {
 public:
     SelfTest();
-    void frame(ExplorerApp& app);                 // after each frame's commands are applied
-    bool wants_screenshot() const { return m_screenshot; }
+    void frame(ExplorerApp& app) override;        // after each frame's commands are applied
+    bool wants_screenshot() const override { return m_screenshot; }
 
 private:
     // An action returns true when done; it runs again on the next frame otherwise.
