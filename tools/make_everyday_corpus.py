@@ -407,13 +407,14 @@ STREAM_UNIT_RE = re.compile(r"\^((?:\\.|[^$\\])*)\$")
 UNESCAPED_SLASH_RE = re.compile(r"(?<!\\)/")
 
 
-def apertium_halves(mode, split_before="lrx-proc"):
+def apertium_halves(mode, split_before="lrx-proc", marks=True):
     """The pipeline that `apertium MODE` runs (modes/MODE.mode with word-bound
-    blanks, output option -g, no tagger option), as two shell commands: up to
-    and including the bilingual dictionary, and from lexical selection on."""
+    blanks, no tagger option; output option -g, or -n as `apertium -u` when
+    marks=False: unknown words unmarked), as two shell commands: up to and
+    including the bilingual dictionary, and from lexical selection on."""
     pipeline = subprocess.run(["apertium-wblank-mode", os.path.join(APERTIUM_MODES, mode + ".mode")],
                               capture_output=True, text=True, check=True).stdout.strip()
-    pipeline = pipeline.replace("$1", "-g").replace("$2", "")
+    pipeline = pipeline.replace("$1", "-g" if marks else "-n").replace("$2", "")
     cut = pipeline.index("| " + split_before)
     return "apertium-destxt | " + pipeline[:cut], pipeline[cut + 1:] + " | apertium-retxt"
 
@@ -437,10 +438,10 @@ def prefer_senses(stream, senses):
     return STREAM_UNIT_RE.sub(unit, stream)
 
 
-def apertium_with_senses(mode, text, senses):
-    """`apertium MODE` on TEXT, with prefer_senses between the bilingual
-    dictionary and lexical selection."""
-    first, second = apertium_halves(mode)
+def apertium_with_senses(mode, text, senses, marks=True):
+    """`apertium MODE` (marks=False: `apertium -u MODE`) on TEXT, with
+    prefer_senses between the bilingual dictionary and lexical selection."""
+    first, second = apertium_halves(mode, marks=marks)
     mid = subprocess.run(["bash", "-o", "pipefail", "-c", first], input=text, capture_output=True,
                          text=True, check=True).stdout
     return subprocess.run(["bash", "-o", "pipefail", "-c", second], input=prefer_senses(mid, senses),

@@ -5,6 +5,8 @@
 # Spanish column with `txcli score` (BLEU as txcli evaluate, chrF2 as sacreBLEU).
 #   tools/score_apertium.sh [DEV.tsv] [TXCLI]     (defaults: assets/corpus/everyday/dev.tsv, build/app/txcli)
 # Extra options for txcli score (--json) go in SCORE_OPTIONS; KEEP=DIR keeps the translations there.
+# SENSES=1 translates as the shipped corpus's generator does (tools/apertium_everyday_senses.py:
+# Apertium with the everyday senses of --everyday-senses, e.g. work -> trabajar, key -> llave).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +23,12 @@ trap 'rm -rf "$work"' EXIT
 # The pairs as txcli reads them: empty lines skipped, CR dropped. One line in, one line out: Apertium
 # would otherwise treat a blank line as a paragraph break, so the count is checked below.
 grep -v '^[[:space:]]*$' "$dev" | tr -d '\r' | cut -f1 > "$work/en.txt"
-apertium -u eng-spa < "$work/en.txt" | sed -e 's/  */ /g' -e 's/^ //' -e 's/ $//' > "$work/apertium.txt"
+if [ -n "${SENSES:-}" ]; then
+  translate=(python3 "$root/tools/apertium_everyday_senses.py")
+else
+  translate=(apertium -u eng-spa)
+fi
+"${translate[@]}" < "$work/en.txt" | sed -e 's/  */ /g' -e 's/^ //' -e 's/ $//' > "$work/apertium.txt"
 in_lines=$(wc -l < "$work/en.txt")
 out_lines=$(wc -l < "$work/apertium.txt")
 if [ "$in_lines" -ne "$out_lines" ]; then
