@@ -11,6 +11,7 @@
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "options.h"
+#include "window_frame.h"
 
 static std::string g_glfw_error = "unknown error";
 
@@ -66,30 +67,10 @@ int main(int argc, char** argv) {
             continue;
         }
 
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        ImGui::NewFrame();
-        app.draw();
-
-        // Rendering
-        ImGui::Render();
-        int display_w = 0, display_h = 0;
-        glfwGetFramebufferSize(window, &display_w, &display_h);
-        glViewport(0, 0, display_w, display_h);
-        glClearColor(0.10f, 0.10f, 0.11f, 1.00f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        app.after_render(display_w, display_h);   // screenshots and PNG exports read the back buffer
-        glfwSwapBuffers(window);
+        tx::app::draw_frame(window, app);
     }
     const int exit_code = app.exit_code();
 
-    // Cleanup
-    app.shutdown();
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-    glfwDestroyWindow(window);
-    glfwTerminate();
+    tx::app::close_window(window, app);
     return exit_code;
 }

@@ -30,6 +30,7 @@
 #include "tx/decoding.h"
 #include "tx/session.h"
 #include "tx/variant_comparison.h"
+#include "support/plain_greedy.h"
 
 namespace fs = std::filesystem;
 
@@ -1458,35 +1459,11 @@ void SelfTest::frame(ExplorerApp& app) {
 // ---------------------------------------------------------------------------------------------
 // A decoder-only model: fresh weights made here through the core API (the shipped model's
 // tokenizer and sizes, LLaMA-like variants), loaded as a checkpoint; the typed sentences are
-// prompts. Its continuations are checked against an independent greedy loop over the full model,
+// prompts. Its continuations are checked against an independent greedy loop over the full model
+// (tests/support/plain_greedy.h),
 // then the Generate panel, every step, both decodings, the Neuron view and every panel.
 
 namespace tx::app {
-
-namespace {
-
-// BOS + prompt through the whole model (B = 1, no cache), the argmax of the last position
-// appended, until EOS or `limit` tokens.
-std::vector<int> full_model_greedy(Transformer& model, const std::vector<int>& prompt, int limit) {
-    const SpecialTokens& sp = model.config().special;
-    const int V = model.config().tgt_vocab;
-    std::vector<int> seq{sp.bos};
-    seq.insert(seq.end(), prompt.begin(), prompt.end());
-    std::vector<int> out;
-    while (static_cast<int>(out.size()) < limit) {
-        model.set_batch({{sp.eos}}, {seq});
-        model.forward();
-        const std::vector<float> lp = model.step_output(model.step_count() - 1);
-        const float* last = lp.data() + (seq.size() - 1) * static_cast<size_t>(V);
-        const int next = static_cast<int>(std::max_element(last, last + V) - last);
-        if (next == sp.eos) break;
-        out.push_back(next);
-        seq.push_back(next);
-    }
-    return out;
-}
-
-}  // namespace
 
 void SelfTest::build_decoder_only() {
     auto wait_frames = [](int n) {
@@ -1539,7 +1516,7 @@ void SelfTest::build_decoder_only() {
             for (const Token& t : v.source_tokens[static_cast<size_t>(b)]) prompt.push_back(t.id);
             const int limit = std::min(CONTINUATION_TOKENS, v.config.max_len - 1 - static_cast<int>(prompt.size()));
             check(v.output_limit.at(static_cast<size_t>(b)) == limit, "the continuation limit is min(32, max_len - 1 - prompt)");
-            const std::vector<int> want = full_model_greedy(model, prompt, limit);
+            const std::vector<int> want = test::plain_greedy(model, prompt, limit);
             check(v.decoded_ids[static_cast<size_t>(b)] == want,
                   "prompt " + std::to_string(b + 1) + ": the continuation equals a greedy loop over the full model");
             // The shown pass: BOS + prompt + continuation, then PAD on the right.

@@ -14,6 +14,7 @@
 #include "imgui_impl_opengl3.h"
 #include "options.h"
 #include "self_test.h"
+#include "window_frame.h"
 
 static std::string g_glfw_error = "unknown error";
 
@@ -56,30 +57,10 @@ int main(int argc, char** argv) {
     // Main loop: every frame is drawn (the test drives the app; no waiting for input)
     while (!glfwWindowShouldClose(window) && !app.should_quit()) {
         glfwPollEvents();
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        ImGui::NewFrame();
-        app.draw();
-
-        // Rendering
-        ImGui::Render();
-        int display_w = 0, display_h = 0;
-        glfwGetFramebufferSize(window, &display_w, &display_h);
-        glViewport(0, 0, display_w, display_h);
-        glClearColor(0.10f, 0.10f, 0.11f, 1.00f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        app.after_render(display_w, display_h);   // the screenshot reads the back buffer
-        glfwSwapBuffers(window);
+        tx::app::draw_frame(window, app);
     }
     const int exit_code = app.exit_code();
 
-    // Cleanup
-    app.shutdown();
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-    glfwDestroyWindow(window);
-    glfwTerminate();
+    tx::app::close_window(window, app);
     return exit_code;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/plain_greedy.h"
 #include "tx/beam_search.h"
 #include "tx/decoding.h"
 #include "tx/sampling.h"
@@ -47,26 +48,7 @@ std::vector<std::pair<std::string, std::function<void(ModelConfig&)>>> variants(
 
 std::vector<int> ids_of(const Session& s, const std::string& text) { return s.tokenizer().encode(text); }
 
-// The reference: BOS + prompt through the whole model, argmax of the last position, append,
-// again, until EOS or `limit` tokens; one prompt at a time, so no padding and no cache.
-std::vector<int> plain_greedy(Transformer& model, const std::vector<int>& prompt, int limit) {
-    const SpecialTokens& sp = model.config().special;
-    const int V = model.config().tgt_vocab;
-    std::vector<int> seq{sp.bos};
-    seq.insert(seq.end(), prompt.begin(), prompt.end());
-    std::vector<int> out;
-    while (static_cast<int>(out.size()) < limit) {
-        model.set_batch({{sp.eos}}, {seq});
-        model.forward();
-        const std::vector<float> lp = model.step_output(model.step_count() - 1);   // [1, |seq|, V]
-        const float* last = lp.data() + (seq.size() - 1) * V;
-        const int next = static_cast<int>(std::max_element(last, last + V) - last);
-        if (next == sp.eos) break;
-        out.push_back(next);
-        seq.push_back(next);
-    }
-    return out;
-}
+using test::plain_greedy;
 
 const std::vector<std::string> PROMPTS = {"The animal didn't cross the street because it was", "The cat sat.",
                                           "I see"};
