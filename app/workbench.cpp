@@ -165,10 +165,10 @@ void Workbench::refresh(bool full) {
         if (full) m_view.generation_timing.reset();
         if (full) m_view.generation.stale = true;
         if (full) {
-            // The Look inside views were of another model or input; one being computed is dropped.
-            ++m_look_inside_epoch;
+            // The Look inside and Precision views were of another model or input; one being
+            // computed is dropped when it finishes (it started in an earlier epoch).
+            ++m_full_refresh_epoch;
             m_view.look_inside.reset();
-            ++m_precision_epoch;
             m_view.precision.reset();
         }
     } catch (const std::exception& e) {

@@ -194,11 +194,13 @@ private:
     std::future<KnownWords> m_known_words_reading;
     std::vector<std::future<KnownWords>> m_known_words_abandoned;   // for models left before they were read
     // The Look inside and Precision computations, off the GUI thread; adopted if no model or input
-    // change came in between (the epochs count those).
+    // change came in between: every such change is a full refresh, which m_full_refresh_epoch
+    // counts, and each computation keeps the epoch it started in.
+    uint64_t m_full_refresh_epoch = 0;
     std::future<std::shared_ptr<const LookInside>> m_look_inside_running;
-    uint64_t m_look_inside_epoch = 0, m_look_inside_running_epoch = 0;
+    uint64_t m_look_inside_running_epoch = 0;
     std::future<std::shared_ptr<const PrecisionView>> m_precision_running;
-    uint64_t m_precision_epoch = 0, m_precision_running_epoch = 0;
+    uint64_t m_precision_running_epoch = 0;
 
     std::deque<LogMessage> m_log;
     std::string m_status;

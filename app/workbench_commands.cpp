@@ -183,7 +183,7 @@ void Workbench::compute_look_inside(const ComputeLookInside& c) {
         ++m_view.version;
         return;
     }
-    m_look_inside_running_epoch = m_look_inside_epoch;
+    m_look_inside_running_epoch = m_full_refresh_epoch;
     m_look_inside_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request = c.request]() mutable {
         return std::make_shared<const LookInside>(tx::app::compute_look_inside(std::move(checkpoint), request));
     });
@@ -197,7 +197,7 @@ void Workbench::adopt_look_inside() {
     std::shared_ptr<const LookInside> result = m_look_inside_running.get();
     m_view.look_inside_computing = false;
     // Made for a model or input that has changed since: dropped (the panel asks again).
-    if (m_look_inside_running_epoch != m_look_inside_epoch) return;
+    if (m_look_inside_running_epoch != m_full_refresh_epoch) return;
     m_view.look_inside = std::move(result);
     ++m_view.version;
 }
@@ -210,7 +210,7 @@ void Workbench::compute_precision(const ComputePrecision& c) {
         ++m_view.version;
         return;
     }
-    m_precision_running_epoch = m_precision_epoch;
+    m_precision_running_epoch = m_full_refresh_epoch;
     m_precision_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request = c.request]() mutable {
         return std::make_shared<const PrecisionView>(compute_precision_view(std::move(checkpoint), request));
     });
@@ -223,7 +223,7 @@ void Workbench::adopt_precision() {
         return;
     std::shared_ptr<const PrecisionView> result = m_precision_running.get();
     m_view.precision_computing = false;
-    if (m_precision_running_epoch != m_precision_epoch) return;   // of a model or input changed since
+    if (m_precision_running_epoch != m_full_refresh_epoch) return;   // of a model or input changed since
     m_view.precision = std::move(result);
     ++m_view.version;
 }
