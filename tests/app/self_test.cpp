@@ -284,12 +284,29 @@ void SelfTest::check(bool ok, const std::string& what) {
     std::fprintf(stderr, "self-test: FAILED: %s\n", what.c_str());
 }
 
-void SelfTest::build() {
-    auto wait_frames = [](int n) {
-        return [n, count = 0](ExplorerApp&) mutable { return ++count >= n; };
-    };
-    auto add = [this](std::string name, Action a) { m_actions.emplace_back(std::move(name), std::move(a)); };
+// An action that is done after n frames (the app draws and settles in between).
+SelfTest::Action SelfTest::wait_frames(int n) {
+    return [n, count = 0](ExplorerApp&) mutable { return ++count >= n; };
+}
 
+void SelfTest::add(std::string name, Action action) { m_actions.emplace_back(std::move(name), std::move(action)); }
+
+// The walk, in order: each part adds its actions to m_actions.
+void SelfTest::build() {
+    build_start();
+    build_generate();
+    build_input_help();
+    build_steps();
+    build_neuron_view();
+    build_positional();
+    build_generation_timing();
+    build_lessons();
+    build_look_inside();
+    build_precision();
+}
+
+// The app at start, then every panel opened in turn.
+void SelfTest::build_start() {
     add("start", [this](ExplorerApp& app) {
         app.workbench().remembered().export_dir = m_tmp;
         m_baseline_errors = app.error_count();
@@ -307,8 +324,10 @@ void SelfTest::build() {
         });
         add("draw", wait_frames(2));
     }
+}
 
-    // The Generate panel, greedy and then sampling, against an independent full recompute.
+// The Generate panel, greedy and then sampling, against an independent full recompute.
+void SelfTest::build_generate() {
     add("generate greedy", [](ExplorerApp& app) {
         app.send(ShowPanel{"generate"});
         app.send(SetGeneration{GenerationSettings{}});
@@ -357,8 +376,10 @@ void SelfTest::build() {
         return true;
     });
     add("draw", wait_frames(2));
+}
 
-    // Input help for the translation model: a random test sentence, and words never seen in training.
+// Input help for the translation model: a random test sentence, and words never seen in training.
+void SelfTest::build_input_help() {
     add("another test sentence", [this](ExplorerApp& app) {
         app.send(ShowPanel{"input"});
         m_sentence = app.view().sentences.empty() ? "" : app.view().sentences.front();
@@ -400,8 +421,10 @@ void SelfTest::build() {
         return true;
     });
     add("draw", wait_frames(2));
+}
 
-    // Every step, one per frame, from the start.
+// Every step, one per frame, from the start.
+void SelfTest::build_steps() {
     add("restart", [this](ExplorerApp& app) {
         app.send(ShowPanel{"steps"});
         app.send(Restart{});
@@ -570,9 +593,12 @@ void SelfTest::build() {
         return true;
     });
     add("draw", wait_frames(2));
-    // The Neuron view on three cells: cross-attention, a causally masked decoder self-attention
-    // cell, and a padding-masked cross-attention cell of a padded batch's second row (its last
-    // decoder position, a PAD query: computed, never used).
+}
+
+// The Neuron view on three cells: cross-attention, a causally masked decoder self-attention
+// cell, and a padding-masked cross-attention cell of a padded batch's second row (its last
+// decoder position, a PAD query: computed, never used).
+void SelfTest::build_neuron_view() {
     auto neuron_action = [this](const char* what, AttentionKind kind, int layer, int row, int head, int query, int key) {
         return [=, this](ExplorerApp& app) {
             const auto& v = app.view();
@@ -637,6 +663,7 @@ void SelfTest::build() {
         return true;
     });
     add("draw", wait_frames(2));
+
     // Without 1/√dk scaling the score is the dot product itself; then the shipped model comes back.
     add("unscaled model", [this](ExplorerApp& app) {
         m_neuron_model = app.view().model_source;
@@ -658,8 +685,11 @@ void SelfTest::build() {
         check(app.view().config.scale_attention && app.view().model_source == m_neuron_model, "the shipped model is back");
         return true;
     });
-    // The Positional panel's views of RoPE, ALiBi and a learned table, each on a model with fresh
-    // weights, against numbers recomputed here from the formulas; then the Model panel's presets.
+}
+
+// The Positional panel's views of RoPE, ALiBi and a learned table, each on a model with fresh
+// weights, against numbers recomputed here from the formulas; then the Model panel's presets.
+void SelfTest::build_positional() {
     auto positional_panel = [](ExplorerApp& app) -> const PositionalPanel* {
         for (const auto& p : app.panels())
             if (auto* pp = dynamic_cast<const PositionalPanel*>(p.get())) return pp;
@@ -1005,7 +1035,10 @@ void SelfTest::build() {
         app.send(ShowPanel{"attention"});
         return true;
     });
-    // The Backend panel's generation timing: both ways run, take time, and choose the same tokens.
+}
+
+// The Backend panel's generation timing: both ways run, take time, and choose the same tokens.
+void SelfTest::build_generation_timing() {
     add("time generation", [](ExplorerApp& app) {
         app.send(ShowPanel{"backend"});
         app.send(MeasureGeneration{});
@@ -1025,8 +1058,11 @@ void SelfTest::build() {
               "the same tokens with and without the cache, as many as asked");
         return true;
     });
-    // Every lesson, in order: each step's "Do it", its effects checked once applied, then the
-    // question answered wrongly (refused) and rightly (accepted).
+}
+
+// Every lesson, in order: each step's "Do it", its effects checked once applied, then the
+// question answered wrongly (refused) and rightly (accepted).
+void SelfTest::build_lessons() {
     add("lessons", [this](ExplorerApp& app) {
         const LessonsPanel* l = lessons_panel(app);
         check(l && l->lessons().size() == LESSON_COUNT, std::to_string(LESSON_COUNT) + " lessons loaded");
@@ -1099,10 +1135,13 @@ void SelfTest::build() {
         app.send(PauseTraining{});
         return true;
     });
-    // The Look inside panel on the everyday model with the "it ... tired" / "it ... wide" pair: every
-    // view's numbers against the explain library's, recomputed here on a fresh copy of the checkpoint;
-    // the lens's last row against the Session's own output; a length mismatch refused with both piece
-    // sequences; a head-importance cell opening its head in the Attention panel.
+}
+
+// The Look inside panel on the everyday model with the "it ... tired" / "it ... wide" pair: every
+// view's numbers against the explain library's, recomputed here on a fresh copy of the checkpoint;
+// the lens's last row against the Session's own output; a length mismatch refused with both piece
+// sequences; a head-importance cell opening its head in the Attention panel.
+void SelfTest::build_look_inside() {
     add("look inside: everyday model", [this](ExplorerApp& app) {
         m_inspect_back = app.view().model_source;
         app.send(OpenModel{"everyday"});
@@ -1228,10 +1267,13 @@ void SelfTest::build() {
         if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted("");
         return true;
     });
-    // The Precision panel on the everyday model's default sentence: FP32 against itself is exact;
-    // BF16 autocast differs at every product and matches compare_precision run here on the loaded
-    // model; FP16 "everything low" with the embeddings ×100 reports its first inf/NaN with a reason
-    // and does not fail.
+}
+
+// The Precision panel on the everyday model's default sentence: FP32 against itself is exact;
+// BF16 autocast differs at every product and matches compare_precision run here on the loaded
+// model; FP16 "everything low" with the embeddings ×100 reports its first inf/NaN with a reason
+// and does not fail.
+void SelfTest::build_precision() {
     add("precision: fp32", [](ExplorerApp& app) {
         if (PrecisionPanel* p = precision_panel(app)) {
             p->set_mode({Precision::Fp32, false});
@@ -1325,6 +1367,7 @@ void SelfTest::build() {
         return true;
     });
 }
+
 
 void SelfTest::check_lesson_step(ExplorerApp& app) {
     const LessonsPanel* l = lessons_panel(app);
@@ -1466,10 +1509,6 @@ void SelfTest::frame(ExplorerApp& app) {
 namespace tx::app {
 
 void SelfTest::build_decoder_only() {
-    auto wait_frames = [](int n) {
-        return [n, count = 0](ExplorerApp&) mutable { return ++count >= n; };
-    };
-    auto add = [this](std::string name, Action a) { m_actions.emplace_back(std::move(name), std::move(a)); };
     const std::vector<std::string> prompts = {"The cat sat on the", "I see"};
 
     add("decoder-only model", [this, prompts](ExplorerApp& app) {

@@ -21,7 +21,19 @@ public:
 private:
     // An action returns true when done; it runs again on the next frame otherwise.
     using Action = std::function<bool(ExplorerApp&)>;
-    void build();
+    void build();   // the whole walk: the parts below, in order
+    static Action wait_frames(int n);
+    void add(std::string name, Action action);
+    void build_start();
+    void build_generate();
+    void build_input_help();
+    void build_steps();
+    void build_neuron_view();
+    void build_positional();
+    void build_generation_timing();
+    void build_lessons();
+    void build_look_inside();
+    void build_precision();
     void check(bool ok, const std::string& what);
     std::vector<std::pair<std::string, Action>> m_actions;
     size_t m_next = 0;
