@@ -122,6 +122,7 @@ OUTPUTS (UTF-8, '\\n', no header)
 
 import argparse
 import collections
+import functools
 import gzip
 import json
 import os
@@ -407,6 +408,7 @@ STREAM_UNIT_RE = re.compile(r"\^((?:\\.|[^$\\])*)\$")
 UNESCAPED_SLASH_RE = re.compile(r"(?<!\\)/")
 
 
+@functools.lru_cache(maxsize=None)   # the same two commands for every batch of a run
 def apertium_halves(mode, split_before="lrx-proc", marks=True):
     """The pipeline that `apertium MODE` runs (modes/MODE.mode with word-bound
     blanks, no tagger option; output option -g, or -n as `apertium -u` when
