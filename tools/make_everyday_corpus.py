@@ -64,7 +64,8 @@ NEEDS (only to REGENERATE; the app and its tests never need any of this)
 
 RUN
     python3 tools/make_everyday_corpus.py --seed 1 --fix-lexicon \
-        --everyday-nouns --everyday-senses --out assets/corpus/everyday
+        --everyday-nouns --everyday-senses --everyday-questions --known-tags \
+        --everyday-compounds --out assets/corpus/everyday
     python3 tools/postedit_everyday_corpus.py --dir assets/corpus/everyday \
         --exclude assets/corpus/everyday/dev.tsv \
         --exclude assets/corpus/everyday/pronoun_test.tsv
@@ -109,6 +110,31 @@ RUN
     the front before lexical selection (apertium_with_senses); and the
     round trip takes "job" -> trabajo -> "work" (EVERYDAY_SYNONYMS).
     Without it the corpus of --everyday-nouns is reproduced.
+
+    --everyday-questions (with --everyday-senses) adds questions for a value:
+    "What is your name?", "What were the problems?", "What is the name of
+    your dog?" (question_value).  Spanish asks these with "¿Cuál es …?";
+    Apertium writes "Qué es" and keeps "es" before a plural, so Apertium is
+    given the singular verb it writes anyway and the generator writes "Cuál
+    es" / "Cuáles son" / "Cuál era" / "Cuáles eran" itself (cual_question).
+    The round trip takes station -> estación -> "season", plane -> avión ->
+    "aeroplane" and address -> dirección -> "direction" (QUESTION_SYNONYMS).
+
+    --known-tags (with --everyday-questions) runs Apertium's eng-spa
+    pipeline in three parts and, before its tagger, drops a word's analyses
+    of another part of speech where one of the generator's own is left
+    (keep_known_tags): "My friend lives in Madrid." is no longer "Mis vidas
+    de amigo en Madrid." (lives read as the noun).
+
+    --everyday-compounds (with --known-tags) puts noun compounds in noun
+    phrases ("the train station", "a birthday cake"): WordNet's two-word
+    nouns whose words are both lexicon nouns and that are a kind of their
+    head (noun_compounds).  Apertium writes "la estación de tren", whose way
+    back "the station of train" the round trip reads as the compound
+    (undo_compounds).  Never after an adjective, where Apertium breaks them.
+
+    Each of the three keeps the corpus made without it byte for byte
+    (GENERATIONS lists the options in order).
 
 OUTPUTS (UTF-8, '\\n', no header)
     train.tsv.gz valid.tsv.gz test.tsv.gz   English<TAB>Spanish (gzip mtime 0)
@@ -373,13 +399,14 @@ def run_lines(cmd, lines, chunk=20000):
     return out
 
 
-def translate(mode, lines, batch=5000, senses=None):
+def translate(mode, lines, batch=5000, senses=None, hints=None):
     """Apertium MODE on each line; with SENSES (--everyday-senses), through
-    apertium_with_senses."""
+    apertium_with_senses, which takes HINTS (--known-tags: one per line, from
+    known_tag_hints, or None) too."""
     out = []
     for i in range(0, len(lines), batch):
         part = lines[i:i + batch]
-        out.extend(_tr_checked(mode, part, senses))
+        out.extend(_tr_checked(mode, part, senses, hints and hints[i:i + batch]))
     return out
 
 
@@ -408,17 +435,28 @@ STREAM_UNIT_RE = re.compile(r"\^((?:\\.|[^$\\])*)\$")
 UNESCAPED_SLASH_RE = re.compile(r"(?<!\\)/")
 
 
-@functools.lru_cache(maxsize=None)   # the same two commands for every batch of a run
-def apertium_halves(mode, split_before="lrx-proc", marks=True):
+@functools.lru_cache(maxsize=None)   # the same commands for every batch of a run
+def apertium_parts(mode, split_before=("lrx-proc",), marks=True):
     """The pipeline that `apertium MODE` runs (modes/MODE.mode with word-bound
     blanks, no tagger option; output option -g, or -n as `apertium -u` when
-    marks=False: unknown words unmarked), as two shell commands: up to and
-    including the bilingual dictionary, and from lexical selection on."""
+    marks=False: unknown words unmarked), cut into shell commands before each
+    program named in SPLIT_BEFORE (in pipeline order).  With the default,
+    two parts: up to and including the bilingual dictionary, and from
+    lexical selection on."""
     pipeline = subprocess.run(["apertium-wblank-mode", os.path.join(APERTIUM_MODES, mode + ".mode")],
                               capture_output=True, text=True, check=True).stdout.strip()
-    pipeline = pipeline.replace("$1", "-g" if marks else "-n").replace("$2", "")
-    cut = pipeline.index("| " + split_before)
-    return "apertium-destxt | " + pipeline[:cut], pipeline[cut + 1:] + " | apertium-retxt"
+    pipeline = "apertium-destxt | " + pipeline.replace("$1", "-g" if marks else "-n").replace("$2", "")
+    parts = []
+    for program in split_before:
+        cut = pipeline.index("| " + program)
+        parts.append(pipeline[:cut])
+        pipeline = pipeline[cut + 2:]
+    return tuple(parts) + (pipeline + " | apertium-retxt",)
+
+
+def apertium_halves(mode, split_before="lrx-proc", marks=True):
+    """apertium_parts cut once: (up to SPLIT_BEFORE, from it on)."""
+    return apertium_parts(mode, (split_before,), marks)
 
 
 def prefer_senses(stream, senses):
@@ -440,20 +478,85 @@ def prefer_senses(stream, senses):
     return STREAM_UNIT_RE.sub(unit, stream)
 
 
-def apertium_with_senses(mode, text, senses, marks=True):
+# --known-tags: Apertium's tagger picks one analysis of each ambiguous word
+# from its statistics and reads some verbs after a noun subject as nouns:
+# "My friend lives in Madrid." -> "Mis vidas de amigo en Madrid." (life<n>).
+# The round trip then rejects the clause, and the present tense of many verbs
+# went missing from the corpus.  The generator knows each content word's part
+# of speech, so, between the morphological analysis and the tagger, it drops
+# a word's analyses of another part of speech where one of its own is left.
+def known_tag_hints(toks):
+    """What keep_known_tags needs of a clause: (word, Apertium tag or None)
+    for each of its tokens, in order, then the final full stop."""
+    return [(w, ENG_POS_TAG[pos] if pos else None) for w, _, pos in toks] + [(".", None)]
+
+
+def analysis_tag(analysis):
+    """The first tag of one analysis: "live<vblex><pri><p3><sg>" -> "vblex"."""
+    m = re.match(r"(?:\\.|[^<\\])*<([^>]*)>", analysis)
+    return m.group(1) if m else None
+
+
+def keep_known_line(piece, hints):
+    """One line of a morphologically analysed stream, with HINTS from
+    known_tag_hints: each unit whose surface is one hinted word with a tag
+    keeps only its analyses with that first tag, if any is left.  Where the
+    units stop following the hints' words (a multiword unit such as "in front
+    of", a split apostrophe), the line comes back unchanged."""
+    words = [w.lower() for w, _ in hints]
+    out, last, at = [], 0, 0
+    for m in STREAM_UNIT_RE.finditer(piece):
+        parts = UNESCAPED_SLASH_RE.split(m.group(1))
+        surface = re.sub(r"\\(.)", r"\1", parts[0]).lower().split()
+        if at == len(words) and surface == ["."]:
+            continue   # the full stop apertium-destxt adds at the end of its input
+        if not surface or words[at:at + len(surface)] != surface:
+            return piece
+        tag = hints[at][1] if len(surface) == 1 else None
+        at += len(surface)
+        keep = [a for a in parts[1:] if tag and analysis_tag(a) == tag]
+        if keep and len(keep) < len(parts) - 1:
+            out.append(piece[last:m.start()])
+            out.append("^" + "/".join([parts[0]] + keep) + "$")
+            last = m.end()
+    if at != len(words):
+        return piece
+    out.append(piece[last:])
+    return "".join(out)
+
+
+def keep_known_tags(stream, hints):
+    """keep_known_line on each line of an analysed STREAM (lines end at the
+    newlines that apertium-destxt keeps inside its blanks); HINTS has one
+    entry per input line, None for a line without hints.  A stream whose
+    line count is not len(hints) comes back unchanged."""
+    pieces = stream.split("\n")
+    if len(pieces) != len(hints) + 1:
+        return stream
+    return "\n".join([keep_known_line(p, h) if h else p for p, h in zip(pieces, hints)] + pieces[-1:])
+
+
+def run_shell(command, text):
+    return subprocess.run(["bash", "-o", "pipefail", "-c", command], input=text, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def apertium_with_senses(mode, text, senses, marks=True, hints=None):
     """`apertium MODE` (marks=False: `apertium -u MODE`) on TEXT, with
-    prefer_senses between the bilingual dictionary and lexical selection."""
-    first, second = apertium_halves(mode, marks=marks)
-    mid = subprocess.run(["bash", "-o", "pipefail", "-c", first], input=text, capture_output=True,
-                         text=True, check=True).stdout
-    return subprocess.run(["bash", "-o", "pipefail", "-c", second], input=prefer_senses(mid, senses),
-                          capture_output=True, text=True, check=True).stdout
+    prefer_senses between the bilingual dictionary and lexical selection;
+    with HINTS (one per line of TEXT), keep_known_tags before the tagger."""
+    if hints is None:
+        first, second = apertium_halves(mode, marks=marks)
+        return run_shell(second, prefer_senses(run_shell(first, text), senses))
+    analyse_, tag_, rest = apertium_parts(mode, ("apertium-tagger", "lrx-proc"), marks)
+    analysed = keep_known_tags(run_shell(analyse_, text), hints)
+    return run_shell(rest, prefer_senses(run_shell(tag_, analysed), senses))
 
 
-def _tr_checked(mode, lines, senses=None):
+def _tr_checked(mode, lines, senses=None, hints=None):
     text = "\n".join(lines) + "\n"
     if senses:
-        res = apertium_with_senses(mode, text, senses).split("\n")
+        res = apertium_with_senses(mode, text, senses, hints=hints).split("\n")
     else:
         res = subprocess.run(["apertium", mode], input=text, capture_output=True,
                              text=True, check=True).stdout.split("\n")
@@ -464,7 +567,8 @@ def _tr_checked(mode, lines, senses=None):
     if len(lines) == 1:
         return ["@misaligned"]
     h = len(lines) // 2
-    return _tr_checked(mode, lines[:h], senses) + _tr_checked(mode, lines[h:], senses)
+    return (_tr_checked(mode, lines[:h], senses, hints and hints[:h]) +
+            _tr_checked(mode, lines[h:], senses, hints and hints[h:]))
 
 
 def clean_es(s):
@@ -1054,12 +1158,75 @@ def render(words):
     return s[:1].upper() + s[1:]
 
 
+# --everyday-questions: nouns whose value a question asks for ("What is your
+# name?"), where the lexicon has them; the second set is not asked in the plural.
+VALUE_NOUNS = ("name", "address", "job", "problem", "plan", "idea", "question", "answer",
+               "price", "number", "age", "reason", "date", "size", "color", "colour",
+               "birthday", "secret", "opinion")
+SINGULAR_VALUE_NOUNS = {"age", "size", "address", "price", "birthday", "opinion"}
+# Its round trip: Spanish words that come back as another English word.
+QUESTION_SYNONYMS = [("station", "n", "estación", "season"), ("plane", "n", "avión", "aeroplane"),
+                     ("address", "n", "dirección", "direction")]
+
+
+def cual_question(es, past, plural):
+    """"Qué es tu nombre." -> "Cuál es tu nombre." (plural: "Cuáles son",
+    past: "Cuál era" / "Cuáles eran"); None if ES does not start with
+    Apertium's "Qué" + a form of ser."""
+    m = re.match(r"(?:¿)?Qué (es|son|era|eran|fue|fueron) ", es)
+    if not m:
+        return None
+    verb = {(False, False): "Cuál es", (False, True): "Cuáles son",
+            (True, False): "Cuál era", (True, True): "Cuáles eran"}[(past, plural)]
+    return verb + " " + es[m.end():]
+
+
+# --everyday-compounds: noun compounds ("the train station", "my phone
+# number"), which Spanish writes "la estación de tren", "mi número de
+# teléfono".  They are WordNet's two-word nouns whose words are both lexicon
+# nouns and whose meaning is a kind of the head (a train station is a
+# station, per WordNet's hypernyms or synset; a top dog is not a dog), the most
+# frequent by their rarer word (SUBTLEX).
+COMPOUNDS_PER_RUN = 400
+
+
+def noun_compounds(N, ndata, nidx, limit=COMPOUNDS_PER_RUN):
+    """{head: [modifier, ...]} of the LIMIT most frequent such compounds."""
+    found = []
+    for lemma, offs in sorted(nidx.items()):
+        parts = lemma.split("_")
+        if len(parts) != 2 or parts[0] == parts[1] or not all(w in N for w in parts):
+            continue
+        mod, head = parts
+        kinds = set(ndata[offs[0]][1]) - {lemma}   # {phone number, number}
+        for h in ndata[offs[0]][2]:
+            kinds |= ancestors(ndata, h)
+        if head in kinds:
+            found.append((-min(N[mod]["f"], N[head]["f"]), mod, head))
+    table = collections.defaultdict(list)
+    for _, mod, head in sorted(found)[:limit]:
+        table[head].append(mod)
+    return dict(table)
+
+
+def undo_compounds(back, compounds):
+    """The back-translation with "HEAD of [the] MODIFIER" (Spanish "estación
+    de tren" -> "station of train") read as the English "MODIFIER HEAD", for
+    the (modifier, head form) pairs of one clause."""
+    for mod, head in compounds:
+        back = re.sub(r"\b%s of (?:the )?%s\b" % (re.escape(head), re.escape(mod)),
+                      "%s %s" % (mod, head), back, flags=re.I)
+    return back
+
+
 class Grammar:
     def __init__(self, rng, N, V, A, vobj, adjn, vobjn=None, nadj=None, fix=False,
-                 everyday=False):
+                 everyday=False, questions=False, compounds=None):
         self.rng = rng
         self.fixed = fix
         self.everyday = everyday   # --everyday-nouns
+        self.questions = questions   # --everyday-questions
+        self.compounds = compounds or {}   # --everyday-compounds: noun_compounds
         self.vobjn, self.nadj = vobjn or {}, nadj or {}
         self.N, self.V, self.A = N, V, A
         self.bycls = collections.defaultdict(list)
@@ -1155,7 +1322,10 @@ class Grammar:
                 adj = self.rng.choices(ws, cum_weights=self._cum(ws, lambda a: seen[a] ** 2))[0]
             else:
                 adj = self.ch(self.adj_by_cls[d["cls"]])
-        first = adj or noun
+        mod = None   # Apertium breaks an adjective before a compound ("cuatro banco pequeño cuentas")
+        if adj is None and noun in self.compounds and self.r() < 0.15:
+            mod = self.ch(self.compounds[noun])   # "the train station"
+        first = adj or mod or noun
         if "poss" in dets and r < 0.2:
             toks.append(tk(self.ch(POSS)))
         elif "num" in dets and plural and r < 0.35:
@@ -1173,6 +1343,8 @@ class Grammar:
             colour = self.second_adjective(adj, d["cls"])
             if colour:
                 toks.append(tk(colour, colour, "adj"))
+        if mod:
+            toks.append(tk(mod, mod, "n"))
         toks.append(tk(d["pl"] if plural else noun, noun, "n"))
         return toks, ("pl" if plural else "sg")
 
@@ -1476,7 +1648,40 @@ class Grammar:
         it.cons = "question:yes/no"
         return it
 
+    def question_value(self):
+        """--everyday-questions: "What is your name?", "What were the
+        problems?", "What is the name of your dog?".  Spanish asks for a
+        value with "¿Cuál es …?" and Apertium writes "Qué es" whatever the
+        number, so Apertium gets "what" + the singular form of "be" it writes
+        anyway (the round trip then matches), and finalize writes "Cuál
+        es" / "Cuáles son" from the English number (fix "cual")."""
+        nouns = [w for w in VALUE_NOUNS if w in self.N]
+        if not nouns:
+            return None
+        noun = self.ch(nouns)
+        past = self.r() < 0.2
+        plural = not self.N[noun]["mass"] and noun not in SINGULAR_VALUE_NOUNS and self.r() < 0.3
+        owner = []
+        if self.r() < 0.3:   # "the name of your dog"
+            cls = self.ch([c for c in ("person", "animal", "building", "place") if self.bycls[c]])
+            owner, _ = self.np(self.noun_of(cls), plural=False, dets=("the", "poss"), adj_p=0)
+            det = [tk("the")]
+        else:
+            det = [tk(self.ch(POSS + ["the"]))]
+        np_ = det + [tk(self.N[noun]["pl"] if plural else noun, noun, "n")] + \
+            ([tk("of")] + owner if owner else [])
+        be_sent = "was" if past else "is"
+        be_typed = ("were" if past else "are") if plural else be_sent
+        it = Item("question:what is", [tk("what"), tk(be_sent)] + np_, "past" if past else "pres")
+        it.q = "wh"
+        it.fix.append("cual")
+        it.extra["eng"] = ["what", be_typed] + [t[0] for t in np_]
+        it.extra["cual"] = (past, plural)
+        return it
+
     def question_wh(self):
+        if self.questions and self.r() < 0.15:
+            return self.question_value()
         wh = self.ch(["where", "when", "what", "who", "why", "how many", "where is"])
         p_ = self.ch(["you", "you", "you", "he", "she", "we", "they"])
         subj = ([tk(p_)], PRONOUNS[p_][0], PRONOUNS[p_][1], "pron")
@@ -1927,6 +2132,40 @@ def fix_estar(es):
 
 
 # ---------------------------------------------------------------------------
+# The generator's corpus options, in the order they were added: (flag, the
+# flag it needs, help).  Each option keeps the corpus made without it byte for
+# byte, so every shipped corpus can be made again.
+GENERATIONS = [
+    ("--fix-lexicon", None,
+     "the corpus2 generator: lexicon fixes, synonym-tolerant round trip, more verbs/adjectives "
+     "in the grammar, I'm/it's, months (see the RUN notes above); without it the first shipped "
+     "corpus is reproduced"),
+    ("--everyday-nouns", "--fix-lexicon",
+     "also the abstract everyday nouns (job, money, problem, name) as objects, and family words "
+     "that SUBTLEX lists capitalised (Uncle, Aunt)"),
+    ("--everyday-senses", "--everyday-nouns",
+     "Apertium translates the words of EVERYDAY_SENSES in their everyday sense (work -> "
+     "trabajar, key -> llave, station -> estación) and the round trip takes job -> trabajo -> "
+     "\"work\""),
+    ("--everyday-questions", "--everyday-senses",
+     "questions for a value: \"What is your name?\" -> \"¿Cuál es tu nombre?\" (Apertium: "
+     "\"Qué es\"), with the verb's number written by the generator; the round trip takes "
+     "station -> estación -> \"season\" and plane -> avión -> \"aeroplane\""),
+    ("--known-tags", "--everyday-questions",
+     "the generator's parts of speech go to Apertium's tagger: a word's analyses of another "
+     "part of speech are dropped where one of its own is left (\"My friend lives in Madrid.\", "
+     "not \"Mis vidas de amigo\")"),
+    ("--everyday-compounds", "--known-tags",
+     "noun compounds from WordNet (\"the train station\" -> \"la estación de tren\", \"my phone "
+     "number\"), whose Spanish \"HEAD de MODIFIER\" the round trip reads back as the compound"),
+]
+
+
+def option_name(flag):
+    """"--fix-lexicon" -> "fix_lexicon", as argparse names the attribute."""
+    return flag[2:].replace("-", "_")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=1)
@@ -1940,35 +2179,29 @@ def main():
     ap.add_argument("--batch", type=int, default=5000)
     ap.add_argument("--clause-ratio", type=float, default=1.0,
                     help="clause candidates per output pair")
-    ap.add_argument("--fix-lexicon", action="store_true",
-                    help="the corpus2 generator: lexicon fixes, synonym-tolerant round "
-                         "trip, more verbs/adjectives in the grammar, I'm/it's, months "
-                         "(see the RUN notes above); without it the first shipped "
-                         "corpus is reproduced")
-    ap.add_argument("--everyday-nouns", action="store_true",
-                    help="with --fix-lexicon: also the abstract everyday nouns (job, money, "
-                         "problem, name) as objects, and family words that SUBTLEX lists "
-                         "capitalised (Uncle, Aunt)")
-    ap.add_argument("--everyday-senses", action="store_true",
-                    help="with --everyday-nouns: Apertium translates the words of EVERYDAY_SENSES "
-                         "in their everyday sense (work -> trabajar, key -> llave, station -> "
-                         "estación) and the round trip takes job -> trabajo -> \"work\"")
+    for flag, _, help_ in GENERATIONS:
+        ap.add_argument(flag, action="store_true", help=help_)
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
     rng = random.Random(args.seed)
     need = args.train + args.valid + args.test
 
-    if args.everyday_nouns and not args.fix_lexicon:
-        ap.error("--everyday-nouns needs --fix-lexicon")
-    if args.everyday_senses and not args.everyday_nouns:
-        ap.error("--everyday-senses needs --everyday-nouns")
+    for flag, needs, _ in GENERATIONS:
+        if needs and getattr(args, option_name(flag)) and not getattr(args, option_name(needs)):
+            ap.error("%s needs %s" % (flag, needs))
     senses = EVERYDAY_SENSES if args.everyday_senses else None
     N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon, args.everyday_nouns, senses)
     fix = args.fix_lexicon
     vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A, predicative=fix)
-    g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix, everyday=args.everyday_nouns)
-    alias = rt_alias(N, V, A, RT_SYNONYMS + EVERYDAY_SYNONYMS if senses else RT_SYNONYMS) if fix else None
+    compounds = noun_compounds(N, ndata, read_wn_index("noun")) if args.everyday_compounds else None
+    if compounds:
+        log("noun compounds: %d heads, %d compounds" % (len(compounds), sum(map(len, compounds.values()))))
+    g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix, everyday=args.everyday_nouns,
+                questions=args.everyday_questions, compounds=compounds)
+    synonyms = RT_SYNONYMS + (EVERYDAY_SYNONYMS if senses else []) + \
+        (QUESTION_SYNONYMS if args.everyday_questions else [])
+    alias = rt_alias(N, V, A, synonyms) if fix else None
     log("adjective classes: " + ", ".join("%s %d" % (c, len(g.adj_by_cls[c])) for c in sorted(g.adj_by_cls)))
     log("grammar: %d transitive, %d intransitive verbs, %d adjectives with noun classes"
         % (len(g.vt), len(g.vi), len(g.afit)))
@@ -2000,7 +2233,7 @@ def main():
         seen_apt.add(it.apt)
         items.append(it)
     log("%d clause candidates" % len(items))
-    kept = filter_items(items, bid, args.batch, stats, reasons, alias, senses)
+    kept = filter_items(items, bid, args.batch, stats, reasons, alias, senses, args.known_tags)
     log("%d clauses kept" % len(kept))
 
     # Spanish imperatives: generator
@@ -2191,15 +2424,23 @@ def write_gz(path, lines):
 DANGLING = {"en", "a", "de", "con", "para", "por", "que", "el", "la", "los", "las", "un", "una"}
 
 
-def filter_items(items, bid, batch, stats, reasons, alias=None, senses=None):
+def compound_pairs(toks):
+    """(modifier, head form) of each noun compound in a clause's tokens: two
+    noun tokens in a row."""
+    return [(a[0], b[0]) for a, b in zip(toks, toks[1:]) if a[2] == "n" and b[2] == "n"]
+
+
+def filter_items(items, bid, batch, stats, reasons, alias=None, senses=None, known_tags=False):
     apts = [it.apt for it in items]
-    es = [clean_es(s) for s in translate("eng-spa", apts, batch, senses)]
+    hints = [known_tag_hints(it.toks) if it.toks else None for it in items] if known_tags else None
+    es = [clean_es(s) for s in translate("eng-spa", apts, batch, senses, hints)]
     log("eng-spa done")
     back = translate("spa-eng", es, batch)
     log("spa-eng done")
     ok = []
     for it, s, b in zip(items, es, back):
         stats[it.cons][0] += 1
+        b = undo_compounds(b, compound_pairs(it.toks)) if it.toks else b
         if any(c in s or c in b for c in "*#@"):
             reasons["unknown word"] += 1
             continue
@@ -2272,6 +2513,10 @@ def finalize(kept, rng, fix=False):
         words = [t[0] for t in it.toks]
         if "estar" in it.fix:
             es = fix_estar(es)
+        if "cual" in it.fix:
+            es = cual_question(es, *it.extra["cual"])
+            if es is None:
+                continue
         if "superlative" in it.fix:
             es = re.sub(r"(más \w+) en el ", r"\1 del ", es)
             es = re.sub(r"(más \w+) en (la|los|las) ", r"\1 de \2 ", es)

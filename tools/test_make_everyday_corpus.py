@@ -222,7 +222,7 @@ class EverydaySenses(unittest.TestCase):
         for (en, tag), es in M.EVERYDAY_SENSES.items():
             self.assertIn(tag, ("n", "vblex", "adj"))
             self.assertTrue(re.match(r"^[a-záéíóúñ]+$", es), es)
-        syn = [(en, pos) for en, pos, es, back in M.RT_SYNONYMS + M.EVERYDAY_SYNONYMS]
+        syn = [(en, pos) for en, pos, es, back in M.RT_SYNONYMS + M.EVERYDAY_SYNONYMS + M.QUESTION_SYNONYMS]
         self.assertEqual(len(syn), len(set(syn)))
 
     @unittest.skipUnless(os.path.exists(M.A_DIR) and os.path.exists(M.APERTIUM_MODES),
@@ -324,6 +324,189 @@ class Questions(unittest.TestCase):
     def test_inversion(self):
         self.assertEqual(self.q("the dog is eating"), "is the dog eating")
         self.assertEqual(self.q("she will eat", head=["when"]), "when will she eat")
+
+
+class WhatIsQuestions(unittest.TestCase):
+    """--everyday-questions: "What is your name?" -> "¿Cuál es tu nombre?",
+    with the English verb's number, and only with the option."""
+    def grammar(self, questions=True, seed=1):
+        N = {"name": {"cls": "abstract", "pl": "names", "g": "m", "es": "nombre", "f": 10, "mass": False},
+             "problem": {"cls": "abstract", "pl": "problems", "g": "m", "es": "problema", "f": 10,
+                         "mass": False},
+             "age": {"cls": "abstract", "pl": "ages", "g": "f", "es": "edad", "f": 10, "mass": False},
+             "dog": {"cls": "animal", "pl": "dogs", "g": "m", "es": "perro", "f": 10, "mass": False}}
+        V = {"eat": {"lex": "verb.consumption", "frames": {8}, "past": "ate", "s3": "eats",
+                     "ger": "eating", "trans": True, "intr": True, "intr_fix": False, "f": 10}}
+        import collections
+        vobj = {"eat": collections.Counter({"food": 5})}
+        return M.Grammar(random.Random(seed), N, V, {}, vobj, {}, {}, {}, fix=True, everyday=True,
+                         questions=questions)
+
+    def questions(self, g, n=400):
+        out = []
+        for _ in range(n):
+            it = g.question_value()
+            if it is not None:
+                out.append(it)
+        return out
+
+    def test_english_number_and_what_apertium_reads(self):
+        seen = set()
+        for it in self.questions(self.grammar(), 2000):
+            eng, sent = it.extra["eng"], [t[0] for t in it.toks]
+            past, plural = it.extra["cual"]
+            self.assertEqual(eng[0], "what")
+            self.assertEqual(eng[1], {(False, False): "is", (False, True): "are",
+                                      (True, False): "was", (True, True): "were"}[(past, plural)])
+            # Apertium is given the singular verb it writes anyway; the rest is the same
+            self.assertEqual(sent[1], "was" if past else "is")
+            self.assertEqual(sent[2:], eng[2:])
+            self.assertFalse(plural and eng[3] == "age")   # never "What are your ages?"
+            self.assertEqual(it.fix, ["cual"])
+            seen.add((past, plural, "of" in eng))
+        self.assertEqual(len(seen), 8)   # every tense, number and "the X of Y" comes up
+
+    def test_cual(self):
+        self.assertEqual(M.cual_question("Qué es vuestro nombre.", False, False), "Cuál es vuestro nombre.")
+        self.assertEqual(M.cual_question("Qué es vuestros planes.", False, True), "Cuáles son vuestros planes.")
+        self.assertEqual(M.cual_question("Qué era los problemas.", True, True), "Cuáles eran los problemas.")
+        self.assertEqual(M.cual_question("Qué era el precio del coche.", True, False),
+                         "Cuál era el precio del coche.")
+        self.assertIsNone(M.cual_question("Qué comes.", False, False))
+
+    def test_only_with_the_option(self):
+        class OtherQuestion(Exception):
+            pass
+
+        def value_questions(questions):
+            g = self.grammar(questions, seed=3)
+            g.question_value = lambda: "value"
+
+            def other(seq):
+                raise OtherQuestion()   # question_wh went on to the other wh-words
+            g.ch = other
+            count = 0
+            for _ in range(300):
+                try:
+                    count += g.question_wh() == "value"
+                except OtherQuestion:
+                    pass
+            return count
+        self.assertGreater(value_questions(True), 20)
+        self.assertEqual(value_questions(False), 0)
+
+    @unittest.skipUnless(os.path.exists(M.A_DIR) and os.path.exists(M.APERTIUM_MODES),
+                         "needs Apertium eng-spa")
+    def test_through_apertium(self):
+        lines = ["What is your name.", "What is your plans.", "What was the problems."]
+        es = M.translate("eng-spa", lines, senses=M.EVERYDAY_SENSES)
+        fixed = [M.cual_question(s, past, plural)
+                 for s, (past, plural) in zip(es, [(False, False), (False, True), (True, True)])]
+        self.assertEqual(fixed, ["Cuál es vuestro nombre.", "Cuáles son vuestros planes.",
+                                 "Cuáles eran los problemas."])
+        back = M.translate("spa-eng", es)
+        self.assertEqual([M.rt_norm(b) for b in back], [M.rt_norm(a) for a in lines])
+
+
+class KnownTags(unittest.TestCase):
+    """--known-tags: a word's analyses of another part of speech are dropped
+    before Apertium's tagger, where one of its own part of speech is left."""
+    HINTS = M.known_tag_hints([("My", None, None), ("friend", "friend", "n"), ("lives", "live", "v"),
+                               ("in", None, None), ("Madrid", None, None)])
+    LINE = ("^My/My<det><pos><sp>$ ^friend/friend<n><sg>$ "
+            "^lives/life<n><pl>/live<vblex><pri><p3><sg>$ ^in/in<pr>$ "
+            "^Madrid/Madrid<np><loc><sg>$^./.<sent>$")
+
+    def test_drops_other_parts_of_speech(self):
+        out = M.keep_known_line(self.LINE, self.HINTS)
+        self.assertEqual(out, self.LINE.replace("life<n><pl>/", ""))
+        # the full stop apertium-destxt adds at the end of its input is no mismatch
+        self.assertEqual(M.keep_known_line(self.LINE + "^./.<sent>$", self.HINTS),
+                         out + "^./.<sent>$")
+
+    def test_keeps_a_word_with_none_of_its_own(self):
+        hints = [(w, "adj" if w == "lives" else t) for w, t in self.HINTS]
+        self.assertEqual(M.keep_known_line(self.LINE, hints), self.LINE)
+
+    def test_misaligned_or_unhinted_lines_unchanged(self):
+        self.assertEqual(M.keep_known_line(self.LINE, self.HINTS[:2] + self.HINTS[3:]), self.LINE)
+        longer = self.HINTS[:-1] + [("today", None), (".", None)]
+        self.assertEqual(M.keep_known_line(self.LINE, longer), self.LINE)
+        stream = self.LINE + "[\n]" + self.LINE + "^./.<sent>$[][\n]"
+        self.assertEqual(M.keep_known_tags(stream, [None, None]), stream)
+        once = M.keep_known_tags(stream, [self.HINTS, None])
+        self.assertEqual(once.split("\n")[1], stream.split("\n")[1])
+        self.assertNotIn("life<n>", once.split("\n")[0])
+        self.assertEqual(M.keep_known_tags(stream, [self.HINTS]), stream)   # wrong line count
+
+    @unittest.skipUnless(os.path.exists(M.A_DIR) and os.path.exists(M.APERTIUM_MODES),
+                         "needs Apertium eng-spa")
+    def test_through_apertium(self):
+        text = "My friend lives in Madrid.\nMy friend lives in Madrid.\n"
+        out = M.apertium_with_senses("eng-spa", text, M.EVERYDAY_SENSES, hints=[self.HINTS, None])
+        self.assertEqual(out.split("\n")[:2], ["Mi amigo vive en Madrid.", "Mis vidas de amigo en Madrid."])
+        self.assertEqual(M.apertium_with_senses("eng-spa", text, M.EVERYDAY_SENSES, hints=[None, None]),
+                         M.apertium_with_senses("eng-spa", text, M.EVERYDAY_SENSES))
+
+
+class NounCompounds(unittest.TestCase):
+    """--everyday-compounds: WordNet's compounds that are a kind of their head,
+    in noun phrases, and "HEAD of MODIFIER" read back as the compound."""
+    N = {w: {"cls": "thing", "pl": w + "s", "g": "m", "es": w, "f": f, "mass": False}
+         for w, f in (("train", 50), ("station", 80), ("dog", 90), ("top", 100), ("phone", 40),
+                      ("number", 70), ("bus", 30))}
+    # offset: (lexname, words, hypernyms, frames, gloss)
+    DATA = {"1": ("noun.artifact", ["station"], [], set(), ""),
+            "2": ("noun.artifact", ["train_station", "railway_station"], ["1"], set(), ""),
+            "3": ("noun.animal", ["dog"], [], set(), ""),
+            "4": ("noun.person", ["top_dog"], ["5"], set(), ""),
+            "5": ("noun.person", ["person"], [], set(), ""),
+            "6": ("noun.communication", ["telephone_number", "phone_number", "number"], ["7"], set(), ""),
+            "7": ("noun.communication", ["signal"], [], set(), ""),
+            "8": ("noun.artifact", ["bus_station"], ["1"], set(), "")}
+    INDEX = {"station": ["1"], "train_station": ["2"], "dog": ["3"], "top_dog": ["4"], "person": ["5"],
+             "phone_number": ["6"], "bus_station": ["8"], "train_dog_station": ["2"]}
+
+    def test_only_kinds_of_the_head(self):
+        table = M.noun_compounds(self.N, self.DATA, self.INDEX)
+        self.assertEqual(table, {"station": ["train", "bus"], "number": ["phone"]})
+        # the most frequent by their rarer word first, and no more than LIMIT
+        self.assertEqual(M.noun_compounds(self.N, self.DATA, self.INDEX, limit=1), {"station": ["train"]})
+
+    def test_noun_phrases(self):
+        A = {"new": {"comp": "newer", "sup": "newest", "gradable": True, "f": 10}}
+        import collections
+        g = M.Grammar(random.Random(1), self.N, {}, A, {}, {"new": collections.Counter({"thing": 5})},
+                      {}, {}, fix=True, everyday=True, compounds={"station": ["train"]})
+        phrases = {" ".join(t[0] for t in g.np("station", plural=False, dets=("a",), adj_p=0.5)[0])
+                   for _ in range(300)}
+        self.assertIn("a train station", phrases)
+        self.assertIn("a new station", phrases)
+        self.assertNotIn("a new train station", phrases)   # Apertium breaks these
+        self.assertIn("a station", phrases)
+        self.assertNotIn("an train station", phrases)
+        plain = M.Grammar(random.Random(1), self.N, {}, A, {}, {}, {}, {}, fix=True, everyday=True)
+        self.assertFalse(any("train" in " ".join(t[0] for t in plain.np("station")[0]) for _ in range(300)))
+
+    def test_round_trip_reads_the_compound(self):
+        toks = [M.tk("where"), M.tk("is"), M.tk("the"), M.tk("train", "train", "n"),
+                M.tk("stations", "station", "n")]
+        self.assertEqual(M.compound_pairs(toks), [("train", "stations")])
+        self.assertEqual(M.undo_compounds("Where they are the stations of train.", [("train", "stations")]),
+                         "Where they are the train stations.")
+        self.assertEqual(M.undo_compounds("The stations of the train.", [("train", "stations")]),
+                         "The train stations.")
+        # only the clause's own compound, and only that order
+        self.assertEqual(M.undo_compounds("The station of train.", [("bus", "station")]),
+                         "The station of train.")
+        self.assertEqual(M.compound_pairs([M.tk("the"), M.tk("dog", "dog", "n")]), [])
+
+
+class Generations(unittest.TestCase):
+    def test_each_option_needs_one_before_it(self):
+        flags = [flag for flag, _, _ in M.GENERATIONS]
+        self.assertEqual([needs for _, needs, _ in M.GENERATIONS], [None] + flags[:-1])
+        self.assertEqual(M.option_name("--known-tags"), "known_tags")
 
 
 @unittest.skipUnless(os.path.exists(os.path.join(CORPUS, "train.tsv.gz")),
