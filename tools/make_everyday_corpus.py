@@ -2226,6 +2226,10 @@ def main():
                     help="clause candidates per output pair")
     for flag, _, help_ in GENERATIONS:
         ap.add_argument(flag, action="store_true", help=help_)
+    ap.add_argument("--keep-held-out", metavar="PRONOUN_TEST_TSV",
+                    help="hold out the (X, VERB, Y) triples of this earlier pronoun_test.tsv instead of "
+                         "drawing --pronoun-test new ones, so that a model fine-tuned on the earlier "
+                         "corpus has not trained on the new corpus's pronoun test")
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
@@ -2288,8 +2292,9 @@ def main():
     finalize(kept, rng, fix)
 
     # ---- 2. pronoun sentences ---------------------------------------------
+    keep = held_out_main_clauses(args.keep_held_out) if args.keep_held_out else None
     it_train, it_test = it_sentences(g, rng, N, bid, args.batch, stats, reasons,
-                                     args.pronoun_test, int(need * 0.05), alias, senses)
+                                     args.pronoun_test, int(need * 0.05), alias, senses, keep)
 
     # ---- 3. real sentences --------------------------------------------------
     real = [] if args.no_real else real_sentences(brown, adata, ndata, rng, args.batch, stats, reasons, alias,
@@ -2653,9 +2658,12 @@ def noun_info(words, senses=None):
     return info
 
 
-def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, alias=None, senses=None):
+def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, alias=None, senses=None,
+                 keep_held_out=None):
     """'The X didn't VERB the Y because it was too ADJ.' sentences.
-    Returns (train pairs, held-out rows)."""
+    Returns (train pairs, held-out rows).  KEEP_HELD_OUT (--keep-held-out:
+    main clauses from held_out_main_clauses) holds out exactly the (X, VERB,
+    Y) triples of those main clauses instead of N_TEST drawn ones."""
     animals = sorted(g.bycls["animal"], key=lambda w: (-N[w]["f"], w))[:45]
     people = [w for w in sorted(g.bycls["person"], key=lambda w: (-N[w]["f"], w))[:60]]
     ys = sorted({y for v in IT_FRAMES.values() for y, _ in v[2]})
@@ -2732,8 +2740,12 @@ def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, ali
                    len(st) - 2, g_)
             sents[(x, v, y)].append(row)
     test, train = [], []
+    if keep_held_out is not None:
+        held = {mains[a][:3] for a in keep_held_out if a in mains}
+        log("it: %d of the %d main clauses to keep held out are still made"
+            % (sum(a in mains for a in keep_held_out), len(keep_held_out)))
     for t in triples:
-        if len(test) < n_test:
+        if (t in held) if keep_held_out is not None else len(test) < n_test:
             test.extend(sents[t])
         else:
             train.extend((r[0], r[1]) for r in sents[t])
@@ -2744,6 +2756,21 @@ def it_sentences(g, rng, N, bid, batch, stats, reasons, n_test, n_train_cap, ali
         stats["it-pronoun (held out)"][1] += 1
     log("it: %d train, %d held out" % (len(train), len(test)))
     return train, test
+
+
+def held_out_main_clauses(path):
+    """The main clauses ("The animal did not cross the street.") of the
+    sentences of a pronoun_test.tsv, as it_sentences makes them, so that a
+    new corpus can hold out what an earlier one held out."""
+    clauses = set()
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            english = line.split("\t", 1)[0]
+            m = re.match(r"(The .+?) because ", english)
+            if not m:
+                raise SystemExit("%s:%d: not a pronoun test sentence: %r" % (path, number, english))
+            clauses.add(m.group(1).replace("didn't", "did not") + ".")
+    return clauses
 
 
 def real_sentences(brown, adata, ndata, rng, batch, stats, reasons, alias=None, senses=None):

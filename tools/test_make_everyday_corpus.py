@@ -527,6 +527,24 @@ class NounCompounds(unittest.TestCase):
         self.assertEqual(M.compound_pairs([M.tk("the"), M.tk("dog", "dog", "n")]), [])
 
 
+class KeepHeldOut(unittest.TestCase):
+    def test_main_clauses_of_a_pronoun_test(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False, encoding="utf-8") as f:
+            f.write("The animal didn't cross the street because it was too tired.\tEl animal ...\t9\t1\t7\t9\tm\n"
+                    "The dogs did not eat the apples because they were too big.\tLos perros ...\t9\t7\t1\t9\tf\n")
+        try:
+            self.assertEqual(M.held_out_main_clauses(f.name),
+                             {"The animal did not cross the street.", "The dogs did not eat the apples."})
+            with open(f.name, "a", encoding="utf-8") as g:
+                g.write("Hello there.\tHola.\n")
+            with self.assertRaises(SystemExit) as e:
+                M.held_out_main_clauses(f.name)
+            self.assertIn(":3: not a pronoun test sentence", str(e.exception))
+        finally:
+            os.unlink(f.name)
+
+
 class Generations(unittest.TestCase):
     def test_each_option_needs_one_before_it(self):
         flags = [flag for flag, _, _ in M.GENERATIONS]
