@@ -272,7 +272,7 @@ TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
     const std::vector<std::string> src = v.src_labels(0), tgt = v.tgt_labels(0);
     const int row = position_of(tgt, "\xE2\x96\x81" "demasiado");   // writes the adjective, ▁ancha
     ASSERT_GE(row, 0);
-    EXPECT_EQ(src[brightest_column(v, "decoder.layers.3.cross_attn.probs", 3, row, v.T, v.S)], answer(l));
+    EXPECT_EQ(src[brightest_column(v, "decoder.layers.3.cross_attn.probs", 4, row, v.T, v.S)], answer(l));
 }
 
 TEST(LessonClaims, BeamAgainstGreedy) {
@@ -509,7 +509,7 @@ TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
     const auto cell = [&](int layer) { return lens.cells[static_cast<size_t>(layer * lens.positions + column)]; };
     EXPECT_EQ(r.lens_token(lens.chosen[static_cast<size_t>(column)]), "\xE2\x96\x81" "cansado");
     EXPECT_EQ(r.lens_token(cell(3).top[0]), "\xE2\x96\x81" "cansado");
-    EXPECT_NEAR(std::exp(cell(3).chosen_log_prob), 0.98, 0.005);
+    EXPECT_NEAR(std::exp(cell(3).chosen_log_prob), 0.97, 0.005);
     EXPECT_EQ(r.lens_token(cell(2).top[0]), "\xE2\x96\x81" "enfermo");
     EXPECT_EQ(r.lens_token(cell(1).top[0]), ".");
     EXPECT_EQ(r.lens_token(cell(0).top[0]), ".");
@@ -617,7 +617,7 @@ TEST(LessonClaims, NumbersHavePrecision) {
     const std::string broken = v3.steps[static_cast<size_t>(v3.first_nonfinite)].difference.name;
     std::printf("lesson 19: first inf/NaN with %s, embeddings x%g: step %d, %s: %s\n", describe(r3.mode).c_str(),
                 static_cast<double>(r3.embedding_scale), v3.first_nonfinite, broken.c_str(), v3.nonfinite_reason.c_str());
-    const std::string reached = "5.054e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
+    const std::string reached = "4.855e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
     EXPECT_TRUE(says(v3.nonfinite_reason, reached)) << v3.nonfinite_reason;
     EXPECT_TRUE(says(l.question.explanation, reached));
     PrecisionRequest autocast = r3;
