@@ -456,11 +456,6 @@ def apertium_parts(mode, split_before=("lrx-proc",), marks=True):
     return tuple(parts) + (pipeline + " | apertium-retxt",)
 
 
-def apertium_halves(mode, split_before="lrx-proc", marks=True):
-    """apertium_parts cut once: (up to SPLIT_BEFORE, from it on)."""
-    return apertium_parts(mode, (split_before,), marks)
-
-
 def prefer_senses(stream, senses):
     """In an Apertium stream after the bilingual dictionary, move the Spanish
     lemma that SENSES names for a unit's (English lemma, first tag) to the
@@ -548,7 +543,7 @@ def apertium_with_senses(mode, text, senses, marks=True, hints=None):
     prefer_senses between the bilingual dictionary and lexical selection;
     with HINTS (one per line of TEXT), keep_known_tags before the tagger."""
     if hints is None:
-        first, second = apertium_halves(mode, marks=marks)
+        first, second = apertium_parts(mode, marks=marks)
         return run_shell(second, prefer_senses(run_shell(first, text), senses))
     analyse_, tag_, rest = apertium_parts(mode, ("apertium-tagger", "lrx-proc"), marks)
     analysed = keep_known_tags(run_shell(analyse_, text), hints)
@@ -1238,14 +1233,16 @@ def noun_compounds(compounds, pair_count, head_count):
     Brown has at least BROWN_MIN_COMPOUND times; SHARE is the chance that a
     noun phrase of the head gets one (COMPOUND_BOOST times Brown's share,
     at most COMPOUND_MAX_SHARE), and a modifier is drawn by its count."""
-    table = {}
+    used = collections.defaultdict(list)   # head -> [modifier, ...]
     for mod, head in sorted(compounds, key=lambda c: (c[1], -pair_count[c], c[0])):
         if pair_count[(mod, head)] >= BROWN_MIN_COMPOUND:
-            table.setdefault(head, (0.0, [], []))
-            table[head][1].append(mod)
-            table[head][2].append(pair_count[(mod, head)])
-    return {head: (min(COMPOUND_MAX_SHARE, COMPOUND_BOOST * sum(counts) / max(head_count[head], 1)),
-                   mods, counts) for head, (_, mods, counts) in table.items()}
+            used[head].append(mod)
+    table = {}
+    for head, mods in used.items():
+        counts = [pair_count[(mod, head)] for mod in mods]
+        share = min(COMPOUND_MAX_SHARE, COMPOUND_BOOST * sum(counts) / max(head_count[head], 1))
+        table[head] = (share, mods, counts)
+    return table
 
 
 def undo_compounds(back, compounds):
