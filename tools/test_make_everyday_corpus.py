@@ -545,6 +545,48 @@ class KeepHeldOut(unittest.TestCase):
             os.unlink(f.name)
 
 
+NPM = os.path.join(HERE, "..", ".npm-data", "node_modules")
+
+
+class MoreNames(unittest.TestCase):
+    def test_grammar_draws_the_added_names(self):
+        import collections
+        N = {"man": {"cls": "person", "pl": "men", "f": 1, "es_g": "m"}}
+        g = M.Grammar(random.Random(1), N, {}, {}, {}, {}, {}, {}, fix=True, everyday=True,
+                      people=["Zelda"], places=["Salamanca"])
+        self.assertEqual(g.people, M.NAMES + ["Zelda"])
+        self.assertEqual(g.places, M.CITIES + ["Salamanca"])
+        g.r = lambda: 0.0   # always a name or a town where the grammar may choose one
+        self.assertIn("Salamanca", collections.Counter(g.place_pp("dir")[1][0] for _ in range(3000)))
+        self.assertIn("Zelda", collections.Counter(g.subject(("person",), False)[0][0][0] for _ in range(3000)))
+        plain = M.Grammar(random.Random(1), N, {}, {}, {}, {}, {}, {}, fix=True, everyday=True)
+        self.assertEqual((plain.people, plain.places), (M.NAMES, M.CITIES))
+
+    def test_lower_first_keeps_the_added_names(self):
+        names = frozenset(M.NAMES + M.CITIES + ["Zelda"])
+        self.assertEqual(M.lower_first("Zelda sleeps", names), "Zelda sleeps")
+        self.assertEqual(M.lower_first("Zelda sleeps"), "zelda sleeps")
+        self.assertEqual(M.es_lower_first("Zelda duerme", names), "Zelda duerme")
+
+    @unittest.skipUnless(os.path.exists(M.A_DIR) and all(
+        os.path.isdir(os.path.join(NPM, p)) for p, _ in M.FIRST_NAMES) and
+        os.path.exists(os.path.join(NPM, M.CITIES_JSON)),
+        "needs Apertium and the npm name and city lists")
+    def test_names_that_apertium_reads_as_names(self):
+        female, male, places = M.more_names(NPM)
+        self.assertIn("Abigail", female)
+        self.assertIn("Brandon", male)
+        self.assertNotIn("Brandon", places)   # a town too, but first a name
+        for word in ("Rose", "Will", "Bill"):   # also a common word
+            self.assertNotIn(word, female + male)
+        self.assertIn("Salamanca", places)
+        self.assertIn("Granada", places)
+        self.assertNotIn("Madrid", places)   # already in CITIES
+        self.assertFalse(set(female) & set(male))
+        self.assertGreater(len(female + male), 1500)
+        self.assertGreater(len(places), 200)
+
+
 class Generations(unittest.TestCase):
     def test_each_option_needs_one_before_it(self):
         flags = [flag for flag, _, _ in M.GENERATIONS]
