@@ -73,7 +73,8 @@ RUN
         --exclude assets/corpus/everyday/dev.tsv \
         --exclude assets/corpus/everyday/pronoun_test.tsv
 
-    makes the shipped corpus.  The next one adds --more-names and
+    makes the shipped corpus.  The next one adds --more-names,
+    --closed-names-half and
     --keep-held-out assets/corpus/everyday/pronoun_test.tsv, written to
     another --out DIR first (--keep-held-out reads the shipped pronoun
     test, which should stay, so that pronoun scores stay comparable); see
@@ -1267,11 +1268,15 @@ def undo_compounds(back, compounds):
 
 class Grammar:
     def __init__(self, rng, N, V, A, vobj, adjn, vobjn=None, nadj=None, fix=False,
-                 everyday=False, questions=False, compounds=None, people=None, places=None):
+                 everyday=False, questions=False, compounds=None, people=None, places=None,
+                 closed_share=None):
         self.rng = rng
-        # --more-names: more_names()'s people and places besides the closed lists
-        self.people = NAMES + (people or [])
-        self.places = CITIES + (places or [])
+        # --more-names: more_names()'s people and places besides the closed lists;
+        # --closed-names-half: closed_share = 0.5 of the names drawn from the closed lists
+        self.more_people, self.more_places = people or [], places or []
+        self.people = NAMES + self.more_people
+        self.places = CITIES + self.more_places
+        self.closed_share = closed_share
         self.fixed = fix
         self.everyday = everyday   # --everyday-nouns
         self.questions = questions   # --everyday-questions
@@ -1352,6 +1357,20 @@ class Grammar:
     def r(self):
         return self.rng.random()
 
+    def proper_name(self, closed, more):
+        """One of CLOSED + MORE; with closed_share, one of CLOSED that share
+        of the time, so that each closed-list name stays about as common as
+        in a corpus without MORE ("Peter", "Pablo")."""
+        if self.closed_share is not None and more:
+            return self.ch(closed) if self.r() < self.closed_share else self.ch(more)
+        return self.ch(closed + more)
+
+    def person_name(self):
+        return self.proper_name(NAMES, self.more_people)
+
+    def place_name(self):
+        return self.proper_name(CITIES, self.more_places)
+
     # noun phrases -----------------------------------------------------------
     def np(self, noun, plural=None, dets=("the", "a", "poss", "this", "num"),
            adj_p=0.2):
@@ -1416,7 +1435,7 @@ class Grammar:
             p = self.ch(sorted(PRONOUNS))
             return [tk(p)], PRONOUNS[p][0], PRONOUNS[p][1], "pron"
         if "person" in classes and r < 0.5:
-            return [tk(self.ch(self.people))], 3, "sg", "name"
+            return [tk(self.person_name())], 3, "sg", "name"
         cls = [c for c in classes if self.bycls[c]]
         noun = self.noun_of(self.ch(cls))
         toks, n = self.np(noun, dets=("the", "a", "poss", "this"))
@@ -1425,13 +1444,13 @@ class Grammar:
     def place_pp(self, kind="loc"):
         if kind == "dir":
             if self.r() < 0.12:
-                return [tk("to"), tk(self.ch(self.places))]
+                return [tk("to"), tk(self.place_name())]
             noun = self.noun_of(self.ch(DIR_TO))
             toks, _ = self.np(noun, plural=False, dets=("the", "poss"), adj_p=0.15)
             return [tk("to")] + toks
         r = self.r()
         if r < 0.1:
-            return [tk("in"), tk(self.ch(self.places))]
+            return [tk("in"), tk(self.place_name())]
         if r < 0.2:
             return [tk("at"), tk("home")]
         if r < 0.35:
@@ -1599,7 +1618,7 @@ class Grammar:
             s1, num = self.np(n1, dets=("the", "poss", "this"), adj_p=0)
             be = tk(be_form(tense, 3, num))
             if cls == "person" and self.r() < 0.5:
-                s1, num = [tk(self.ch(self.people))], "sg"
+                s1, num = [tk(self.person_name())], "sg"
                 be = tk(be_form(tense, 3, "sg"))
             s2, _ = self.np(n2, dets=("the", "poss", "this"), adj_p=0)
             ad = [tk(a["comp"], adj, "adj")] if a["comp"] else [tk("more"), tk(adj, adj, "adj")]
@@ -1741,7 +1760,7 @@ class Grammar:
             cl = self.ch(("clothing", "container", "readable", "thing", "animal", "vehicle", "building"))
             s, n = self.np(self.noun_of(cl), dets=("the", "poss"), adj_p=0.15)
             if self.r() < 0.2:
-                s, n = [tk(self.ch(self.people))], "sg"
+                s, n = [tk(self.person_name())], "sg"
             be = "is" if n == "sg" else "are"
             it = Item("question:where", [tk("where"), tk(be)] + s, "pres")
             it.fix.append("estar")
@@ -2264,6 +2283,9 @@ GENERATIONS = [
      "people and places from packaged lists besides the closed ones (more_names: about 1,900 "
      "first names, 260 towns and countries), so that the model learns to copy a name it never "
      "saw (\"Sara\", \"Salamanca\")"),
+    ("--closed-names-half", "--more-names",
+     "half of the names and places from the closed lists, the other half from more_names, so that "
+     "\"Peter\" and \"Madrid\" stay about as common as without --more-names"),
 ]
 
 
@@ -2317,7 +2339,7 @@ def main():
         log("more names: %d female, %d male, %d places" % (len(female), len(male), len(places)))
     g = Grammar(rng, N, V, A, vobj, adjn, vobjn, nadj, fix=fix, everyday=args.everyday_nouns,
                 questions=args.everyday_questions, compounds=compounds, people=people,
-                places=places)
+                places=places, closed_share=0.5 if args.closed_names_half else None)
     proper = frozenset(g.people + g.places)
     synonyms = RT_SYNONYMS + (EVERYDAY_SYNONYMS if senses else []) + \
         (QUESTION_SYNONYMS if args.everyday_questions else [])
@@ -2432,7 +2454,7 @@ def main():
         elif r < 0.90:
             if a.subj is None or a.subj[0] != "pron":
                 continue
-            name = rng.choice(g.people)
+            name = g.person_name()
             verb = rng.choice(["said", "says"])
             es_v = "dijo" if verb == "said" else "dice"
             e = '%s %s, "%s"' % (name, verb, a.eng)

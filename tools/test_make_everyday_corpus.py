@@ -562,6 +562,20 @@ class MoreNames(unittest.TestCase):
         plain = M.Grammar(random.Random(1), N, {}, {}, {}, {}, {}, {}, fix=True, everyday=True)
         self.assertEqual((plain.people, plain.places), (M.NAMES, M.CITIES))
 
+    def test_closed_names_half(self):
+        N = {"man": {"cls": "person", "pl": "men", "f": 1, "es_g": "m"}}
+        g = M.Grammar(random.Random(1), N, {}, {}, {}, {}, {}, {}, fix=True, everyday=True,
+                      people=["Zelda", "Ximena"], places=["Salamanca"], closed_share=0.5)
+        names = [g.person_name() for _ in range(4000)]
+        closed = sum(n in M.NAMES for n in names) / len(names)
+        self.assertLess(abs(closed - 0.5), 0.03)
+        self.assertEqual(set(names) - set(M.NAMES), {"Zelda", "Ximena"})
+        places = [g.place_name() for _ in range(4000)]
+        self.assertLess(abs(places.count("Salamanca") / len(places) - 0.5), 0.03)
+        # without the share, one list: each of the 30 names about as often (Zelda ~ 1/30)
+        g.closed_share = None
+        self.assertLess(sum(g.person_name() == "Zelda" for _ in range(6000)) / 6000, 0.06)
+
     def test_lower_first_keeps_the_added_names(self):
         names = frozenset(M.NAMES + M.CITIES + ["Zelda"])
         self.assertEqual(M.lower_first("Zelda sleeps", names), "Zelda sleeps")
