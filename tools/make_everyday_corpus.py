@@ -209,6 +209,7 @@ CITIES = ["Madrid", "Paris", "Berlin", "Rome", "Barcelona", "Seville",
           "Lima", "Chicago", "Boston", "Dublin", "Toronto", "Sydney",
           "Mexico", "Spain", "France", "Italy", "Germany", "Canada",
           "England", "Peru", "Chile", "Japan", "China", "Brazil"]
+CLOSED_PROPER = frozenset(NAMES + CITIES)   # written as they are, also first in a sentence
 NUM_WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine",
              "ten", "eleven", "twelve", "twenty"]
 # (English, Spanish, tenses it fits)
@@ -2208,22 +2209,21 @@ def more_names(npm_dir):
                 places.update((c["city"], c["country"]))
     people = sorted(n for n, g in gender.items() if len(g) == 1 and NAME_RE.fullmatch(n))
     places = sorted(p for p in places if NAME_RE.fullmatch(p))
-    known = set(NAMES + CITIES)
-    analyses = dict(zip(people + places, run_lines(["lt-proc", ENG_MORF], people + places)))
-    readings = {w: a.strip("^$").split("/")[1:] for w, a in analyses.items()}
+    readings = {w: a.strip("^$").split("/")[1:]
+                for w, a in zip(people + places, run_lines(["lt-proc", ENG_MORF], people + places))}
     female, male = [], []
     for n in people:
         g = next(iter(gender[n]))
-        if n not in known and readings[n] == ["%s<np><ant><%s><sg>" % (n, g)]:
+        if n not in CLOSED_PROPER and readings[n] == ["%s<np><ant><%s><sg>" % (n, g)]:
             (female if g == "f" else male).append(n)
-    towns = [p for p in places if p not in known and readings[p]
+    towns = [p for p in places if p not in CLOSED_PROPER and readings[p]
              and all("<np>" in r for r in readings[p])
              and (any("<loc>" in r for r in readings[p])
                   or not (p in gender or any("<ant>" in r or "<cog>" in r for r in readings[p])))]
     return female, male, towns
 
 
-def lower_first(s, names=frozenset(NAMES + CITIES)):
+def lower_first(s, names=CLOSED_PROPER):
     """The sentence with a small first letter, unless it starts with one of
     NAMES (people and places) or "I"."""
     w = TOKEN_RE.findall(s)
@@ -2232,7 +2232,7 @@ def lower_first(s, names=frozenset(NAMES + CITIES)):
     return s[:1].lower() + s[1:]
 
 
-def es_lower_first(s, names=frozenset(NAMES + CITIES)):
+def es_lower_first(s, names=CLOSED_PROPER):
     w = TOKEN_RE.findall(s)
     if w and w[0] in names:
         return s
@@ -2635,7 +2635,7 @@ def filter_items(items, bid, batch, stats, reasons, alias=None, senses=None, kno
     return kept
 
 
-def finalize(kept, rng, fix=False, names=frozenset(NAMES + CITIES)):
+def finalize(kept, rng, fix=False, names=CLOSED_PROPER):
     """English surface (questions, contractions, please) and Spanish fixes."""
     # imperative forms from the Spanish generator
     queries = []
