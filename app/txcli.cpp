@@ -19,6 +19,7 @@ constexpr const char* USAGE =
     "  init      write a freshly initialised checkpoint\n"
     "  info      show a checkpoint's config, parameter count and tensors\n"
     "  convert   rewrite a checkpoint with its parameters as bf16, f16 or f32\n"
+    "  average   the parameter-wise mean of checkpoints saved along one training run\n"
     "  forward   run sentences through the model step by step; --dump writes the trace\n"
     "  decode    decode sentences: greedy, beam search or sampling\n"
     "  train     train a model on a task (copy, copy-text, reverse, sort, translate)\n"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
         if (command == "score") return cmd_score(rest);
         if (command == "compare-variants") return cmd_compare_variants(rest);
         if (command == "convert") return cmd_convert(rest);
+        if (command == "average") return cmd_average(rest);
         if (command == "inspect") return cmd_inspect(rest);
         std::fprintf(stderr, "txcli: unknown command '%s'\n%s", command.c_str(), USAGE);
         return 2;

@@ -171,6 +171,8 @@ import subprocess
 import sys
 import time
 
+import everyday_phrases
+
 A_DIR = "/usr/share/apertium/apertium-eng-spa"
 ENG_MORF = os.path.join(A_DIR, "eng-spa.automorf.bin")
 ENG_GEN = os.path.join(A_DIR, "spa-eng.autogen.bin")
@@ -2286,6 +2288,11 @@ GENERATIONS = [
     ("--closed-names-half", "--more-names",
      "half of the names and places from the closed lists, the other half from more_names, so that "
      "\"Peter\" and \"Madrid\" stay about as common as without --more-names"),
+    ("--everyday-phrases", "--closed-names-half",
+     "idioms and fixed expressions whose Spanish the generator writes (everyday_phrases.py): "
+     "\"I'm hungry\" -> \"Tengo hambre\", ages, weather, days and months, \"I like\" -> \"Me gusta\", "
+     "greetings and thanks, \"My name is\" -> \"Me llamo\", languages and countries, prices, "
+     "phone numbers, counts and clock times; --phrase-share of the training pairs"),
 ]
 
 
@@ -2313,6 +2320,8 @@ def main():
                     help="hold out the (X, VERB, Y) triples of this earlier pronoun_test.tsv instead of "
                          "drawing --pronoun-test new ones, so that a model fine-tuned on the earlier "
                          "corpus has not trained on the new corpus's pronoun test")
+    ap.add_argument("--phrase-share", type=float, default=0.06,
+                    help="with --everyday-phrases: that share of all pairs are phrases (default 0.06)")
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
     args = ap.parse_args()
     t0 = time.time()
@@ -2333,6 +2342,7 @@ def main():
         log("noun compounds: %d in WordNet, %d in Brown, for %d heads"
             % (len(found), sum(len(m) for _, m, _ in compounds.values()), len(compounds)))
     people = places = None
+    female = []
     if args.more_names:
         female, male, places = more_names(args.npm)
         people = female + male
@@ -2397,6 +2407,22 @@ def main():
         pairs.append((it.cons, it.eng, it.es))
     pairs += [("it-pronoun", e, s) for e, s in it_train]
     pairs += [("real", e, s) for e, s in real]
+
+    # ---- 3b. everyday phrases (the generator writes their Spanish) -----------
+    if args.everyday_phrases:
+        openers = []   # corpus sentences a greeting or "I'm sorry," may open, first letters lowered
+        for it in kept:
+            if it.cons in ("statement", "predicative", "location") or it.q is not None:
+                s = it.es[0] + es_lower_first(it.es[1:], proper) if it.es[0] in "¿¡" else \
+                    es_lower_first(it.es, proper)
+                openers.append((lower_first(it.eng, proper), s))
+        made = everyday_phrases.phrases(rng, int(need * args.phrase_share), g.person_name,
+                                        NAMES_F + female, openers)
+        for cons, e, s in made:
+            stats[cons][0] += 1
+            stats[cons][1] += 1
+        pairs += made
+        log("everyday phrases: %d" % len(made))
     base = [it for it in kept if it.q is None and it.cons in ("statement", "predicative", "location")]
     decl_pron = [it for it in base if it.subj and it.subj[0] == "pron"]
     eng_seen = set(p[1] for p in pairs)

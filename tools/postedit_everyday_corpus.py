@@ -65,6 +65,14 @@ def write_pairs(path, pairs):
     os.replace(tmp, path)
 
 
+def held_key(english):
+    """What makes two English sentences the same for holding out: case, the
+    final stop, question or exclamation mark and spacing aside, so that a
+    typing variant ("thank you very much") of a dev sentence ("Thank you very
+    much.") is held out with it."""
+    return " ".join(english.strip().rstrip(".?!").lower().split())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="assets/corpus/everyday")
@@ -76,13 +84,13 @@ def main():
     held = set()
     for path in excludes:
         with open(path, encoding="utf-8") as f:
-            held.update(line.split("\t", 1)[0] for line in f if line.strip())
+            held.update(held_key(line.split("\t", 1)[0]) for line in f if line.strip())
     for split in ("train", "valid", "test"):
         path = os.path.join(args.dir, f"{split}.tsv.gz")
         pairs = read_pairs(path)
         kept, edited, dropped = [], 0, 0
         for english, spanish in pairs:
-            if english in held:
+            if held_key(english) in held:
                 dropped += 1
                 continue
             new = tu_for_vuestro(spanish)

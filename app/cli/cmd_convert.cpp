@@ -1,11 +1,11 @@
 // txcli convert: rewrites a checkpoint with its parameters stored as F32, BF16 or F16
 // (docs/precision.md, docs/design.md §6); written to a temporary name and renamed into place.
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "commands.h"
 #include "args.h"
+#include "parameter_dtype.h"
 #include "tx/checkpoint.h"
 
 namespace tx::cli {
@@ -31,20 +31,9 @@ int cmd_convert(const Argv& argv) {
     const Args args(options, {"dtype"}, {});
     if (paths.size() != 2)
         throw CliError("convert takes two paths, IN and OUT; got " + std::to_string(paths.size()));
-    const std::string dtype_name = args.get("dtype");
-    std::string dtype;
-    if (dtype_name == "bf16") dtype = "BF16";
-    else if (dtype_name == "f16" || dtype_name == "fp16") dtype = "F16";
-    else if (dtype_name == "f32" || dtype_name == "fp32") dtype = "F32";
-    else throw CliError("--dtype must be bf16, f16 or f32, got '" + dtype_name + "'");
-
+    const std::string dtype = parameter_dtype(args.get("dtype"));
     const Checkpoint checkpoint = load_checkpoint(paths[0]);
-    if (dtype == "F16") {   // inf would poison every product it meets: refuse rather than store it
-        for (size_t i = 0; i < checkpoint.parameters.size(); ++i)
-            if (!(std::abs(checkpoint.parameters[i]) < 65520.0f))
-                throw CliError("parameter value " + std::to_string(checkpoint.parameters[i]) + " at flat index " +
-                               std::to_string(i) + " does not fit f16 (largest 65504); use bf16");
-    }
+    check_fits_dtype(checkpoint, dtype);
     save_checkpoint(paths[1], checkpoint, dtype);
     std::printf("wrote %s (%s parameters, %lld bytes)\n", paths[1].c_str(), dtype.c_str(),
                 static_cast<long long>(std::filesystem::file_size(paths[1])));

@@ -22,6 +22,7 @@ int cmd_evaluate(const Argv& argv);
 int cmd_score(const Argv& argv);
 int cmd_compare_variants(const Argv& argv);
 int cmd_convert(const Argv& argv);
+int cmd_average(const Argv& argv);
 
 // forward --compare (precision_report.cpp): FP32 against `mode` on the --src sentences.
 int forward_compare_precision(const Args& args, const Checkpoint& checkpoint, PrecisionMode mode);
