@@ -34,6 +34,20 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
     }
 }
 
+std::vector<std::string> split_positional(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+                                          std::vector<std::string>& options) {
+    std::vector<std::string> positional;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        if (argv[i].rfind("--", 0) != 0) {
+            positional.push_back(argv[i]);
+            continue;
+        }
+        options.push_back(argv[i]);
+        if (valued.count(argv[i].substr(2)) && i + 1 < argv.size()) options.push_back(argv[++i]);
+    }
+    return positional;
+}
+
 bool Args::has(const std::string& name) const { return m_values.count(name) > 0; }
 
 std::string Args::get(const std::string& name) const {

@@ -34,6 +34,11 @@ private:
     std::set<std::string> m_flags;
 };
 
+// For commands that take paths besides options (convert, average): the words of argv that are
+// neither options nor the values of `valued` options, in order; the rest go to `options`, for Args.
+std::vector<std::string> split_positional(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+                                          std::vector<std::string>& options);
+
 long long parse_integer(const std::string& option, const std::string& text, long long lo, long long hi);
 double parse_real(const std::string& option, const std::string& text, double lo, double hi);
 

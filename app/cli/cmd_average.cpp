@@ -20,15 +20,8 @@ int cmd_average(const Argv& argv) {
                     "the first one's. --dtype is how OUT stores the parameters (default f32).\n");
         return 0;
     }
-    Argv options, paths;
-    for (size_t i = 0; i < argv.size(); ++i) {
-        if (argv[i].rfind("--", 0) != 0) {
-            paths.push_back(argv[i]);
-            continue;
-        }
-        options.push_back(argv[i]);
-        if ((argv[i] == "--dtype" || argv[i] == "--out") && i + 1 < argv.size()) options.push_back(argv[++i]);
-    }
+    Argv options;
+    const Argv paths = split_positional(argv, {"dtype", "out"}, options);
     const Args args(options, {"dtype", "out"}, {});
     const std::string out = args.get("out");
     if (paths.size() < 2)

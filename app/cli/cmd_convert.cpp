@@ -19,15 +19,8 @@ int cmd_convert(const Argv& argv) {
                     "exactly. OUT is written to a temporary name and renamed, and may be IN.\n");
         return 0;
     }
-    Argv options, paths;
-    for (size_t i = 0; i < argv.size(); ++i) {
-        if (argv[i].rfind("--", 0) != 0) {
-            paths.push_back(argv[i]);
-            continue;
-        }
-        options.push_back(argv[i]);
-        if (argv[i] == "--dtype" && i + 1 < argv.size()) options.push_back(argv[++i]);
-    }
+    Argv options;
+    const Argv paths = split_positional(argv, {"dtype"}, options);
     const Args args(options, {"dtype"}, {});
     if (paths.size() != 2)
         throw CliError("convert takes two paths, IN and OUT; got " + std::to_string(paths.size()));

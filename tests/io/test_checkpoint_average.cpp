@@ -7,19 +7,12 @@
 
 #include "tx/checkpoint_average.h"
 #include "tx/parameters.h"
+#include "support/small_models.h"
 
 namespace {
 
 tx::Checkpoint small_checkpoint(uint64_t seed) {
-    tx::Checkpoint c;
-    c.config.src_vocab = c.config.tgt_vocab = 6;
-    c.config.d_model = 8;
-    c.config.heads = 2;
-    c.config.d_ff = 12;
-    c.config.encoder_layers = c.config.decoder_layers = 1;
-    c.config.max_len = 8;
-    c.vocabulary = {"<pad>", "<bos>", "<eos>", "<unk>", "a", "b"};
-    c.parameters = tx::init_parameters(tx::ParameterTable(c.config), seed);
+    tx::Checkpoint c = tx::test::small_checkpoint({"<pad>", "<bos>", "<eos>", "<unk>", "a", "b"}, seed);
     c.training_json = "{\"seed\":" + std::to_string(seed) + "}";
     return c;
 }

@@ -15,33 +15,16 @@
 #include "tx/half_float.h"
 #include "tx/parameters.h"
 #include "tx/safetensors.h"
+#include "support/small_models.h"
 
 namespace {
 
 tx::Checkpoint small_checkpoint() {
-    tx::Checkpoint c;
-    c.config.src_vocab = c.config.tgt_vocab = 10;
-    c.config.d_model = 8;
-    c.config.heads = 2;
-    c.config.d_ff = 12;
-    c.config.encoder_layers = c.config.decoder_layers = 1;
-    c.config.max_len = 8;
-    c.vocabulary = {"<pad>", "<bos>", "<eos>", "<unk>", "a", "b", "c", "d", "e", "f"};
-    c.parameters = tx::init_parameters(tx::ParameterTable(c.config), 5);
-    return c;
+    return tx::test::small_checkpoint({"<pad>", "<bos>", "<eos>", "<unk>", "a", "b", "c", "d", "e", "f"}, 5);
 }
 
 std::string temp_path(const std::string& name) {
     return (std::filesystem::temp_directory_path() / ("tx_half_" + name + "_" + std::to_string(::getpid()))).string();
-}
-
-void expect_refused(const std::vector<uint8_t>& bytes, const std::vector<std::string>& words) {
-    try {
-        tx::checkpoint_from_safetensors(tx::parse_safetensors(bytes.data(), bytes.size(), "f.safetensors"), "f.safetensors");
-        ADD_FAILURE() << "accepted";
-    } catch (const tx::SafetensorsError& e) {
-        for (const std::string& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
-    }
 }
 
 std::vector<uint8_t> file_bytes(const std::string& header, size_t data_bytes) {
