@@ -30,8 +30,16 @@ std::string assets_root() {
 
 std::string find_asset(const std::string& path) {
     std::error_code ec;
-    if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
     const std::string prefix = "assets/";
+    // An assets folder named in $TX_ASSETS_DIR was chosen on purpose: it wins over a file of the same
+    // relative path in the working directory (a training run started in the source tree would
+    // otherwise read the source tree's corpus).
+    if (const char* env = std::getenv("TX_ASSETS_DIR");
+        env && *env && path.compare(0, prefix.size(), prefix) == 0 && fs::is_directory(env, ec)) {
+        const fs::path chosen = fs::path(env) / path.substr(prefix.size());
+        if (fs::exists(chosen, ec)) return chosen.string();
+    }
+    if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
     if (path.compare(0, prefix.size(), prefix) == 0) {
         const std::string root = assets_root();
         if (!root.empty()) {

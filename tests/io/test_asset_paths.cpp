@@ -59,6 +59,13 @@ TEST_F(InEmptyFolder, TxAssetsDirComesFirst) {
     ::setenv("TX_ASSETS_DIR", mine.c_str(), 1);
     EXPECT_EQ(fs::path(assets_root()), mine);
     EXPECT_EQ(fs::path(find_asset("assets/models/grammar.safetensors")), mine / "models" / "grammar.safetensors");
+    // ... also over a file of the same relative path in the working directory, which wins only
+    // where TX_ASSETS_DIR lacks the file.
+    fs::create_directories("assets/models");
+    std::ofstream("assets/models/grammar.safetensors") << "here";
+    std::ofstream("assets/models/only-here.safetensors") << "here";
+    EXPECT_EQ(fs::path(find_asset("assets/models/grammar.safetensors")), mine / "models" / "grammar.safetensors");
+    EXPECT_EQ(find_asset("assets/models/only-here.safetensors"), "assets/models/only-here.safetensors");
     // A TX_ASSETS_DIR that does not exist is passed over.
     ::setenv("TX_ASSETS_DIR", (m_folder / "missing").c_str(), 1);
     EXPECT_NE(fs::path(assets_root()), m_folder / "missing");

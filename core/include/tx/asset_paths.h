@@ -18,8 +18,9 @@ std::string executable_dir();
 // Empty if none exists. Independent of the working directory.
 std::string assets_root();
 
-// A path as the user or a setting gave it: absolute, or relative to the working directory when
-// that file exists; otherwise a path starting with "assets/" is looked up in assets_root().
+// A path as the user or a setting gave it: a path starting with "assets/" found under
+// $TX_ASSETS_DIR; else absolute, or relative to the working directory when that file exists;
+// otherwise a path starting with "assets/" is looked up in assets_root().
 // Returned unchanged when nothing matches, so the caller's error message names what was asked for.
 std::string find_asset(const std::string& path);
 
