@@ -17,9 +17,9 @@ grammar=(--checkpoint "$root/assets/models/grammar.safetensors")
 shot explorer.png
 # The "it" pair on the everyday model's cross-attention head that best follows the referent (docs/models.md).
 shot everyday-it-tired.png --layout attention --sentence "The animal didn't cross the street because it was too tired." \
-    --step decoder.layers.3.cross_attn.probs --head 4
+    --step decoder.layers.3.cross_attn.probs --head 7
 shot everyday-it-wide.png --layout attention --sentence "The animal didn't cross the street because it was too wide." \
-    --step decoder.layers.3.cross_attn.probs --head 4
+    --step decoder.layers.3.cross_attn.probs --head 7
 shot step-through.png "${grammar[@]}" --layout steps --sentence "The small white dogs will not sleep in the old house." \
     --sentence "I see the dog." --step decoder.layers.2.cross_attn.probs
 shot attention.png "${grammar[@]}" --layout attention --step decoder.layers.2.cross_attn.probs

@@ -272,7 +272,7 @@ TEST(LessonClaims, TheAdjectiveRowReadsTheAdjectiveNotTheNoun) {
     const std::vector<std::string> src = v.src_labels(0), tgt = v.tgt_labels(0);
     const int row = position_of(tgt, "\xE2\x96\x81" "demasiado");   // writes the adjective, ▁ancha
     ASSERT_GE(row, 0);
-    EXPECT_EQ(src[brightest_column(v, "decoder.layers.3.cross_attn.probs", 4, row, v.T, v.S)], answer(l));
+    EXPECT_EQ(src[brightest_column(v, "decoder.layers.3.cross_attn.probs", 7, row, v.T, v.S)], answer(l));
 }
 
 TEST(LessonClaims, BeamAgainstGreedy) {
@@ -495,7 +495,7 @@ TEST(LessonClaims, APreviousTokenHeadAndAnInductionHead) {
 }
 
 // The Look inside panel's logit lens on the everyday model's "tired" sentence.
-TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
+TEST(LessonClaims, TheLensShowsTheAdjectiveOnlyAtTheLastLayer) {
     const Lesson l = lesson("18-logit-lens.json");
     LookInsideRequest request;
     request.source = "The animal didn't cross the street because it was too tired.";
@@ -509,8 +509,8 @@ TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
     const auto cell = [&](int layer) { return lens.cells[static_cast<size_t>(layer * lens.positions + column)]; };
     EXPECT_EQ(r.lens_token(lens.chosen[static_cast<size_t>(column)]), "\xE2\x96\x81" "cansado");
     EXPECT_EQ(r.lens_token(cell(3).top[0]), "\xE2\x96\x81" "cansado");
-    EXPECT_NEAR(std::exp(cell(3).chosen_log_prob), 0.97, 0.005);
-    EXPECT_EQ(r.lens_token(cell(2).top[0]), "\xE2\x96\x81" "enfermo");
+    EXPECT_NEAR(std::exp(cell(3).chosen_log_prob), 0.98, 0.005);
+    EXPECT_EQ(r.lens_token(cell(2).top[0]), ".");
     EXPECT_EQ(r.lens_token(cell(1).top[0]), ".");
     EXPECT_EQ(r.lens_token(cell(0).top[0]), ".");
     // "the read-outs of the earlier layers give the final piece almost no probability": every position.
@@ -520,7 +520,7 @@ TEST(LessonClaims, TheLensFindsAnotherAdjectiveOneLayerEarly) {
             earlier = std::max(earlier, std::exp(lens.cells[static_cast<size_t>(layer * lens.positions + p)].chosen_log_prob));
     std::printf("lesson 18: the largest probability of the final token before the last layer: %.4f\n", earlier);
     EXPECT_LT(earlier, 0.02f);
-    EXPECT_NE(answer(l).find("\xE2\x96\x81" "enfermo"), std::string::npos) << answer(l);
+    EXPECT_NE(answer(l).find("the end of the sentence"), std::string::npos) << answer(l);
 }
 
 
@@ -586,19 +586,19 @@ TEST(LessonClaims, NumbersHavePrecision) {
                 to_string(r1.mode.format), bf16, to_string(r2.mode.format), fp16, bf16 / fp16);
     // The lesson gives these as orders of magnitude: their exact values depend on the FP32
     // kernels' summation order, which moves a few values across a BF16 or FP16 rounding boundary
-    // (the AVX2 path gives 0.004052 / 0.0005507, the generic one 0.002946 / 0.0004006).
+    // (AVX-512: 0.003737 / 0.001117; AVX2 and generic: 0.003737 / 0.0008318).
     const std::string& text2 = l.steps[1].text;
     EXPECT_TRUE(says(text2, "BF16's (step 1) was a few thousandths"));
     EXPECT_GE(bf16, 1e-3);
     EXPECT_LT(bf16, 1e-2);
-    EXPECT_TRUE(says(text2, "a few ten-thousandths"));
-    EXPECT_GE(fp16, 1e-4);
-    EXPECT_LT(fp16, 1e-3);
-    // "a step 8 times finer; here the largest error is about seven times smaller": the ratio of two
-    // maxima of rounding errors need not be 8 (7.36 on the AVX2 and the generic path).
-    EXPECT_TRUE(says(text2, "about seven times smaller"));
-    EXPECT_GE(bf16 / fp16, 6.5);
-    EXPECT_LT(bf16 / fp16, 7.5);
+    EXPECT_TRUE(says(text2, "about a thousandth"));
+    EXPECT_GE(fp16, 5e-4);
+    EXPECT_LT(fp16, 2e-3);
+    // "a step 8 times finer, yet here the largest error is only three to five times smaller": the
+    // ratio of two maxima of rounding errors need not be 8 (3.34 on AVX-512, 4.49 on AVX2 and generic).
+    EXPECT_TRUE(says(text2, "only three to five times smaller"));
+    EXPECT_GE(bf16 / fp16, 3.0);
+    EXPECT_LT(bf16 / fp16, 5.0);
     EXPECT_EQ(v1.first_change, -1);   // "the translations are the same"
     EXPECT_EQ(v2.first_change, -1);
     EXPECT_EQ(v1.first_nonfinite, -1);
@@ -617,7 +617,7 @@ TEST(LessonClaims, NumbersHavePrecision) {
     const std::string broken = v3.steps[static_cast<size_t>(v3.first_nonfinite)].difference.name;
     std::printf("lesson 19: first inf/NaN with %s, embeddings x%g: step %d, %s: %s\n", describe(r3.mode).c_str(),
                 static_cast<double>(r3.embedding_scale), v3.first_nonfinite, broken.c_str(), v3.nonfinite_reason.c_str());
-    const std::string reached = "4.855e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
+    const std::string reached = "4.407e+05";   // the FP32 run's largest |value| of that step, as the reason prints it
     EXPECT_TRUE(says(v3.nonfinite_reason, reached)) << v3.nonfinite_reason;
     EXPECT_TRUE(says(l.question.explanation, reached));
     PrecisionRequest autocast = r3;
