@@ -185,7 +185,7 @@ class Phrases:
         form = (BE_PRES if tense == "pres" else BE_PAST)[subj.person]
         text = "%s %s" % (subj.en, form)
         if negative:
-            if self.r() < 0.6 and not (form == "am"):
+            if self.r() < 0.6 and form != "am":   # no "amn't"
                 return text + "n't"
             if subj.pronoun and tense == "pres" and self.r() < 0.5:
                 return CONTRACTED_BE.get(text, text) + " not"
@@ -280,8 +280,7 @@ class Phrases:
             else:
                 en = "%s %s" % ("It's" if tense == "pres" and self.r() < 0.5 else
                                 "It is" if tense == "pres" else "It was", en_adj)
-            es = "%s%s %s" % ("No " if negative else "", verb if not negative else verb, es_noun)
-            es = capitalise(es)
+            es = capitalise("%s%s %s" % ("No " if negative else "", verb, es_noun))
         else:
             base, ing, past, inf, ger, pres3, past3, fut3 = self.ch(self.RAIN)
             kind = self.ch(["prog", "prog", "habit", "past", "fut", "going", "question"])
@@ -301,8 +300,7 @@ class Phrases:
                 a_lot = self.r() < 0.5
                 negative = not a_lot and self.r() < 0.3
                 en = "It %s%s" % ("doesn't " + base if negative else base + "s", " a lot" if a_lot else "")
-                es = "%s%s%s" % ("No " if negative else "", pres3 if not negative else pres3, " mucho" if a_lot else "")
-                es = capitalise(es)
+                es = capitalise("%s%s%s" % ("No " if negative else "", pres3, " mucho" if a_lot else ""))
             elif kind == "past":
                 negative = self.r() < 0.2
                 en = "It %s" % ("didn't " + base if negative else past)

@@ -1,5 +1,5 @@
 // txcli average: the parameter-wise mean of checkpoints saved along one training run
-// (tx/checkpoint_average.h, docs/training.md); written to a temporary name and renamed into place.
+// (tx/checkpoint_average.h, docs/models.md); written to a temporary name and renamed into place.
 #include <cstdio>
 #include <filesystem>
 
@@ -15,7 +15,8 @@ int cmd_average(const Argv& argv) {
         std::printf("usage: txcli average --out OUT [--dtype f32|bf16|f16] IN IN [IN ...]\n\n"
                     "Writes to OUT the checkpoint whose every parameter is the mean of that parameter in the INs:\n"
                     "checkpoints of one model saved a few thousand steps apart late in one training run (copy the\n"
-                    "--save file aside as it goes). The mean often scores a little better than any one of them.\n"
+                    "--save file aside as it goes). Once the run has settled, the mean may score a little better than\n"
+                    "any one of them; while it still improves, the latest alone may be better: measure both.\n"
                     "The INs must share the config, the vocabulary and the tokenizer; the training settings are\n"
                     "the first one's. --dtype is how OUT stores the parameters (default f32).\n");
         return 0;
@@ -34,11 +35,9 @@ int cmd_average(const Argv& argv) {
     try {
         mean = average_checkpoints(checkpoints);
     } catch (const std::invalid_argument& e) {
-        throw CliError(std::string(e.what()) + " (the inputs in order: " + [&] {
-            std::string list;
-            for (const std::string& p : paths) list += (list.empty() ? "" : ", ") + p;
-            return list;
-        }() + ")");
+        std::string inputs;
+        for (const std::string& p : paths) inputs += (inputs.empty() ? "" : ", ") + p;
+        throw CliError(std::string(e.what()) + " (the inputs in order: " + inputs + ")");
     }
     check_fits_dtype(mean, dtype);
     save_checkpoint(out, mean, dtype);

@@ -14,9 +14,20 @@ std::string executable_dir() {
     return ec ? std::string() : exe.parent_path().string();
 }
 
+namespace {
+
+// $TX_ASSETS_DIR when it names a folder, else empty.
+std::string chosen_assets_dir() {
+    std::error_code ec;
+    const char* env = std::getenv("TX_ASSETS_DIR");
+    return env && *env && fs::is_directory(env, ec) ? env : "";
+}
+
+}  // namespace
+
 std::string assets_root() {
     std::error_code ec;
-    if (const char* env = std::getenv("TX_ASSETS_DIR"); env && *env && fs::is_directory(env, ec)) return env;
+    if (std::string chosen = chosen_assets_dir(); !chosen.empty()) return chosen;
     if (const std::string exe = executable_dir(); !exe.empty()) {
         for (const fs::path& candidate : {fs::path(exe) / ".." / "share" / "transformer-explorer" / "assets",
                                          fs::path(exe) / "assets"})
@@ -34,10 +45,9 @@ std::string find_asset(const std::string& path) {
     // An assets folder named in $TX_ASSETS_DIR was chosen on purpose: it wins over a file of the same
     // relative path in the working directory (a training run started in the source tree would
     // otherwise read the source tree's corpus).
-    if (const char* env = std::getenv("TX_ASSETS_DIR");
-        env && *env && path.compare(0, prefix.size(), prefix) == 0 && fs::is_directory(env, ec)) {
-        const fs::path chosen = fs::path(env) / path.substr(prefix.size());
-        if (fs::exists(chosen, ec)) return chosen.string();
+    if (const std::string chosen = chosen_assets_dir(); !chosen.empty() && path.compare(0, prefix.size(), prefix) == 0) {
+        const fs::path file = fs::path(chosen) / path.substr(prefix.size());
+        if (fs::exists(file, ec)) return file.string();
     }
     if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
     if (path.compare(0, prefix.size(), prefix) == 0) {
