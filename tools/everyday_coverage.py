@@ -4,7 +4,7 @@ hand-written dev set a generated corpus covers.
 
 Reports, for the train split of a corpus directory:
   (a) how many lexicon nouns / verbs / adjectives (the lexicon that
-      tools/make_everyday_corpus.py builds: build_lexicon) occur at least
+      tools/everyday_corpus builds: lexicon.build_lexicon) occur at least
       --min times on the English side.  A lemma's count is the sum of its
       forms' counts (noun: singular, plural; verb: base, past, -s, -ing;
       adjective: base, comparative, superlative), lower-cased word tokens
@@ -16,7 +16,7 @@ Reports, for the train split of a corpus directory:
       train split's English side, and the most frequent dev words missing.
 
     python3 tools/everyday_coverage.py --dir assets/corpus/everyday \\
-        [--npm DIR] [--lexicon everyday|fixed|old|none] [--min 5] [--missing 40]
+        [--npm DIR] [--lexicon everyday|none] [--min 5] [--missing 40]
 
 (a) needs what the generator needs (Apertium, WordNet, the npm data);
 --lexicon none skips it.  --show-missing N also lists the N most frequent
@@ -81,12 +81,8 @@ def main():
     ap.add_argument("--dir", default=os.path.join(HERE, "..", "assets", "corpus", "everyday"))
     ap.add_argument("--dev", default=os.path.join(HERE, "..", "assets", "corpus", "everyday", "dev.tsv"))
     ap.add_argument("--npm", default=os.path.join(HERE, "..", ".npm-data", "node_modules"))
-    ap.add_argument("--lexicon", choices=("everyday", "fixed", "old", "none"), default="fixed",
-                    help="which lexicon to count: everyday = build_lexicon(fix=True, "
-                         "everyday_nouns=True), the --everyday-nouns one; "
-                         "build_lexicon(fix=True), the "
-                         "--fix-lexicon one (default), or fix=False, the first "
-                         "shipped corpus's")
+    ap.add_argument("--lexicon", choices=("everyday", "none"), default="everyday",
+                    help="everyday: count the generator's lexicon (default); none: skip (a)")
     ap.add_argument("--min", type=int, default=5)
     ap.add_argument("--missing", type=int, default=40)
     ap.add_argument("--show-missing", type=int, default=0)
@@ -97,12 +93,11 @@ def main():
           % (args.dir, sum(counts.values()), len(counts)))
     if args.lexicon != "none":
         sys.path.insert(0, HERE)
-        import make_everyday_corpus as M
+        from everyday_corpus.lexicon import build_lexicon
         import contextlib
         import io
         with contextlib.redirect_stdout(io.StringIO()):
-            N, V, A = M.build_lexicon(args.npm, fix=(args.lexicon in ("fixed", "everyday")),
-                                      everyday_nouns=(args.lexicon == "everyday"))[:3]
+            N, V, A = build_lexicon(args.npm)[:3]
         forms = lemma_forms(N, V, A)
         res = lexicon_coverage(forms, counts, args.min)
         print("lexicon (%s) words occurring >= %d times in train:" % (args.lexicon, args.min))

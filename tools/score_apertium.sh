@@ -6,7 +6,7 @@
 #   tools/score_apertium.sh [DEV.tsv] [TXCLI]     (defaults: assets/corpus/everyday/dev.tsv, build/app/txcli)
 # Extra options for txcli score (--json) go in SCORE_OPTIONS; KEEP=DIR keeps the translations there.
 # SENSES=1 translates as the shipped corpus's generator does (tools/apertium_everyday_senses.py:
-# Apertium with the everyday senses of --everyday-senses, e.g. work -> trabajar, key -> llave).
+# Apertium with the everyday senses of everyday_corpus.apertium, e.g. work -> trabajar, key -> llave).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""postedit_everyday_corpus.py -- the last step of the everyday corpus (after make_everyday_corpus.py).
+"""The last step of the everyday corpus, after the generator (python3 -m everyday_corpus).
 
 Two deterministic edits of assets/corpus/everyday/{train,valid,test}.tsv.gz, in place:
 
@@ -12,16 +11,17 @@ Two deterministic edits of assets/corpus/everyday/{train,valid,test}.tsv.gz, in 
 2. Held-out text stays out of training: a pair whose English sentence is in an exclusion file
    (the hand-written dev set, the pronoun test) is dropped from every split.
 
-Usage: python3 tools/postedit_everyday_corpus.py [--dir assets/corpus/everyday]
+Usage: PYTHONPATH=tools python3 -m everyday_corpus.postedit [--dir assets/corpus/everyday]
            [--exclude assets/corpus/everyday/dev.tsv --exclude assets/corpus/everyday/pronoun_test.tsv]
 Prints what it changed.  Running it twice changes nothing the second time.
 """
 
 import argparse
 import gzip
-import io
 import os
 import re
+
+from .splits import write_gz
 
 POSSESSIVE = {"vuestro": "tu", "vuestra": "tu", "vuestros": "tus", "vuestras": "tus"}
 PRONOUN = {"vuestro": "tuyo", "vuestra": "tuya", "vuestros": "tuyos", "vuestras": "tuyas"}
@@ -56,12 +56,9 @@ def read_pairs(path):
 
 
 def write_pairs(path, pairs):
-    """gzip without a timestamp or name, so the same pairs give the same bytes."""
-    data = "".join(f"{e}\t{s}\n" for e, s in pairs).encode("utf-8")
+    """PATH rewritten as a whole (a temporary file, then renamed)."""
     tmp = path + ".tmp"
-    with open(tmp, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
-            gz.write(data)
+    write_gz(tmp, [f"{e}\t{s}\n" for e, s in pairs])
     os.replace(tmp, path)
 
 

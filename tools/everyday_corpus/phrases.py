@@ -1,5 +1,5 @@
 """Everyday phrases whose Spanish the corpus generator writes itself
-(make_everyday_corpus.py --everyday-phrases).
+(--phrase-share of all pairs).
 
 Some of what people type most is idiom that a word-by-word teacher gets wrong
 or that the clause grammar never builds: "I'm hungry." is "Tengo hambre."
