@@ -10,7 +10,9 @@ import os
 import random
 import time
 
-from . import phrases
+from . import core_words, phrases, word_frames
+from .coverage import frequent_words
+from .ding import ding_sentences
 from .apertium import bilingual_lemmas
 from .brown import brown_counts
 from .combine import combined, courtesy_clauses, vary_typing
@@ -45,13 +47,22 @@ def parse_args():
     ap.add_argument("--batch", type=int, default=5000, help="lines per Apertium call")
     ap.add_argument("--clause-ratio", type=float, default=1.0,
                     help="clause candidates per output pair")
-    ap.add_argument("--keep-held-out", metavar="PRONOUN_TEST_TSV",
-                    help="hold out the (X, VERB, Y) triples of this earlier pronoun_test.tsv instead of "
-                         "drawing --pronoun-test new ones, so that a model fine-tuned on the earlier "
-                         "corpus has not trained on the new corpus's pronoun test")
+    ap.add_argument("--keep-held-out", metavar="PRONOUN_TSV", action="append",
+                    help="hold out the (X, VERB, Y) triples of this pronoun test file (repeatable: the "
+                         "shipped pronoun_test.tsv and the blind and look sets' pronoun pairs) instead of "
+                         "drawing --pronoun-test new ones, so that no model trained on this corpus has seen "
+                         "their main clauses")
     ap.add_argument("--phrase-share", type=float, default=0.06,
                     help="that share of all pairs are everyday phrases (default 0.06)")
-    ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet sentences")
+    ap.add_argument("--core-share", type=float, default=0.25,
+                    help="that share of all pairs are core-English sentences whose Spanish the generator "
+                         "writes (core_words.py; default 0.25)")
+    ap.add_argument("--word-target", type=int, default=25,
+                    help="each of the --core-words most frequent word forms is topped up with sentences of "
+                         "its own (word_frames.py) to this many occurrences (default 25)")
+    ap.add_argument("--core-words", type=int, default=3000,
+                    help="how many of SUBTLEX-US's most frequent word forms are topped up (default 3000)")
+    ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet/Ding sentences")
     return ap.parse_args()
 
 
@@ -100,12 +111,13 @@ def main():
     finalize(kept, rng, proper)
 
     # ---- 2. "it" sentences -----------------------------------------------
-    keep = held_out_main_clauses(args.keep_held_out) if args.keep_held_out else None
+    keep = set().union(*(held_out_main_clauses(p) for p in args.keep_held_out)) if args.keep_held_out else None
     it_train, it_test = it_sentences(g, rng, N, bid, args.batch, stats, reasons,
                                      args.pronoun_test, int(need * 0.05), alias, keep)
 
     # ---- 3. real sentences ---------------------------------------------------
-    real = [] if args.no_real else real_sentences(brown, adata, ndata, args.batch, stats, reasons, alias)
+    real = [] if args.no_real else real_sentences(brown, adata, ndata, args.batch, stats, reasons, alias,
+                                                  ding_sentences())
 
     pairs = [(it.cons, it.eng, it.es) for it in kept]   # (construction, English, Spanish)
     pairs += [("it-pronoun", e, s) for e, s in it_train]
@@ -119,6 +131,23 @@ def main():
         stats[cons][1] += 1
     pairs += made
     log("everyday phrases: %d" % len(made))
+
+    # ---- 4b. the core of English (the generator writes the Spanish) ------
+    made = core_words.sentences(rng, int(need * args.core_share), g.person_name, NAMES_F + female)
+    for cons, e, s in made:
+        stats[cons][0] += 1
+        stats[cons][1] += 1
+    pairs += made
+    log("core sentences: %d" % len(made))
+
+    # ---- 4c. the frequent words still rare get sentences of their own ------
+    made = word_frames.top_up(rng, pairs, frequent_words(args.npm, args.core_words), args.word_target,
+                              g.person_name, NAMES_F + female)
+    for cons, e, s in made:
+        stats[cons][0] += 1
+        stats[cons][1] += 1
+    pairs += made
+    log("word top-up: %d sentences" % len(made))
 
     # ---- 5. sentences joined from kept clauses, typing -------------------
     held_eng = set(e for e, *_ in it_test)

@@ -1,5 +1,6 @@
-"""Real sentences: short sentences of the Brown corpus and WordNet's
-quoted usage examples that survive the round-trip filter.
+"""Real sentences: short sentences of the Brown corpus, WordNet's quoted
+usage examples and the Ding dictionary's examples (ding.py) that survive
+the round-trip filter.
 
 The grammar's clauses are regular by construction; these add the
 sentence shapes and words that people write and no template makes."""
@@ -14,11 +15,12 @@ from .names import NAMES
 from .wordnet import read_data
 
 
-def real_sentences(brown, adata, ndata, batch, stats, reasons, alias):
+def real_sentences(brown, adata, ndata, batch, stats, reasons, alias, ding=()):
     """(English, Spanish) pairs of the short Brown sentences (BROWN, from
-    brown_counts) and WordNet usage examples (of ADATA, NDATA and the
-    verbs) that pass the filter and have a finite verb."""
-    cands = set()
+    brown_counts), WordNet usage examples (of ADATA, NDATA and the verbs)
+    and the Ding dictionary's example sentences (DING, from
+    ding.ding_sentences) that pass the filter and have a finite verb."""
+    cands = {("real:ding", text) for text in ding}
     bad = re.compile(r"[^A-Za-z ,']")
     for sent in brown:
         if not sent or sent[-1][1] != ".":
