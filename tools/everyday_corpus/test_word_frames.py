@@ -34,17 +34,38 @@ class Lexicon(unittest.TestCase):
     def test_bad_line_names_file_and_line(self):
         path = lexicon(ROWS[:2] + ["broken\tnoun"])
         with self.assertRaisesRegex(ValueError, r"lex\.tsv:3: 2 fields"):
-            wf.read_lexicon([path])
+            wf.read_lexicon([path], [])
+        with self.assertRaisesRegex(ValueError, r"lex\.tsv:1: want word"):
+            wf.read_lexicon([], [lexicon(["then\tThen we left."])])
+
+    def test_more_examples_join_the_entry_or_make_one(self):
+        more = lexicon(["camera\tMy camera is broken.\tMi cámara está rota.",
+                        "then\tWe ate and then we left.\tComimos y luego nos fuimos.",
+                        "sexy\tA sexy car.\tUn coche sexy."])
+        entries = wf.read_lexicon([lexicon()], [more])
+        self.assertIn(("My camera is broken.", "Mi cámara está rota."), entries["camera"].examples())
+        self.assertEqual(entries["then"].pos, "other")
+        self.assertEqual(entries["then"].examples(), [("We ate and then we left.", "Comimos y luego nos fuimos.")])
+        self.assertEqual(wf.frame_sentences(random.Random(1), entries["sexy"], 5, lambda: "Ana", set()), [])
+        # a word with too few sentences: its examples again, joined to a short sentence
+        made = wf.top_up(random.Random(1), [], ["then"], [4], lambda: "Ana", set(), entries,
+                         partners=[("It's late.", "Es tarde."), ("I'm home.", "Estoy en casa.")])
+        self.assertEqual(len(made), 4)
+        self.assertEqual(made[0][1:], ("We ate and then we left.", "Comimos y luego nos fuimos."))
+        for cons, en, es in made[1:]:
+            self.assertEqual(cons, "word:joined")
+            self.assertIn("We ate and then we left.", en)
+            self.assertIn("Comimos y luego nos fuimos.", es)
 
     def test_skip_gives_nothing(self):
-        entries = wf.read_lexicon([lexicon()])
+        entries = wf.read_lexicon([lexicon()], [])
         self.assertEqual(wf.frame_sentences(random.Random(1), entries["sexy"], 20, lambda: "Ana", set()), [])
 
 
 @unittest.skipUnless(os.path.exists(cw.SPA_GEN), "needs Apertium's eng-spa generator")
 class Frames(unittest.TestCase):
     def setUp(self):
-        self.entries = wf.read_lexicon([lexicon()])
+        self.entries = wf.read_lexicon([lexicon()], [])
 
     def sentences(self, word, count=25):
         return wf.frame_sentences(random.Random(3), self.entries[word], count, lambda: "Anna", {"Anna"})
@@ -53,7 +74,7 @@ class Frames(unittest.TestCase):
         for word in ("camera", "upset", "killed"):
             made = self.sentences(word)
             self.assertGreaterEqual(len(made), 15, word)
-            self.assertEqual([(en, es) for _, en, es in made[:2]], self.entries[word].examples())
+            self.assertEqual(sorted((en, es) for _, en, es in made[:2]), sorted(self.entries[word].examples()))
             for _, en, es in made:
                 self.assertRegex(en.lower(), r"\b%s\b" % word, en)
                 self.assertNotRegex(es, r"[{}@]", es)
@@ -71,7 +92,7 @@ class Frames(unittest.TestCase):
 
     def test_top_up_fills_only_the_missing(self):
         pairs = [("x", "The camera is here.", "La cámara está aquí.")] * 24
-        made = wf.top_up(random.Random(1), pairs, ["camera", "upset"], 25, lambda: "Ana", set(), self.entries)
+        made = wf.top_up(random.Random(1), pairs, ["camera", "upset"], [25, 25], lambda: "Ana", set(), self.entries)
         self.assertEqual(sum("camera" in en.lower() for _, en, _ in made), 1)
         self.assertGreater(sum("upset" in en for _, en, _ in made), 10)
 

@@ -58,10 +58,8 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     text = os.path.join(out_dir, "sentences.txt")
     with open(text, "w", encoding="utf-8") as f:
-        for en, es in pairs:   # the trainer's order: every source sentence, then every target one
-            f.write(en + "\n")
-        for en, es in pairs:
-            f.write(es + "\n")
+        for en, es in pairs:   # the trainer's order (core/train/tasks.cpp): source, target, per pair
+            f.write(en + "\n" + es + "\n")
     print("| pieces | one piece, top %d | one piece, top 2000 | pieces per English sentence | per Spanish |"
           % args.top)
     print("|---:|---:|---:|---:|---:|")

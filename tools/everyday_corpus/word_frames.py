@@ -26,29 +26,35 @@ from . import core_words as cw
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LEXICON_FILES = [os.path.join(HERE, "core_lexicon_a.tsv"), os.path.join(HERE, "core_lexicon_b.tsv")]
+# More hand-written sentences for the words the corpus has too few of: word<TAB>English<TAB>Spanish.
+EXAMPLE_FILES = [os.path.join(HERE, "core_examples_%d.tsv" % i) for i in range(3)]
 FIELDS = ("word", "pos", "en_lemma", "es", "gender", "cls", "forms", "ex1_en", "ex1_es", "ex2_en", "ex2_es")
 
 
 class Entry:
-    __slots__ = FIELDS
+    __slots__ = FIELDS + ("more",)
 
     def __init__(self, row):
         for name, value in zip(FIELDS, row):
             setattr(self, name, value.strip())
+        self.more = []   # further (English, Spanish) examples, from EXAMPLE_FILES
 
     @property
     def skipped(self):
         return self.pos == "skip"
 
     def examples(self):
-        return [(self.ex1_en, self.ex1_es), (self.ex2_en, self.ex2_es)]
+        own = [(self.ex1_en, self.ex1_es), (self.ex2_en, self.ex2_es)] if self.ex1_en != "-" else []
+        return own + self.more
 
 
-def read_lexicon(paths=None):
-    """{word form: Entry} from the hand-written tables; a malformed line is
-    an error naming its file and line."""
+def read_lexicon(paths=None, example_paths=None):
+    """{word form: Entry} from the hand-written tables, with the further
+    examples of EXAMPLE_FILES (a word that only has examples gets an entry
+    of part of speech "other"); a malformed line is an error naming its file
+    and line."""
     entries = {}
-    for path in paths or LEXICON_FILES:
+    for path in paths if paths is not None else LEXICON_FILES:
         if not os.path.exists(path):
             continue
         with open(path, encoding="utf-8") as f:
@@ -58,6 +64,19 @@ def read_lexicon(paths=None):
                     raise ValueError("%s:%d: %d fields, want %d" % (path, number, len(row), len(FIELDS)))
                 e = Entry(row)
                 entries[e.word] = e
+    for path in example_paths if example_paths is not None else EXAMPLE_FILES:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                row = line.rstrip("\n").split("\t")
+                if len(row) != 3 or not all(x.strip() for x in row):
+                    raise ValueError("%s:%d: want word<TAB>English<TAB>Spanish" % (path, number))
+                word, en, es = (x.strip() for x in row)
+                if word not in entries:
+                    entries[word] = Entry([word, "other", word] + ["-"] * (len(FIELDS) - 3))
+                if not entries[word].skipped:
+                    entries[word].more.append((en, es))
     return entries
 
 
@@ -316,6 +335,7 @@ def frame_sentences(rng, entry, count, draw_name, female):
     if entry.skipped:
         return []
     out = [("word:example", en, es) for en, es in entry.examples()]
+    rng.shuffle(out)
     if entry.pos == "noun":
         out += noun_sentences(rng, entry, count)
     elif entry.pos == "adj" and entry.en_lemma == entry.word:
@@ -343,20 +363,41 @@ def english_counts(pairs):
     return c
 
 
-def top_up(rng, pairs, words, target, draw_name, female, entries=None):
-    """Sentences for each word form of WORDS that PAIRS hold fewer than
-    TARGET times (its examples and frames, up to the difference), for the
-    words the hand-written lexicon has; new English sentences only."""
+def top_up(rng, pairs, words, targets, draw_name, female, entries=None, partners=None):
+    """Sentences for each word form of WORDS that PAIRS hold fewer times
+    than its target (TARGETS: one per word): its examples and frames, up to
+    the difference; where those run out, its examples again, each at most
+    JOIN_LIMIT times, joined to a short sentence of PARTNERS ((English,
+    Spanish) pairs) as people type two sentences in a row.  For the words
+    the hand-written lexicon has; new English sentences only."""
     entries = read_lexicon() if entries is None else entries
     counts = english_counts(pairs)
     seen = {en for _, en, _ in pairs}
     out = []
-    for w in words:
+    for w, target in zip(words, targets):
         missing = target - counts[w]
         if missing <= 0 or w not in entries:
             continue
+        made = 0
         for cons, en, es in frame_sentences(rng, entries[w], missing, draw_name, female):
             if en not in seen:
                 seen.add(en)
                 out.append((cons, en, es))
+                made += len(re.findall(r"\b%s\b" % re.escape(w), en.lower()))
+        examples = [x for x in entries[w].examples() if re.search(r"\b%s\b" % re.escape(w), x[0].lower())]
+        for _ in range(JOIN_LIMIT):
+            if made >= missing or not examples or not partners:
+                break
+            for en, es in examples:
+                if made >= missing:
+                    break
+                p_en, p_es = rng.choice(partners)
+                joined = (en + " " + p_en, es + " " + p_es) if rng.random() < 0.5 else (p_en + " " + en, p_es + " " + es)
+                if joined[0] not in seen:
+                    seen.add(joined[0])
+                    out.append(("word:joined", joined[0], joined[1]))
+                    made += 1
     return out
+
+
+JOIN_LIMIT = 4
