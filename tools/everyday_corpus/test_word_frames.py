@@ -35,7 +35,7 @@ class Lexicon(unittest.TestCase):
         path = lexicon(ROWS[:2] + ["broken\tnoun"])
         with self.assertRaisesRegex(ValueError, r"lex\.tsv:3: 2 fields"):
             wf.read_lexicon([path], [])
-        with self.assertRaisesRegex(ValueError, r"lex\.tsv:1: want word"):
+        with self.assertRaisesRegex(ValueError, r"lex\.tsv:1: 2 fields, want word"):
             wf.read_lexicon([], [lexicon(["then\tThen we left."])])
 
     def test_more_examples_join_the_entry_or_make_one(self):

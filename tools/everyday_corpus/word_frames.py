@@ -48,35 +48,35 @@ class Entry:
         return own + self.more
 
 
+def tsv_rows(paths, fields, what):
+    """(path, line number, fields) of each line of the existing PATHS; a line
+    without FIELDS non-empty fields is an error naming its file and line."""
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                row = [x.strip() for x in line.rstrip("\n").split("\t")]
+                if len(row) != fields or not all(row):
+                    raise ValueError("%s:%d: %d fields, want %s" % (path, number, len(row), what))
+                yield row
+
+
 def read_lexicon(paths=None, example_paths=None):
     """{word form: Entry} from the hand-written tables, with the further
     examples of EXAMPLE_FILES (a word that only has examples gets an entry
     of part of speech "other"); a malformed line is an error naming its file
     and line."""
     entries = {}
-    for path in paths if paths is not None else LEXICON_FILES:
-        if not os.path.exists(path):
-            continue
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                row = line.rstrip("\n").split("\t")
-                if len(row) != len(FIELDS):
-                    raise ValueError("%s:%d: %d fields, want %d" % (path, number, len(row), len(FIELDS)))
-                e = Entry(row)
-                entries[e.word] = e
-    for path in example_paths if example_paths is not None else EXAMPLE_FILES:
-        if not os.path.exists(path):
-            continue
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                row = line.rstrip("\n").split("\t")
-                if len(row) != 3 or not all(x.strip() for x in row):
-                    raise ValueError("%s:%d: want word<TAB>English<TAB>Spanish" % (path, number))
-                word, en, es = (x.strip() for x in row)
-                if word not in entries:
-                    entries[word] = Entry([word, "other", word] + ["-"] * (len(FIELDS) - 3))
-                if not entries[word].skipped:
-                    entries[word].more.append((en, es))
+    for row in tsv_rows(paths if paths is not None else LEXICON_FILES, len(FIELDS), "%d" % len(FIELDS)):
+        e = Entry(row)
+        entries[e.word] = e
+    for word, en, es in tsv_rows(example_paths if example_paths is not None else EXAMPLE_FILES, 3,
+                                 "word<TAB>English<TAB>Spanish"):
+        if word not in entries:
+            entries[word] = Entry([word, "other", word] + ["-"] * (len(FIELDS) - 3))
+        if not entries[word].skipped:
+            entries[word].more.append((en, es))
     return entries
 
 
