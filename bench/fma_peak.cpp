@@ -2,8 +2,11 @@
 // chain of dependent integer adds (one per cycle on every x86 core since the Pentium Pro) gives
 // cycles per second; 12 independent FMA accumulators (more than latency × pipes, 4 × 2 on Zen 4)
 // give the peak FP32 FLOP/s with 256-bit and, where the CPU has AVX-512, 512-bit vectors. Their
-// ratio is FLOP/cycle (32 for two 256-bit FMA pipes). One thread; best of `runs` runs of about a
-// millisecond each, shorter than the ~3 ms slices in which a busy machine shares a core.
+// ratio is FLOP/cycle (32 for two 256-bit FMA pipes). Where the CPU has AVX512_BF16, 12 independent
+// vdpbf16ps accumulators give the BF16 dot-product unit's peak the same way (one instruction: 16
+// lanes × 2 BF16 products summed into FP32 = 64 FLOP; docs/precision.md). One thread; best of
+// `runs` runs of about a millisecond each, shorter than the ~3 ms slices in which a busy machine
+// shares a core.
 //   usage: fma_peak [runs]   (default 200)
 #include <immintrin.h>
 
@@ -71,6 +74,23 @@ __attribute__((target("avx512f"))) double fma512_gflops() {
     return FMA_LOOPS * 12.0 * 16 * 2 / s / 1e9;
 }
 
+__attribute__((target("avx512f,avx512bf16"))) double dpbf16_gflops() {
+    __m512 acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+    const __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.5f), _mm512_set1_ps(0.25f));
+    const __m512bh b = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-3f), _mm512_set1_ps(2e-3f));
+    const auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < FMA_LOOPS; ++i) {
+        #pragma GCC unroll 12
+        for (int j = 0; j < 12; ++j) acc[j] = _mm512_dpbf16_ps(acc[j], a, b);
+    }
+    const double s = seconds_since(start);
+    float sink = 0;
+    for (int i = 0; i < 12; ++i) sink += _mm512_cvtss_f32(acc[i]);
+    if (sink != sink) std::abort();
+    return FMA_LOOPS * 12.0 * 16 * 4 / s / 1e9;
+}
+
 template <typename F>
 double best_of(int runs, F f) {
     double best = 0;
@@ -94,6 +114,12 @@ int main(int argc, char** argv) {
     if (__builtin_cpu_supports("avx512f")) {
         const double g512 = best_of(runs, fma512_gflops);
         std::printf("FP32 FMA, 512-bit: %.1f GFLOP/s = %.1f FLOP/cycle\n", g512, g512 / ghz);
+    }
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16")) {
+        const double gbf16 = best_of(runs, dpbf16_gflops);
+        std::printf("BF16 vdpbf16ps, 512-bit: %.1f GFLOP/s = %.1f FLOP/cycle\n", gbf16, gbf16 / ghz);
+    } else {
+        std::printf("no AVX512_BF16: no vdpbf16ps peak measured\n");
     }
     return 0;
 }

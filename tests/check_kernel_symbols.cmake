@@ -1,5 +1,5 @@
 # Fails when a kernel unit (core/kernels/<family>_<isa>.cpp, the units core/CMakeLists.txt's loop
-# compiles with each set's -m flags, and half_convert_avx2.cpp; the Simd traits and bodies they
+# compiles with each set's -m flags, half_convert_avx2.cpp and gemm_bf16_avx512bf16.cpp; the Simd traits and bodies they
 # include live in anonymous namespaces) defines a weak symbol: an inline function or template instance that the linker
 # may keep for the whole program, so that code built for AVX-512 would run on a CPU without it
 # (core/kernels/gemm_kernels.h); and when an AVX2 unit holds an EVEX-encoded (AVX-512) instruction, as a
@@ -8,7 +8,8 @@
 string(REPLACE "|" ";" objects "${OBJECTS}")
 set(checked 0)
 foreach(object IN LISTS objects)
-  if(NOT object MATCHES "(gemm_(nt|packed|lowp)|gemv_nt|softmax|norm_rows|elementwise|half_convert)_avx(2|512)\\.cpp\\.o(bj)?$")
+  if(NOT object MATCHES "(gemm_(nt|packed|lowp)|gemv_nt|softmax|norm_rows|elementwise|half_convert)_avx(2|512)\\.cpp\\.o(bj)?$"
+     AND NOT object MATCHES "gemm_bf16_avx512bf16\\.cpp\\.o(bj)?$")
     continue()
   endif()
   math(EXPR checked "${checked} + 1")

@@ -3,12 +3,15 @@
 // CPUID), else a plain loop that widens one weight row into FP32 and multiplies every input row by
 // it, rows shared over the CPU threads. From 32 rows on (a whole sequence): the weight widened once
 // into a per-thread FP32 buffer (as large as the largest weight, kept for the next call) and the
-// FP32 GEMM.
+// FP32 GEMM. A BF16 weight on the vdpbf16ps path (cpu_isa.h's Bf16Path::Dpbf16) is stored in the
+// pair layout of kernels/gemm_bf16_kernels.h and multiplied by that kernel at every N: the input
+// rows are rounded to BF16 bits into a per-thread buffer first.
 #include "precision/lowp_weight.h"
 
 #include <stdexcept>
 
 #include "kernels/cpu_kernels.h"
+#include "kernels/gemm_bf16_kernels.h"
 #include "kernels/gemm.h"
 #include "runtime/parallel_for.h"
 #include "tx/cpu_isa.h"
@@ -26,8 +29,25 @@ namespace {
 // vs 1.64; N = 128: 34.7 vs 22.1. INT8 alike. Below it, the kernels read the stored weight alone.
 constexpr int WIDEN_FROM_ROWS = 32;
 
+using cpu::kernels::BF16_PAIR_ROWS;
+
+// Values of a row in the pair layout: C rounded up to even.
+int64_t pair_columns(int C) { return C + (C & 1); }
+
+// Where value (o, c) lies in the pair layout (gemm_bf16_kernels.h).
+int64_t pair_index(int o, int c, int C, int OC) {
+    const int64_t Cp = pair_columns(C);
+    const int b = o / BF16_PAIR_ROWS, l = o % BF16_PAIR_ROWS;
+    const int r = OC - b * BF16_PAIR_ROWS < BF16_PAIR_ROWS ? OC - b * BF16_PAIR_ROWS : BF16_PAIR_ROWS;
+    return static_cast<int64_t>(b) * BF16_PAIR_ROWS * Cp + (static_cast<int64_t>(c / 2) * r + l) * 2 + c % 2;
+}
+
 // Weight row o (C values) widened to FP32.
 void widen_row(float* out, const LowpWeight& w, int o) {
+    if (w.pairs) {
+        for (int c = 0; c < w.C; ++c) out[c] = bf16_bits_to_float(w.halves[static_cast<size_t>(pair_index(o, c, w.C, w.OC))]);
+        return;
+    }
     const int64_t at = static_cast<int64_t>(o) * w.C;
     if (w.format == Precision::Bf16) return bf16_to_floats(out, w.halves.data() + at, w.C);
     if (w.format == Precision::Fp16) return fp16_to_floats(out, w.halves.data() + at, w.C);
@@ -56,14 +76,33 @@ void plain_linear_forward(float* out, const float* inp, const LowpWeight& w, con
 }  // namespace
 
 LowpWeight make_lowp_weight(const float* weight, int C, int OC, Precision format) {
-    if (C < 0 || OC < 0) throw std::invalid_argument("make_lowp_weight: negative weight shape");
     LowpWeight w;
+    store_lowp_weight(w, weight, C, OC, format);
+    return w;
+}
+
+void store_lowp_weight(LowpWeight& w, const float* weight, int C, int OC, Precision format) {
+    if (C < 0 || OC < 0) throw std::invalid_argument("make_lowp_weight: negative weight shape");
+    if (format == Precision::Fp32) throw std::invalid_argument("make_lowp_weight: fp32 has no low-precision storage");
     w.format = format;
+    w.pairs = false;
     w.C = C;
     w.OC = OC;
     const int64_t n = static_cast<int64_t>(C) * OC;
     switch (format) {
         case Precision::Bf16:
+            if (lowp_uses_pairs(format)) {
+#if defined(TX_X86_KERNELS)
+                // rounded into this thread's row-major buffer (kept for the next weight), then rearranged
+                thread_local std::vector<uint16_t> rows;
+                if (static_cast<int64_t>(rows.size()) < n) rows.resize(static_cast<size_t>(n));
+                floats_to_bf16(rows.data(), weight, n);
+                w.halves.resize(static_cast<size_t>(pair_columns(C) * OC));
+                if (n > 0) cpu::kernels::rows_to_bf16_pairs_avx512bf16(w.halves.data(), rows.data(), C, OC);
+                w.pairs = true;
+                break;
+#endif
+            }
             w.halves.resize(static_cast<size_t>(n));
             floats_to_bf16(w.halves.data(), weight, n);
             break;
@@ -77,13 +116,33 @@ LowpWeight make_lowp_weight(const float* weight, int C, int OC, Precision format
             quantize_int8_rows(w.q.data(), w.scale.data(), weight, OC, C);
             break;
         case Precision::Fp32:
-            throw std::invalid_argument("make_lowp_weight: fp32 has no low-precision storage");
+            break;   // refused above
     }
-    return w;
+}
+
+void store_transposed_bf16_pairs(LowpWeight& w, const float* in, int K, int M) {
+    if (!lowp_uses_pairs(Precision::Bf16) || K < 1 || M < 1)
+        throw std::invalid_argument("store_transposed_bf16_pairs: needs the vdpbf16ps path and a non-empty operand");
+    w.format = Precision::Bf16;
+    w.C = K;
+    w.OC = M;
+    w.pairs = true;
+    w.halves.resize(static_cast<size_t>(pair_columns(K)) * static_cast<size_t>(M));
+#if defined(TX_X86_KERNELS)
+    cpu::kernels::transpose_to_bf16_pairs_avx512bf16(w.halves.data(), in, K, M);
+#endif
+}
+
+bool lowp_uses_pairs(Precision format) {
+    return format == Precision::Bf16 && cpu::bf16_path() == cpu::Bf16Path::Dpbf16;
 }
 
 void widen_lowp_weight(float* out, const LowpWeight& w) {
     const int64_t n = static_cast<int64_t>(w.C) * w.OC;
+    if (w.pairs) {
+        for (int o = 0; o < w.OC; ++o) widen_row(out + static_cast<int64_t>(o) * w.C, w, o);
+        return;
+    }
     if (w.format == Precision::Bf16) return bf16_to_floats(out, w.halves.data(), n);
     if (w.format == Precision::Fp16) return fp16_to_floats(out, w.halves.data(), n);
     dequantize_int8_rows(out, w.q.data(), w.scale.data(), w.OC, w.C);
@@ -97,7 +156,19 @@ void lowp_linear_forward(float* out, const float* inp, const LowpWeight& w, cons
             for (int o = 0; o < OC; ++o) out[static_cast<int64_t>(n) * OC + o] = bias ? bias[o] : 0.0f;
         return;
     }
-    if (N >= WIDEN_FROM_ROWS) {
+#if defined(TX_X86_KERNELS)
+    if (w.pairs && cpu::bf16_path() == cpu::Bf16Path::Dpbf16) {
+        // The input rows as BF16 bits (stride Cp, an odd C's last pair completed with 0), kept
+        // per thread for the next call; then vdpbf16ps over the pair layout.
+        thread_local std::vector<uint16_t> x16;
+        const int ldx = static_cast<int>(pair_columns(C));
+        const size_t n = static_cast<size_t>(N) * static_cast<size_t>(ldx);
+        if (x16.size() < n) x16.resize(n);
+        cpu::kernels::floats_to_bf16_rows_avx512bf16(x16.data(), ldx, inp, N, C);
+        return cpu::kernels::gemm_bf16_pairs_avx512bf16(out, x16.data(), ldx, w.halves.data(), bias, N, C, OC);
+    }
+#endif
+    if (N >= WIDEN_FROM_ROWS || w.pairs) {
         // Many rows (a whole sequence): widen the weight once into this thread's buffer and run the
         // FP32 product (gemm.h) on it, the emulation's bits (round_floats' / q·scale values).
         thread_local std::vector<float> wide;

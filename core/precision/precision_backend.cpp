@@ -2,7 +2,8 @@
 // products of the model in a lower precision. The products are the linear layers, the attention
 // scores q·kᵀ and the context P·V. The linear layers run from weights stored in the format once per
 // parameter change (lowp_weight.h: BF16/FP16 bits, or INT8 steps and a scale per row), widened to
-// FP32 as the kernels read them (kernels/gemm_lowp_kernels.h). BF16 and FP16 autocast, as
+// FP32 as the kernels read them (kernels/gemm_lowp_kernels.h), or, for BF16 where the CPU has
+// AVX512_BF16, multiplied in pairs by vdpbf16ps (kernels/gemm_bf16_kernels.h). BF16 and FP16 autocast, as
 // PyTorch's CPU autocast policy: each product's inputs are rounded to the format, the sums run in
 // FP32 (exact products of the rounded values), and the output is rounded to the format; every
 // other op (softmax, LayerNorm/RMSNorm, log-softmax, residuals, activations) reads those rounded

@@ -25,15 +25,23 @@ public:
     void round_step_output(float* out, int64_t n) override {
         if (m_mode.all_low) round_floats(out, out, n, m_mode.format);
     }
-    void parameters_changed() override { m_weights.clear(); }
+    // The stored weights are out of date: each is stored again from its new values on next use, into
+    // the buffers it had (a training step changes every weight, and fresh buffers of a base model's
+    // ~60 MB would cost their page faults again at every step, docs/design.md §10).
+    void parameters_changed() override {
+        for (auto& [address, w] : m_weights) w.low_current = w.wide_current = w.transposed_current = false;
+    }
 
     // The input and bias rounded (autocast casts both; INT8 keeps them FP32), the product from the
     // stored weight with FP32 sums (lowp_weight.h), the output rounded.
+    // On the vdpbf16ps path the product rounds its input to BF16 as it reads it (lowp_weight.h), the
+    // same values, so the input is passed as it is and not rounded in a pass of its own.
     void linear_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C,
                         int OC) override {
-        const float* x = rounded(m_a, inp, static_cast<int64_t>(N) * C);
+        const LowpWeight& w = stored_weight(weight, C, OC).low;
+        const float* x = w.pairs ? inp : rounded(m_a, inp, static_cast<int64_t>(N) * C);
         const float* b = rounded(m_bias, bias, OC);
-        lowp_linear_forward(out, x, stored_weight(weight, C, OC).low, b, N);
+        lowp_linear_forward(out, x, w, b, N);
         round_output(out, static_cast<int64_t>(N) * OC);
     }
     // The model's cache of packed FP32 weights is not used: the stored weight is this backend's own.
@@ -41,14 +49,23 @@ public:
                                      int OC, WeightCache& /*cache*/) override {
         linear_forward(out, inp, weight, bias, N, C, OC);
     }
-    // The bytes of the weights stored so far: the low-format values (and INT8 scales), plus any FP32
-    // copies the backward asked for (converted_weight).
+    // The bytes of the weights stored since the last parameter change: the low-format values (and
+    // INT8 scales), plus any copies the backward asked for (converted_weight, transposed_weight).
+    // Buffers kept for a rebuild are not counted until they hold a current weight again.
     size_t stored_weight_bytes() const {
         size_t bytes = 0;
-        for (const auto& [address, w] : m_weights) bytes += w.low.bytes() + w.wide.size() * sizeof(float);
+        for (const auto& [address, w] : m_weights) {
+            if (w.low_current) bytes += w.low.bytes();
+            if (w.wide_current) bytes += w.wide.size() * sizeof(float);
+            if (w.transposed_current) bytes += w.transposed.bytes();
+        }
         return bytes;
     }
-    size_t stored_weight_count() const { return m_weights.size(); }
+    size_t stored_weight_count() const {
+        size_t count = 0;
+        for (const auto& [address, w] : m_weights) count += w.low_current;
+        return count;
+    }
     void scores_forward(float* out, const float* q, const float* k, int B, int H, int T, int S, int dk,
                         float scale) override {
         const int64_t bh = static_cast<int64_t>(B) * H;
@@ -89,14 +106,19 @@ protected:
     struct Weight {
         LowpWeight low;            // (OC, C) in the format: what the forward reads
         std::vector<float> wide;   // (OC, C) widened to FP32, built only when the backward asks
+        LowpWeight transposed;     // (C, OC): Wᵀ in the BF16 pair layout, built only when the backward asks
+        bool low_current = false, wide_current = false, transposed_current = false;   // since the last change
     };
 
-    // The weight (OC, C) stored in the format, built on first use after parameters_changed().
+    // The weight (OC, C) stored in the format, built on first use after parameters_changed(), and
+    // again in the other layout where the BF16 path has changed since (lowp_uses_pairs).
     Weight& stored_weight(const float* weight, int C, int OC) {
         Weight& w = m_weights[weight];
-        if (w.low.format != m_mode.format || w.low.C != C || w.low.OC != OC) {
-            w.low = make_lowp_weight(weight, C, OC, m_mode.format);
-            w.wide.clear();
+        if (!w.low_current || w.low.format != m_mode.format || w.low.C != C || w.low.OC != OC ||
+            w.low.pairs != lowp_uses_pairs(m_mode.format)) {
+            store_lowp_weight(w.low, weight, C, OC, m_mode.format);
+            w.low_current = true;
+            w.wide_current = w.transposed_current = false;
         }
         return w;
     }
@@ -104,11 +126,22 @@ protected:
     // backward products that still run on the FP32 kernels (mixed-precision training).
     const float* converted_weight(const float* weight, int C, int OC) {
         Weight& w = stored_weight(weight, C, OC);
-        if (w.wide.empty()) {
+        if (!w.wide_current) {
             w.wide.resize(static_cast<size_t>(C) * static_cast<size_t>(OC));
             widen_lowp_weight(w.wide.data(), w.low);
+            w.wide_current = true;
         }
         return w.wide.data();
+    }
+    // Wᵀ (C, OC) in the BF16 pair layout (the same rounded values as the stored weight), for the
+    // backward's dX = dY · W on the vdpbf16ps path; built on first use after a parameter change.
+    const LowpWeight& transposed_weight(const float* weight, int C, int OC) {
+        Weight& w = stored_weight(weight, C, OC);
+        if (!w.transposed_current) {
+            store_transposed_bf16_pairs(w.transposed, weight, OC, C);
+            w.transposed_current = true;
+        }
+        return w.transposed;
     }
 
 private:

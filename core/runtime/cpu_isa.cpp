@@ -55,6 +55,22 @@ bool cpu_has_f16c() {
 #endif
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(TX_X86_KERNELS)
+    // GCC 12 knows "avx512bf16" (CPUID leaf 7 subleaf 1, EAX bit 5); "avx512f" also checks, through
+    // XGETBV, that the OS saves the zmm and mask registers. The kernel's masked 16-bit loads and
+    // stores are AVX512BW.
+    static const bool bf16 = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512bf16");
+    }();
+    return bf16;
+#else
+    return false;
+#endif
+}
+
 namespace {
 
 std::string supported_list() {
@@ -95,6 +111,22 @@ std::string cpuinfo_field(const std::string& key) {
 bool avx512_on_256_bit_pipes() {
     static const bool zen4 = cpuinfo_field("vendor_id") == "AuthenticAMD" && cpuinfo_field("cpu family") == "25";
     return zen4;
+}
+
+bool bf16_runs(Bf16Path path, Isa isa) {
+    return path == Bf16Path::Widened || (isa == Isa::Avx512 && cpu_has_avx512_bf16());
+}
+
+Bf16Path choose_bf16_path() {
+    std::string warning;
+    const Bf16Path path = bf16_path_from_setting(std::getenv("TX_BF16"), warning);
+    if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
+    return path;
+}
+
+std::atomic<Bf16Path>& bf16_active() {
+    static std::atomic<Bf16Path> path{choose_bf16_path()};
+    return path;
 }
 
 Isa default_packed_tile(Isa path) {
@@ -169,6 +201,47 @@ bool set_active_isa(Isa isa) {
     if (!cpu_has(isa)) return false;
     active().store(isa, std::memory_order_relaxed);
     tile().store(default_packed_tile(isa), std::memory_order_relaxed);
+    std::string warning;   // named once already, when the path was first chosen
+    bf16_active().store(bf16_path_from_setting(std::getenv("TX_BF16"), warning), std::memory_order_relaxed);
+    return true;
+}
+
+const char* bf16_path_name(Bf16Path path) { return path == Bf16Path::Dpbf16 ? "vdpbf16ps" : "widened"; }
+
+std::vector<Bf16Path> supported_bf16_paths() {
+    std::vector<Bf16Path> paths;
+    for (Bf16Path p : {Bf16Path::Widened, Bf16Path::Dpbf16})
+        if (bf16_runs(p, active_isa())) paths.push_back(p);
+    return paths;
+}
+
+Bf16Path bf16_path_from_setting(const char* value, std::string& warning) {
+    warning.clear();
+    const Bf16Path best = supported_bf16_paths().back();
+    if (!value || !*value) return best;
+    const std::string_view setting(value);
+    for (Bf16Path p : {Bf16Path::Widened, Bf16Path::Dpbf16}) {
+        if (setting != bf16_path_name(p)) continue;
+        if (bf16_runs(p, active_isa())) return p;
+        warning = "TX_BF16=" + std::string(setting) + ": the " + isa_name(active_isa()) +
+                  " path on this CPU cannot run it (vdpbf16ps needs the avx512 path and AVX512_BF16). Using " +
+                  bf16_path_name(best) + ".";
+        return best;
+    }
+    warning = "TX_BF16=" + std::string(setting) + " is not a known BF16 path (widened or vdpbf16ps). Using " +
+              bf16_path_name(best) + ".";
+    return best;
+}
+
+Bf16Path bf16_path() {
+    const Bf16Path path = bf16_active().load(std::memory_order_relaxed);
+    // A path chosen before the instruction-set path changed by other means never outruns it.
+    return bf16_runs(path, active_isa()) ? path : Bf16Path::Widened;
+}
+
+bool set_bf16_path(Bf16Path path) {
+    if (!bf16_runs(path, active_isa())) return false;
+    bf16_active().store(path, std::memory_order_relaxed);
     return true;
 }
 
@@ -197,12 +270,12 @@ std::string machine_summary() {
     const MachineInfo info = machine_info();
     char text[512];
     if (info.max_ghz > 0.0)
-        std::snprintf(text, sizeof text, "CPU: %s; GEMM path: %s; FMA ceiling: %.2f GHz x %d FLOP/cycle = %.1f GFLOP/s per core",
+        std::snprintf(text, sizeof text, "CPU: %s; GEMM path: %s; FMA ceiling: %.2f GHz x %d FLOP/cycle = %.1f GFLOP/s per core; BF16 products: %s",
                       info.cpu_model.c_str(), isa_name(active_isa()), info.max_ghz, info.flops_per_cycle,
-                      info.ceiling_gflops());
+                      info.ceiling_gflops(), bf16_path_name(bf16_path()));
     else
-        std::snprintf(text, sizeof text, "CPU: %s; GEMM path: %s; FMA ceiling: unknown clock (no cpufreq maximum) x %d FLOP/cycle per core",
-                      info.cpu_model.c_str(), isa_name(active_isa()), info.flops_per_cycle);
+        std::snprintf(text, sizeof text, "CPU: %s; GEMM path: %s; FMA ceiling: unknown clock (no cpufreq maximum) x %d FLOP/cycle per core; BF16 products: %s",
+                      info.cpu_model.c_str(), isa_name(active_isa()), info.flops_per_cycle, bf16_path_name(bf16_path()));
     return text;
 }
 

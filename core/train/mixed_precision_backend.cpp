@@ -3,7 +3,10 @@
 // backward products below compute into zeroed scratch from rounded operands, round what they
 // produce, count what the rounding flushed to 0 or to inf, and add it (+=) into the gradients.
 // Counted: every non-zero gradient value rounded to the format on the way through a product, the
-// incoming gradient dY as well as the dX, dW, db, dq, dk, dP, dV it produces.
+// incoming gradient dY as well as the dX, dW, db, dq, dk, dP, dV it produces. BF16 on the
+// vdpbf16ps path (cpu_isa.h's bf16_path()) runs the linear layers' dX and dW on the forward's
+// kernel (lowp_weight.h), the rest on the FP32 kernels over rounded operands.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -27,10 +30,35 @@ public:
     }
 
     // dout (N,OC), inp (N,C), weight (OC,C); dinp (N,C), dweight (OC,C), dbias (OC), each may be null.
+    // BF16 on the vdpbf16ps path: dX = g · W and dW = gᵀ · x as the forward's product from BF16
+    // pairs (lowp_weight.h), by Wᵀ stored once per parameter change and by xᵀ packed per call;
+    // elsewhere the FP32 kernels on the rounded operands. Either way the operands are the same BF16
+    // values and the sums FP32.
     void linear_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                          const float* weight, int N, int C, int OC) override {
         const int64_t n_in = static_cast<int64_t>(N) * C, n_w = static_cast<int64_t>(OC) * C;
         const float* g = incoming_gradient(dout, static_cast<int64_t>(N) * OC);
+        if (lowp_uses_pairs(precision().format) && N >= 1 && C >= 1 && OC >= 1) {
+            if (dinp) {
+                float* s_in = scratch(m_s1, n_in);
+                lowp_linear_forward(s_in, g, transposed_weight(weight, C, OC), nullptr, N);
+                add_rounded(dinp, s_in, n_in, m_counts.activations);
+            }
+            if (dweight) {
+                // gᵀ (OC, N) as the product's input rows; xᵀ (C, N) as its weight (rounded as packed)
+                transpose(m_gt, g, N, OC);
+                store_transposed_bf16_pairs(m_xt, inp, N, C);
+                float* s_w = scratch(m_s2, n_w);
+                lowp_linear_forward(s_w, m_gt.data(), m_xt, nullptr, OC);
+                add_rounded(dweight, s_w, n_w, m_counts.parameters);
+            }
+            if (dbias) {
+                float* s_b = zeroed(m_s3, OC);
+                CpuBackend::linear_backward(nullptr, nullptr, s_b, g, inp, weight, N, C, OC);
+                add_rounded(dbias, s_b, OC, m_counts.parameters);
+            }
+            return;
+        }
         const float* x = rounded(m_x, inp, n_in);
         const float* w = converted_weight(weight, C, OC);
         float* s_in = dinp ? zeroed(m_s1, n_in) : nullptr;
@@ -84,6 +112,21 @@ private:
         scratch.assign(static_cast<size_t>(n), 0.0f);
         return scratch.data();
     }
+    // n floats, grown once per size; the product writes every one of them.
+    static float* scratch(std::vector<float>& buffer, int64_t n) {
+        if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(static_cast<size_t>(n));
+        return buffer.data();
+    }
+    // out (cols, rows) = in (rows, cols)ᵀ, in blocks of 16 × 16 so that both sides stay in cache.
+    static void transpose(std::vector<float>& out, const float* in, int rows, int cols) {
+        scratch(out, static_cast<int64_t>(rows) * cols);
+        constexpr int BLOCK = 16;
+        for (int r0 = 0; r0 < rows; r0 += BLOCK)
+            for (int c0 = 0; c0 < cols; c0 += BLOCK)
+                for (int r = r0; r < std::min(rows, r0 + BLOCK); ++r)
+                    for (int c = c0; c < std::min(cols, c0 + BLOCK); ++c)
+                        out[static_cast<size_t>(c) * rows + r] = in[static_cast<int64_t>(r) * cols + c];
+    }
     // What rounding `exact` (n) to `low` (n) did: the non-zero entries, those it flushed to 0 and
     // those it turned into ±inf.
     static GradientRounding count_rounding(const float* exact, const float* low, int64_t n) {
@@ -123,6 +166,8 @@ private:
     GradientRoundingCounts m_counts;
     std::vector<float> m_g, m_x, m_y;          // rounded operands
     std::vector<float> m_s1, m_s2, m_s3, m_r;  // FP32 products, their rounding
+    std::vector<float> m_gt;                   // (OC, N): the incoming gradient transposed (vdpbf16ps path)
+    LowpWeight m_xt;                           // (C, N): the input transposed, in BF16 pairs (vdpbf16ps path)
     std::vector<float> m_dlosses;              // [R] scaled
 };
 

@@ -1,6 +1,7 @@
 // Test helpers for the per-instruction-set kernels (core/include/tx/cpu_isa.h): run a test body once on every
-// path this CPU supports (generic, avx2, avx512), each named in failure messages, and restore the
-// path that was active however the body ends.
+// path this CPU supports (generic, avx2, avx512), or on every BF16 product path (widened,
+// vdpbf16ps), each named in failure messages, and restore the path that was active however the
+// body ends.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +17,22 @@ struct PathGuard {
     tx::cpu::Isa isa = tx::cpu::active_isa();
     ~PathGuard() { tx::cpu::set_active_isa(isa); }
 };
+
+// Runs body once on every BF16 product path (cpu_isa.h's Bf16Path) the active instruction-set
+// path can run (widened; vdpbf16ps on AVX-512 with AVX512_BF16), each named in failure messages,
+// and restores the path that was active.
+template <typename Body>
+void on_every_bf16_path(Body body) {
+    struct Bf16Guard {
+        tx::cpu::Bf16Path path = tx::cpu::bf16_path();
+        ~Bf16Guard() { tx::cpu::set_bf16_path(path); }
+    } guard;
+    for (tx::cpu::Bf16Path path : tx::cpu::supported_bf16_paths()) {
+        ASSERT_TRUE(tx::cpu::set_bf16_path(path));
+        SCOPED_TRACE(std::string("bf16 products ") + tx::cpu::bf16_path_name(path));
+        body();
+    }
+}
 
 template <typename Body>
 void on_every_path(Body body) {

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "support/every_path.h"
 #include "tx/backend.h"
 #include "tx/evaluation.h"
 #include "tx/half_float.h"
@@ -171,6 +172,59 @@ TEST(MixedPrecisionTraining, LinearBackwardRoundsOperandsAndOutputsAndAccumulate
     }
     EXPECT_THROW(make_mixed_precision_training_backend(Precision::Int8), std::invalid_argument);
     EXPECT_THROW(make_mixed_precision_training_backend(Precision::Fp32), std::invalid_argument);
+}
+
+// BF16's backward products on every BF16 product path (cpu_isa.h: FP32 FMAs on the rounded
+// operands; vdpbf16ps, where dX = dY · W multiplies by Wᵀ stored in BF16 pairs and dW = dYᵀ · X by
+// Xᵀ packed per call): dX, dW and db against double references on the rounded operands, at shapes
+// that cut the kernel's 6-row tiles, 16-row blocks and pairs (odd N, C and OC). Each is one rounding
+// to BF16 (half a step, 2^-8 relative) of an FP32 sum of K exact products, within
+// γ(K+1) · Σ|terms| (Higham §3.1) of the exact sum, plus vdpbf16ps's flush of subnormals (nothing
+// here comes near 2^-126).
+TEST(MixedPrecisionTraining, Bf16LinearBackwardOnEveryBf16PathMatchesADoubleReference) {
+    const int N = 13, C = 70, OC = 37;
+    const std::vector<float> dout = random_values(N * OC, 0.3f, 11), inp = random_values(N * C, 2.0f, 12),
+                             weight = random_values(OC * C, 0.5f, 13);
+    auto r = [](float x) { return static_cast<double>(to_format(x, Precision::Bf16)); };
+    auto within = [](double got, double ref, double magnitude, int K) {
+        const double u = std::ldexp(1.0, -24), gamma = (K + 1) * u / (1 - (K + 1) * u);
+        return std::fabs(got - ref) <= std::ldexp(1.0, -8) * std::fabs(ref) + 1.01 * gamma * magnitude + 1e-30;
+    };
+    tx::test::on_every_bf16_path([&] {
+        auto backend = make_mixed_precision_training_backend(Precision::Bf16);
+        const LinearGradients g = linear_gradients(*backend, dout, inp, weight, N, C, OC);
+        for (int n = 0; n < N; ++n)
+            for (int c = 0; c < C; ++c) {
+                double ref = 0, magnitude = 0;
+                for (int o = 0; o < OC; ++o) {
+                    const double t = r(dout[static_cast<size_t>(n) * OC + o]) * r(weight[static_cast<size_t>(o) * C + c]);
+                    ref += t;
+                    magnitude += std::fabs(t);
+                }
+                const float got = g.dinp[static_cast<size_t>(n) * C + c];
+                ASSERT_EQ(to_format(got, Precision::Bf16), got);
+                ASSERT_TRUE(within(got, ref, magnitude, OC)) << "dX[" << n << "," << c << "] " << got << " vs " << ref;
+            }
+        for (int o = 0; o < OC; ++o) {
+            double bias_ref = 0, bias_magnitude = 0;
+            for (int n = 0; n < N; ++n) {
+                bias_ref += r(dout[static_cast<size_t>(n) * OC + o]);
+                bias_magnitude += std::fabs(r(dout[static_cast<size_t>(n) * OC + o]));
+            }
+            ASSERT_TRUE(within(g.dbias[static_cast<size_t>(o)], bias_ref, bias_magnitude, N)) << "db[" << o << "]";
+            for (int c = 0; c < C; ++c) {
+                double ref = 0, magnitude = 0;
+                for (int n = 0; n < N; ++n) {
+                    const double t = r(dout[static_cast<size_t>(n) * OC + o]) * r(inp[static_cast<size_t>(n) * C + c]);
+                    ref += t;
+                    magnitude += std::fabs(t);
+                }
+                const float got = g.dweight[static_cast<size_t>(o) * C + c];
+                ASSERT_EQ(to_format(got, Precision::Bf16), got);
+                ASSERT_TRUE(within(got, ref, magnitude, N)) << "dW[" << o << "," << c << "] " << got << " vs " << ref;
+            }
+        }
+    });
 }
 
 // Gradients of 2^-27 · (0.5..1): below half of FP16's smallest subnormal (2^-25), so FP16 rounds

@@ -31,6 +31,28 @@ Isa isa_from_setting(const char* value, std::string& warning);
 // cannot run it. Not meant to be called while another thread multiplies.
 bool set_active_isa(Isa isa);
 
+// How the products from BF16 weights multiply (core/precision/lowp_weight.h, docs/precision.md):
+// `Widened`: each BF16 value is widened to FP32 and summed with FP32 FMAs (any path; the generic
+// one in plain C++); `Dpbf16`: AVX512_BF16's vdpbf16ps multiplies pairs of BF16 values and adds
+// both products into an FP32 sum (16 lanes, 64 FLOP an instruction, twice the FP32 FMA's rate on
+// Zen 4/5 and Intel since Cooper Lake), on the AVX-512 path where the CPU has AVX512_BF16 and
+// AVX512BW. (AMX tiles would be a third, not written: no machine of the project has them.)
+enum class Bf16Path { Widened, Dpbf16 };
+const char* bf16_path_name(Bf16Path path);   // "widened", "vdpbf16ps"
+// The CPU has AVX512_BF16 and AVX512BW and the OS keeps the zmm state (false outside x86-64 builds).
+bool cpu_has_avx512_bf16();
+// The BF16 paths the active instruction-set path can run: widened first, best last.
+std::vector<Bf16Path> supported_bf16_paths();
+// The path the BF16 products take: TX_BF16=widened|vdpbf16ps where the active path can run it,
+// else the best one (an unknown or unrunnable TX_BF16 is named on stderr). set_active_isa resets
+// it to that choice for the new path.
+Bf16Path bf16_path();
+// Switches it (tests and benchmarks run both in one process); false, and no change, where the
+// active path cannot run it.
+bool set_bf16_path(Bf16Path path);
+// The choice for a TX_BF16 value on the active path (null or empty: unset), as isa_from_setting.
+Bf16Path bf16_path_from_setting(const char* value, std::string& warning);
+
 // The register tile the packed product (gemm_packed.h) runs on the active path: the path's own,
 // except that an AVX-512 path takes the AVX2 tile where AVX-512 runs on 256-bit FMA pipes (AMD
 // Zen 4). There the AVX-512 tile gains no FLOPs, and its B panel (32 KiB) fills the 32 KiB L1
@@ -53,7 +75,8 @@ struct MachineInfo {
 };
 MachineInfo machine_info();
 // One line for benchmark output: "CPU: …; GEMM path: avx512; FMA ceiling: 3.70 GHz × 32 FLOP/cycle
-// = 118.4 GFLOP/s per core" (the clock "unknown" where the OS does not give it).
+// = 118.4 GFLOP/s per core; BF16 products: vdpbf16ps" (the clock "unknown" where the OS does not
+// give it; the BF16 path as bf16_path() names it).
 std::string machine_summary();
 
 }  // namespace tx::cpu
