@@ -76,7 +76,7 @@ void ExplorerApp::draw_menu_bar() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
         if (ImGui::BeginMenu("Models", !m_workbench.catalog().empty())) {
-            for (const CatalogModel& m : m_workbench.catalog())
+            for (const explain::CatalogModel& m : m_workbench.catalog())
                 if (ImGui::MenuItem(m.name.c_str(), nullptr, m_workbench.is_open_model(m)))
                     send(OpenModel{std::filesystem::path(m.file).stem().string()});
             ImGui::EndMenu();

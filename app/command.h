@@ -66,7 +66,7 @@ struct CompareBackends {};         // run the input on the other backend too: pe
 struct RebuildModel { ModelConfig config; };       // a model of this config with fresh weights
 // The open model's config with the variant's fields changed (model_variant.h), fresh weights;
 // read when applied, so it follows a model opened just before.
-struct RebuildVariant { ModelVariant variant; };
+struct RebuildVariant { explain::ModelVariant variant; };
 struct LoadCheckpoint { std::string path; };       // a .safetensors checkpoint replaces the model
 struct SaveCheckpoint { std::string path; };       // the model, written to a checkpoint
 struct OpenModel { std::string key; };             // a File → Models entry by its file's stem ("copy")
@@ -90,7 +90,7 @@ struct DrawAttentionAsLines { bool on = false; };  // the Attention panel draws 
 
 // --- The Generate panel --------------------------------------------------------------------------
 struct SetGeneration {             // its decoding settings; compute_now: recompute the trace at once
-    GenerationSettings settings;
+    explain::GenerationSettings settings;
     bool compute_now = true;
 };
 struct UpdateGeneration {};        // recompute a stale trace
@@ -108,8 +108,8 @@ struct MeasureGeneration {};       // time generating 8 … 64 tokens with and w
 struct LoadGenerationBench { std::string path; };   // a bench/run_generate_bench.sh JSON to plot
 
 // --- Look inside and Precision panels ------------------------------------------------------------
-struct ComputeLookInside { LookInsideRequest request; };   // its views of the first sentence (off the GUI thread)
-struct ComputePrecision { PrecisionRequest request; };     // FP32 vs the request's mode (off the GUI thread)
+struct ComputeLookInside { explain::LookInsideRequest request; };   // its views of the first sentence (off the GUI thread)
+struct ComputePrecision { explain::PrecisionRequest request; };     // FP32 vs the request's mode (off the GUI thread)
 
 // --- Training (the trainer runs on its own thread; none of these waits on it) ----------------------
 struct ConfigureTrainer {          // a new trainer: the preset's model for the task, fresh weights

@@ -39,7 +39,7 @@ public:
     Workbench& workbench() { return m_workbench; }
 
     // Read access for an AppDriver.
-    const SessionView& view() const { return m_workbench.view(); }
+    const explain::SessionView& view() const { return m_workbench.view(); }
     const TrainingSnapshot& training() const { return m_workbench.training(); }
     Selection& selection() { return m_workbench.selection(); }
     int error_count() const { return m_workbench.error_count(); }
@@ -57,7 +57,7 @@ public:
         // Orders each lesson question's choices for this learner (quiz.h); 0 until drawn or read.
         uint64_t quiz_seed = 0;
         // The Lessons panel's progress (lesson_progress.h): done lessons, the open one, the offer made.
-        LessonProgress lessons;
+        explain::LessonProgress lessons;
         bool loaded = false;
     };
     Settings& settings() { return m_settings; }

@@ -145,7 +145,7 @@ std::vector<Command> launch_commands(const LaunchOptions& launch, const AppOptio
         c.push_back(PickAttentionCell{launch.head, launch.neuron_query, launch.neuron_key});
         if (launch.neuron_query >= 0 && free_to_raise) c.push_back(ShowPanel{"neuron"});
     }
-    if (launch.sample) c.push_back(SetGeneration{GenerationSettings{true, launch.sampling}, false});
+    if (launch.sample) c.push_back(SetGeneration{explain::GenerationSettings{true, launch.sampling}, false});
     if (launch.generate_token > 0) {
         c.push_back(ShowGeneratedToken{launch.generate_token});
         if (free_to_raise) c.push_back(ShowPanel{"generate"});

@@ -16,7 +16,7 @@
 namespace tx::app {
 
 struct PanelContext {
-    const SessionView& view;
+    const explain::SessionView& view;
     const TrainingSnapshot& training;
     const TrainerInfo& trainer;
     CommandSink& commands;      // send(Command): applied after the frame
@@ -41,7 +41,7 @@ public:
     const std::string& explanation() const { return m_explanation; }
     // The explanation as drawn for this model: panels whose text depends on the architecture
     // (a decoder-only model has no encoder) override it.
-    virtual std::string explanation_for(const SessionView&) const { return m_explanation; }
+    virtual std::string explanation_for(const explain::SessionView&) const { return m_explanation; }
     bool& open() { return m_open; }
     void request_focus() { m_focus = true; }
     // Where the panel was last drawn (screen coordinates) and in which ImGui frame: for highlights.

@@ -34,7 +34,7 @@ void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* li
     else if (key == "export_dir" && !value.empty()) remembered.export_dir = value;
     else if (key == "sentence" && !value.empty() && remembered.sentences.size() < 4) remembered.sentences.push_back(value);
     else if (key == "quiz_seed" && !value.empty()) s.quiz_seed = std::strtoull(value.c_str(), nullptr, 10);
-    else if (key == "lessons_done") s.lessons.done = decode_done(value);
+    else if (key == "lessons_done") s.lessons.done = explain::decode_done(value);
     else if (key == "lesson_current") s.lessons.current = value;
     else if (key == "lesson_offered") s.lessons.offered = value == "1";
     else if (key.rfind("panel.", 0) == 0) s.panels_open.emplace_back(key.substr(6), value == "1");
@@ -49,10 +49,10 @@ void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* ou
     out->appendf("export_dir=%s\n", remembered.export_dir.c_str());
     out->appendf("quiz_seed=%llu\n", static_cast<unsigned long long>(s.quiz_seed));
     // The Lessons panel holds the live progress; the settings' copy is what was read at start.
-    LessonProgress progress = s.lessons;
+    explain::LessonProgress progress = s.lessons;
     for (const auto& p : app->panels())
         if (const auto* lessons = dynamic_cast<const LessonsPanel*>(p.get())) progress = lessons->progress();
-    out->appendf("lessons_done=%s\n", encode_done(progress.done).c_str());
+    out->appendf("lessons_done=%s\n", explain::encode_done(progress.done).c_str());
     out->appendf("lesson_current=%s\n", progress.current.c_str());
     out->appendf("lesson_offered=%d\n", progress.offered ? 1 : 0);
     for (const auto& sentence : remembered.sentences) {

@@ -58,7 +58,7 @@ std::string Workbench::resolve_asset(const std::string& relative) const {
     return m_assets_dir.empty() ? relative : m_assets_dir + "/" + relative;
 }
 
-bool Workbench::is_open_model(const CatalogModel& m) const {
+bool Workbench::is_open_model(const explain::CatalogModel& m) const {
     return same_file(m_model_source, resolve_asset("models/" + m.file));
 }
 
@@ -102,7 +102,7 @@ std::string Workbench::export_path(const std::string& base_name, const char* ext
 
 void Workbench::open_first_model(const std::string& checkpoint, std::vector<std::string> sentences) {
     try {
-        m_catalog = read_model_catalog(resolve_asset("models/catalog.json"));
+        m_catalog = explain::read_model_catalog(resolve_asset("models/catalog.json"));
     } catch (const std::exception& e) {
         report_error(e.what());   // File -> Models stays empty; everything else works
     }
@@ -146,7 +146,7 @@ void Workbench::open_first_model(const std::string& checkpoint, std::vector<std:
     }
     if (sentences.empty() && !m_headless && !m_remembered.sentences.empty()) sentences = m_remembered.sentences;
     // A shipped model opens on the sentence the catalog gives it.
-    for (const CatalogModel& m : m_catalog)
+    for (const explain::CatalogModel& m : m_catalog)
         if (sentences.empty() && same_file(source, resolve_asset("models/" + m.file))) sentences = {m.sentence};
     if (sentences.empty()) sentences = {DEFAULT_SENTENCE};
     m_session = std::move(session);
@@ -177,7 +177,7 @@ void Workbench::refresh(bool full) {
     // A shipped model's examples (File -> Models' catalog); other models have none.
     if (full) {
         m_view.examples.clear();
-        for (const CatalogModel& m : m_catalog)
+        for (const explain::CatalogModel& m : m_catalog)
             if (same_file(m_model_source, resolve_asset("models/" + m.file))) m_view.examples = m.examples;
     }
     // The known words change with the model only: read its corpus once, not on every input.
@@ -186,11 +186,11 @@ void Workbench::refresh(bool full) {
         m_known_words_key = key;
         auto read = [json = m_session->training_json(), tokenizer = m_session->config().tokenizer,
                      resolve = [assets = m_assets_dir](const std::string& p) { return assets.empty() ? p : assets + "/" + p; }] {
-            return load_known_words(json, tokenizer, resolve);
+            return explain::load_known_words(json, tokenizer, resolve);
         };
         if (m_headless) {
             // Screenshots and the self-test show the finished list, so they wait for it.
-            m_view.known_words = std::make_shared<const KnownWords>(read());
+            m_view.known_words = std::make_shared<const explain::KnownWords>(read());
             m_view.known_words_loading = false;
         } else {
             if (m_known_words_reading.valid()) m_known_words_abandoned.push_back(std::move(m_known_words_reading));
@@ -251,11 +251,11 @@ void Workbench::tick() {
 }
 
 void Workbench::adopt_known_words() {
-    const auto ready = [](const std::future<KnownWords>& f) {
+    const auto ready = [](const std::future<explain::KnownWords>& f) {
         return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     };
     if (ready(m_known_words_reading)) {
-        m_view.known_words = std::make_shared<const KnownWords>(m_known_words_reading.get());
+        m_view.known_words = std::make_shared<const explain::KnownWords>(m_known_words_reading.get());
         m_view.known_words_loading = false;
     }
     std::erase_if(m_known_words_abandoned, ready);   // finished readings of models left before: dropped
@@ -398,7 +398,7 @@ void Workbench::apply_one(const Command& command) {
                 }
             } else if constexpr (std::is_same_v<C, OpenModel>) {
                 std::string known;
-                for (const CatalogModel& m : m_catalog) {
+                for (const explain::CatalogModel& m : m_catalog) {
                     const std::string stem = fs::path(m.file).stem().string();
                     if (stem == c.key) return load_model(resolve_asset("models/" + m.file), {m.sentence});
                     known += (known.empty() ? "" : ", ") + stem;
@@ -433,9 +433,9 @@ void Workbench::apply_one(const Command& command) {
             } else if constexpr (std::is_same_v<C, UpdateGeneration>) {
                 if (m_view.generation.stale) compute_generation_now();
             } else if constexpr (std::is_same_v<C, SetGenerationCursor>) {
-                GenerationTrace& g = m_view.generation;
+                explain::GenerationTrace& g = m_view.generation;
                 if (g.tokens.empty() || !s) return;
-                const int steps = static_cast<int>(generation_steps(s->config(), s->model().options().positional_encoding).size());
+                const int steps = static_cast<int>(explain::generation_steps(s->config(), s->model().options().positional_encoding).size());
                 g.token = std::clamp(c.token, 1, static_cast<int>(g.tokens.size()));
                 g.step = std::clamp(c.step, 0, steps - 1);
                 ++m_view.version;
@@ -445,7 +445,7 @@ void Workbench::apply_one(const Command& command) {
                 measure_generation();
             } else if constexpr (std::is_same_v<C, LoadGenerationBench>) {
                 try {
-                    m_view.generation_bench = load_generation_bench(c.path);
+                    m_view.generation_bench = explain::load_generation_bench(c.path);
                     m_view.generation_bench_error.clear();
                 } catch (const std::exception& e) {
                     m_view.generation_bench_error = e.what();

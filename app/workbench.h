@@ -93,7 +93,7 @@ public:
     // A fresh file name in the export folder: base_name.ext, else base_name-2.ext, …
     std::string export_path(const std::string& base_name, const char* extension) const;
 
-    const SessionView& view() const { return m_view; }
+    const explain::SessionView& view() const { return m_view; }
     Selection& selection() { return m_selection; }
     const Selection& selection() const { return m_selection; }
     const TrainingSnapshot& training() const { return m_training; }
@@ -109,10 +109,10 @@ public:
     const std::string& status() const { return m_status; }
     bool status_is_error() const { return m_status_error; }
     const std::string& model_source() const { return m_model_source; }
-    const std::vector<CatalogModel>& catalog() const { return m_catalog; }
+    const std::vector<explain::CatalogModel>& catalog() const { return m_catalog; }
     const std::string& assets_dir() const { return m_assets_dir; }
     std::string resolve_asset(const std::string& relative) const;
-    bool is_open_model(const CatalogModel& m) const;   // the open model is this catalog entry's file
+    bool is_open_model(const explain::CatalogModel& m) const;   // the open model is this catalog entry's file
     // A launch command's value lay outside the model (PickAttentionCell, ShowGeneratedToken): the
     // line to print ("--head 9: …"), after which the run ends as for a bad argument (exit 2). Taken
     // once; nothing when no value was refused since.
@@ -169,7 +169,7 @@ private:
 
     std::string m_assets_dir;
     bool m_headless = false;
-    std::vector<CatalogModel> m_catalog;   // File -> Models
+    std::vector<explain::CatalogModel> m_catalog;   // File -> Models
     Remembered m_remembered;
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
     std::mt19937_64 m_random{std::random_device{}()};
@@ -177,9 +177,9 @@ private:
     std::unique_ptr<Session> m_session;
     SessionTwin m_twin;                   // the copy of m_session's model that work beside it reads
     std::string m_model_source;
-    SessionView m_view;
+    explain::SessionView m_view;
     Selection m_selection;
-    GenerationSettings m_generation;      // the Generate panel's decoding mode (the trace holds a copy)
+    explain::GenerationSettings m_generation;      // the Generate panel's decoding mode (the trace holds a copy)
 
     std::unique_ptr<Trainer> m_trainer;
     TrainerInfo m_trainer_info;
@@ -191,15 +191,15 @@ private:
     std::string m_known_words_key;                 // the model whose known words the view holds
     // Reading a model's corpus for its known words, off the GUI thread (a 400,000-pair corpus takes
     // about a second); adopted by the tick that finds it ready, if the model is still the same.
-    std::future<KnownWords> m_known_words_reading;
-    std::vector<std::future<KnownWords>> m_known_words_abandoned;   // for models left before they were read
+    std::future<explain::KnownWords> m_known_words_reading;
+    std::vector<std::future<explain::KnownWords>> m_known_words_abandoned;   // for models left before they were read
     // The Look inside and Precision computations, off the GUI thread; adopted if no model or input
     // change came in between: every such change is a full refresh, which m_full_refresh_epoch
     // counts, and each computation keeps the epoch it started in.
     uint64_t m_full_refresh_epoch = 0;
-    std::future<std::shared_ptr<const LookInside>> m_look_inside_running;
+    std::future<std::shared_ptr<const explain::LookInside>> m_look_inside_running;
     uint64_t m_look_inside_running_epoch = 0;
-    std::future<std::shared_ptr<const PrecisionView>> m_precision_running;
+    std::future<std::shared_ptr<const explain::PrecisionView>> m_precision_running;
     uint64_t m_precision_running_epoch = 0;
 
     std::deque<LogMessage> m_log;

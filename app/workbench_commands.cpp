@@ -74,7 +74,7 @@ void Workbench::pick_attention_cell(const PickAttentionCell& c) {
     if (!m_view.valid) return;
     // Head and cell ranges are known only now, with the model and sentence loaded: a value out of
     // range ends the run like a bad argument (exit 2, one line).
-    const NeuronCell cell{m_selection.attention_block, 0, std::max(c.head, 0), std::max(c.query, 0), std::max(c.key, 0)};
+    const explain::NeuronCell cell{m_selection.attention_block, 0, std::max(c.head, 0), std::max(c.query, 0), std::max(c.key, 0)};
     if (const std::string why = trace_neuron(m_view, cell).error; !why.empty()) {
         std::string given = c.head >= 0 ? "--head " + std::to_string(cell.head) : "";
         if (c.query >= 0)
@@ -102,23 +102,23 @@ void Workbench::compute_generation_now() {
     std::vector<int> src;
     for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
     if (!m_session->decoder_only()) src.push_back(m_session->config().special.eos);   // a prompt has no EOS
-    GenerationTrace trace;
+    explain::GenerationTrace trace;
     try {
         trace = compute_generation(m_session->model(), src, m_generation);
     } catch (const std::exception& e) {
         // Shown in the panel once, not retried every frame.
-        trace = GenerationTrace{};
+        trace = explain::GenerationTrace{};
         trace.stale = false;
         trace.settings = m_generation;
         trace.error = std::string("Cannot generate: ") + e.what();
     }
     trace.sentence = m_session->sentences().front();
     std::vector<int> out;
-    for (const GeneratedToken& t : trace.tokens)
+    for (const explain::GeneratedToken& t : trace.tokens)
         if (t.chosen != m_session->config().special.eos) out.push_back(t.chosen);
     trace.text = m_session->tokenizer().decode(out);
     // The first trace opens at token 1 with its pass done; later ones keep the cursor's place.
-    const int steps = static_cast<int>(generation_steps(m_session->config(), m_session->model().options().positional_encoding).size());
+    const int steps = static_cast<int>(explain::generation_steps(m_session->config(), m_session->model().options().positional_encoding).size());
     trace.token = first ? 1 : std::clamp(token, 1, std::max(1, static_cast<int>(trace.tokens.size())));
     trace.step = first ? steps - 1 : std::clamp(step, 0, steps - 1);
     m_view.generation = std::move(trace);
@@ -130,7 +130,7 @@ void Workbench::show_generated_token(const ShowGeneratedToken& c) {
     // Like --neuron: the output's length is known only once it is generated; out of range ends
     // the run as a bad argument does (exit 2, one line).
     compute_generation_now();
-    GenerationTrace& g = m_view.generation;
+    explain::GenerationTrace& g = m_view.generation;
     std::string why = g.error;
     if (why.empty() && c.token > static_cast<int>(g.tokens.size()))
         why = "the output has " + std::to_string(g.tokens.size()) + " token(s)" + (g.finished ? ", EOS included" : "");
@@ -139,7 +139,7 @@ void Workbench::show_generated_token(const ShowGeneratedToken& c) {
         return;
     }
     g.token = c.token;
-    g.step = static_cast<int>(generation_steps(m_view.config, m_view.options.positional_encoding).size()) - 1;
+    g.step = static_cast<int>(explain::generation_steps(m_view.config, m_view.options.positional_encoding).size()) - 1;
 }
 
 void Workbench::measure_generation() {
@@ -179,13 +179,13 @@ void Workbench::compute_look_inside(const ComputeLookInside& c) {
     std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
     if (m_headless) {
         // Screenshots and the self-test show the finished views, so they wait for them.
-        m_view.look_inside = std::make_shared<const LookInside>(tx::app::compute_look_inside(std::move(checkpoint), c.request));
+        m_view.look_inside = std::make_shared<const explain::LookInside>(explain::compute_look_inside(std::move(checkpoint), c.request));
         ++m_view.version;
         return;
     }
     m_look_inside_running_epoch = m_full_refresh_epoch;
     m_look_inside_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request = c.request]() mutable {
-        return std::make_shared<const LookInside>(tx::app::compute_look_inside(std::move(checkpoint), request));
+        return std::make_shared<const explain::LookInside>(explain::compute_look_inside(std::move(checkpoint), request));
     });
     m_view.look_inside_computing = true;
 }
@@ -194,7 +194,7 @@ void Workbench::adopt_look_inside() {
     if (!m_look_inside_running.valid() ||
         m_look_inside_running.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
         return;
-    std::shared_ptr<const LookInside> result = m_look_inside_running.get();
+    std::shared_ptr<const explain::LookInside> result = m_look_inside_running.get();
     m_view.look_inside_computing = false;
     // Made for a model or input that has changed since: dropped (the panel asks again).
     if (m_look_inside_running_epoch != m_full_refresh_epoch) return;
@@ -206,13 +206,13 @@ void Workbench::compute_precision(const ComputePrecision& c) {
     if (!m_session || m_view.precision_computing) return;
     std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
     if (m_headless) {
-        m_view.precision = std::make_shared<const PrecisionView>(compute_precision_view(std::move(checkpoint), c.request));
+        m_view.precision = std::make_shared<const explain::PrecisionView>(compute_precision_view(std::move(checkpoint), c.request));
         ++m_view.version;
         return;
     }
     m_precision_running_epoch = m_full_refresh_epoch;
     m_precision_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request = c.request]() mutable {
-        return std::make_shared<const PrecisionView>(compute_precision_view(std::move(checkpoint), request));
+        return std::make_shared<const explain::PrecisionView>(compute_precision_view(std::move(checkpoint), request));
     });
     m_view.precision_computing = true;
 }
@@ -221,7 +221,7 @@ void Workbench::adopt_precision() {
     if (!m_precision_running.valid() ||
         m_precision_running.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
         return;
-    std::shared_ptr<const PrecisionView> result = m_precision_running.get();
+    std::shared_ptr<const explain::PrecisionView> result = m_precision_running.get();
     m_view.precision_computing = false;
     if (m_precision_running_epoch != m_full_refresh_epoch) return;   // of a model or input changed since
     m_view.precision = std::move(result);

@@ -10,7 +10,7 @@
 
 #include "tx/layer_plan.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 const char* to_string(PatchPoint point) {
     switch (point) {
@@ -214,4 +214,4 @@ ActivationPatching activation_patching(InspectModel& model, const InspectInput& 
     return r;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

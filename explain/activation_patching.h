@@ -11,7 +11,7 @@
 
 #include "inspect_model.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // Where a sublayer patch goes: the attention or FFN output step (before the residual), or the
 // layer's output (the residual stream after the layer, InspectModel::layer_output).
@@ -74,4 +74,4 @@ private:
 ActivationPatching activation_patching(InspectModel& model, const InspectInput& clean, const InspectInput& corrupted,
                                        PatchMetric metric = {});
 
-}  // namespace tx::app
+}  // namespace tx::explain

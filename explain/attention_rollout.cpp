@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -146,4 +146,4 @@ AttentionEntropy attention_entropy(InspectModel& model, const InspectInput& in) 
     return r;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 
 #include "inspect_model.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct AttentionRollout {
     std::string error;                 // why there is no result; the rest is empty then
@@ -46,4 +46,4 @@ struct AttentionEntropy {
 // only the keys the row may attend to; a row with every key masked is left out.
 AttentionEntropy attention_entropy(InspectModel& model, const InspectInput& in);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -8,7 +8,7 @@
 
 #include "tx/half_float.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -55,4 +55,4 @@ BitLayout bit_layout(float x, Precision format) {
     return b;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 
 #include "tx/precision.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct BitLayout {
     Precision format = Precision::Fp32;
@@ -29,4 +29,4 @@ struct BitLayout {
 // a floating-point format).
 BitLayout bit_layout(float x, Precision format);
 
-}  // namespace tx::app
+}  // namespace tx::explain

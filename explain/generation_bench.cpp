@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -86,4 +86,4 @@ GenerationBench load_generation_bench(const std::string& path) {
     return b;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

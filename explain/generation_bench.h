@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace tx::app {
+namespace tx::explain {
 
 struct GenerationBenchSeries {
     std::string key;                         // "cached", "full", "tuned", "installed"
@@ -27,4 +27,4 @@ struct GenerationBench {
 // the lengths, a non-positive or non-finite figure).
 GenerationBench load_generation_bench(const std::string& path);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -16,7 +16,7 @@
 #include "tx/layer_plan.h"
 #include "tx/tasks.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -249,4 +249,4 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
     return trace;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

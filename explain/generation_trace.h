@@ -13,7 +13,7 @@
 #include "tx/sampling.h"
 #include "tx/transformer.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct GenerationSettings {
     bool sample = false;              // false: greedy (the argmax); true: draw from sampling_distribution
@@ -93,4 +93,4 @@ constexpr int GENERATION_TOP = 15;
 GenerationTrace compute_generation(const Transformer& model, const std::vector<int>& sentence_ids,
                                    const GenerationSettings& settings, int repeats = 3);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace tx::app {
+namespace tx::explain {
 
 HeadImportance head_importance(InspectModel& model, const InspectInput& in, int position) {
     HeadImportance r;
@@ -71,4 +71,4 @@ HeadImportance head_importance(InspectModel& model, const InspectInput& in, int 
     return r;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

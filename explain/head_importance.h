@@ -8,7 +8,7 @@
 
 #include "inspect_model.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct HeadGrid {
     std::string name;                  // "encoder.self_attn", "decoder.self_attn", "decoder.cross_attn"
@@ -30,4 +30,4 @@ struct HeadImportance {
 // position -1: Σ_t log p(chosen_t) over the T target positions; else log p(chosen) there alone.
 HeadImportance head_importance(InspectModel& model, const InspectInput& in, int position = -1);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -8,7 +8,7 @@
 #include "tx/decoding.h"
 #include "tx/layer_plan.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 InspectModel::InspectModel(Checkpoint checkpoint) : InspectModel(std::make_shared<const Checkpoint>(std::move(checkpoint))) {}
 
@@ -156,4 +156,4 @@ std::vector<int> argmax_rows(const std::vector<float>& matrix, int rows, int V) 
     return best;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

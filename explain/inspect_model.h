@@ -15,7 +15,7 @@
 #include "tx/tokenizer.h"
 #include "tx/transformer.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // One run's input, B = 1: the encoder input (tokens + EOS; empty for a decoder-only model) and the
 // decoder input (BOS + tokens; decoder-only: BOS + the prompt + what follows it).
@@ -83,4 +83,4 @@ private:
 // Per row of a [rows, V] matrix, the index of its largest value (the first on a tie).
 std::vector<int> argmax_rows(const std::vector<float>& matrix, int rows, int V);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -159,4 +159,4 @@ KnownWords load_known_words(const std::string& training_json, TokenizerKind toke
     return k;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 
 #include "tx/tokenizer.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct KnownWords {
     std::string unavailable;                   // why no list could be made ("" when it could)
@@ -45,4 +45,4 @@ std::vector<WordPieces> group_words(const std::vector<Token>& tokens, const std:
 KnownWords load_known_words(const std::string& training_json, TokenizerKind tokenizer,
                             const std::function<std::string(const std::string&)>& resolve_asset);
 
-}  // namespace tx::app
+}  // namespace tx::explain

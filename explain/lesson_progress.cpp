@@ -5,7 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -55,4 +55,4 @@ bool should_offer_first_lesson(const LessonProgress& progress, bool headless, bo
     return !progress.offered && !headless && !lesson_requested;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 
 #include "lessons.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // "assets/lessons/03-positional.json" -> "positional".
 std::string progress_key(const Lesson& lesson);
@@ -35,4 +35,4 @@ int lesson_index(const std::vector<Lesson>& lessons, const std::string& key);
 // and not when the command line already asks for a lesson (--lesson N).
 bool should_offer_first_lesson(const LessonProgress& progress, bool headless, bool lesson_requested);
 
-}  // namespace tx::app
+}  // namespace tx::explain

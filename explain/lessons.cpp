@@ -11,7 +11,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -258,4 +258,4 @@ LessonSet load_lessons(const std::string& path, const std::vector<std::string>& 
     return set;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -11,7 +11,7 @@
 #include "tx/precision.h"
 #include "tx/sampling.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // What a lesson step can make the app do. To add one: a value here, its spelling and fields in
 // lessons.cpp (ACTIONS), its effect in LessonsPanel::perform and its check in the self-test
@@ -93,4 +93,4 @@ LessonSet load_lessons(const std::string& path, const std::vector<std::string>& 
 
 const char* to_string(LessonActionKind kind);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 
 #include "tx/layer_plan.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -162,4 +162,4 @@ LogitAttribution logit_attribution(InspectModel& model, const InspectInput& in, 
     return r;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -9,7 +9,7 @@
 
 #include "inspect_model.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct Contribution {
     std::string name;     // "embeddings", "decoder.layers.1.cross_attn.head3", "decoder.layers.1.ffn",
@@ -38,4 +38,4 @@ struct LogitAttribution {
 // the most probable token there.
 LogitAttribution logit_attribution(InspectModel& model, const InspectInput& in, int position = -1, int token = -1);
 
-}  // namespace tx::app
+}  // namespace tx::explain

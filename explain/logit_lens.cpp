@@ -7,7 +7,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace tx::app {
+namespace tx::explain {
 
 LogitLens logit_lens(InspectModel& model, const InspectInput& in, int top_k) {
     LogitLens lens;
@@ -58,4 +58,4 @@ LogitLens logit_lens(InspectModel& model, const InspectInput& in, int top_k) {
     return lens;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

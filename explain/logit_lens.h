@@ -9,7 +9,7 @@
 
 #include "inspect_model.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct LensCell {
     std::vector<int> top;                 // [k] token ids, most probable first
@@ -32,4 +32,4 @@ struct LogitLens {
 // generator, log-softmax), so the last row is the model's output bit for bit. top_k >= 1.
 LogitLens logit_lens(InspectModel& model, const InspectInput& in, int top_k = 5);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -5,12 +5,12 @@
 #include <chrono>
 #include <exception>
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
 // The corrupted input keeps the clean run's decoder input, as txcli inspect patch builds it
-// (app/cli/cmd_inspect.cpp): encoder-decoder the same BOS + output; decoder-only the corrupted
+// (cli/cmd_inspect.cpp): encoder-decoder the same BOS + output; decoder-only the corrupted
 // prompt followed by the clean run's continuation.
 InspectInput corrupted_input(InspectModel& model, const LookInsideRequest& request, const InspectInput& clean) {
     InspectInput corrupted = model.input(request.corrupted, std::string());
@@ -101,4 +101,4 @@ LookInside compute_look_inside(std::shared_ptr<const Checkpoint> checkpoint, con
     return r;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -17,7 +17,7 @@
 #include "logit_lens.h"
 #include "tx/checkpoint.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // What to compute. The decoder input is BOS + `target`'s tokens (teacher forcing) or BOS + the
 // greedy output, as InspectModel::input builds it.
@@ -55,4 +55,4 @@ struct LookInside {
 LookInside compute_look_inside(std::shared_ptr<const Checkpoint> checkpoint, const LookInsideRequest& request);
 LookInside compute_look_inside(Checkpoint checkpoint, const LookInsideRequest& request);
 
-}  // namespace tx::app
+}  // namespace tx::explain

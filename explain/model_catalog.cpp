@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-namespace tx::app {
+namespace tx::explain {
 
 std::vector<CatalogModel> read_model_catalog(const std::string& path) {
     std::ifstream in(path);
@@ -46,4 +46,4 @@ std::vector<CatalogModel> read_model_catalog(const std::string& path) {
     return models;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

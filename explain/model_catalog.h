@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tx::app {
+namespace tx::explain {
 
 struct CatalogModel {
     std::string file;       // relative to assets/models/
@@ -18,4 +18,4 @@ struct CatalogModel {
 // Reads the catalog; throws std::runtime_error naming the file and the problem.
 std::vector<CatalogModel> read_model_catalog(const std::string& path);
 
-}  // namespace tx::app
+}  // namespace tx::explain

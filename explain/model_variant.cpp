@@ -1,7 +1,7 @@
 // Model variants for the lessons (model_variant.h).
 #include "model_variant.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 ModelConfig apply_variant(ModelConfig config, const ModelVariant& variant) {
     if (variant.positional) config.positional = *variant.positional;
@@ -43,4 +43,4 @@ std::string describe(const ModelVariant& variant) {
     return out;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -8,7 +8,7 @@
 
 #include "tx/config.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct ModelVariant {
     std::optional<PositionalKind> positional;   // unset: the open model's
@@ -23,4 +23,4 @@ ModelConfig apply_variant(ModelConfig config, const ModelVariant& variant);
 // "RoPE positions, SwiGLU feed-forward": the fields set, in words for "Do it".
 std::string describe(const ModelVariant& variant);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -8,7 +8,7 @@
 
 #include "tx/ops.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 int neuron_rows(const SessionView& view, const AttentionBlock& block) {
     return block.kind == AttentionKind::EncoderSelf ? view.S : view.T;
@@ -253,4 +253,4 @@ std::string scaling_text(const NeuronTrace& t) {
            "can still make a row almost one-hot when one key is what it needs.";
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 
 #include "session_view.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 struct NeuronCell {
     int block = 0;          // index into SessionView::attention
@@ -100,4 +100,4 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell);
 std::string qk_source_text(const NeuronTrace& trace);
 std::string scaling_text(const NeuronTrace& trace);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -6,7 +6,7 @@
 
 #include "tx/ops.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 RopeView rope_view(const float* q, const float* k, int dk, int L, int pair) {
     RopeView r;
@@ -87,4 +87,4 @@ std::vector<float> cosine_similarity(const float* table, int L, int D) {
     return sim;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

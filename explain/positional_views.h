@@ -6,7 +6,7 @@
 #pragma once
 #include <vector>
 
-namespace tx::app {
+namespace tx::explain {
 
 // One head's q and k (dk each, as projected, before rotation) rotated to positions 0..L−1 by
 // rope_forward in double: the same vectors at every position, so only the angles differ.
@@ -30,4 +30,4 @@ std::vector<float> alibi_bias(int H, int L);
 // (L, L): cos(row i, row j) of table (L, D); 0 where either row is all zeros.
 std::vector<float> cosine_similarity(const float* table, int L, int D);
 
-}  // namespace tx::app
+}  // namespace tx::explain

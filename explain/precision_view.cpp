@@ -18,7 +18,7 @@
 #include "tx/int8_quantize.h"
 #include "tx/parameters.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -297,7 +297,7 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, c
         const Tokenizer tokenizer = make_tokenizer(checkpoint);
         for (int id = 0; id < c.tgt_vocab; ++id) r.vocabulary.push_back(tokenizer.display(id));
 
-        // The input as txcli forward --compare builds it (app/cli/precision_report.cpp).
+        // The input as txcli forward --compare builds it (cli/precision_report.cpp).
         std::vector<int> ids = tokenizer.encode(request.source);
         if (ids.empty())
             throw std::invalid_argument(r.decoder_only ? "the prompt is empty: type a few words" : "the sentence is empty: type a sentence");
@@ -366,4 +366,4 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, c
     return r;
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -16,7 +16,7 @@
 #include "tx/precision_comparison.h"
 #include "tx/transformer.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // How a step ran in the low-precision run (docs/precision.md, "The modes").
 enum class LowStep {
@@ -162,4 +162,4 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> checkpoin
                                      int histogram_bins = 41);
 PrecisionView compute_precision_view(Checkpoint checkpoint, const PrecisionRequest& request, int histogram_bins = 41);
 
-}  // namespace tx::app
+}  // namespace tx::explain

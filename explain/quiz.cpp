@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <numeric>
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -59,4 +59,4 @@ std::string quiz_feedback(const LessonQuestion& question, const QuizAttempts& at
     return "";
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -9,7 +9,7 @@
 
 #include "lessons.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // shown[i] = the file index of the choice drawn at place i: a permutation of 0 … n − 1. The same
 // on every platform (SplitMix64 and Fisher–Yates, no std:: distribution).
@@ -39,4 +39,4 @@ private:
 // explanation once it is shown; "" before any check.
 std::string quiz_feedback(const LessonQuestion& question, const QuizAttempts& attempts);
 
-}  // namespace tx::app
+}  // namespace tx::explain

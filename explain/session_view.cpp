@@ -6,7 +6,7 @@
 #include "tx/ops.h"
 #include "tx/session.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 std::string SessionView::token_text(int id) const {
     if (id >= 0 && id < static_cast<int>(vocabulary.size())) {
@@ -149,4 +149,4 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
     }
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

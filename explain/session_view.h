@@ -21,7 +21,7 @@ namespace tx {
 class Session;
 }
 
-namespace tx::app {
+namespace tx::explain {
 
 struct KnownWords;
 struct LookInside;
@@ -126,4 +126,4 @@ const char* attention_kind_short(AttentionKind kind);
 // Refreshes `view` from the session: everything when `full`, else only cursor and outputs.
 void refresh_view(SessionView& view, const Session& session, const std::string& model_source, bool full);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-namespace tx::app {
+namespace tx::explain {
 
 namespace {
 
@@ -116,4 +116,4 @@ std::string target_padding_map_note(const RunOptions& o) {
     return o.padding_mask ? "" : "off: not applied; see combined";
 }
 
-}  // namespace tx::app
+}  // namespace tx::explain

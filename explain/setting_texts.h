@@ -8,7 +8,7 @@
 #include "tx/config.h"
 #include "tx/transformer.h"
 
-namespace tx::app {
+namespace tx::explain {
 
 // The Step-through list's group header of a step outside the layers ("Encoder: embedding",
 // "Decoder: final LayerNorm (after Post-LN layers)", "Output: generator"); layers: "Encoder layer 0".
@@ -33,4 +33,4 @@ std::string target_padding_map_title(bool decoder_only);
 std::string causal_map_note(const RunOptions& options);
 std::string target_padding_map_note(const RunOptions& options);
 
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the build, the app and the tests need (only the missing ones).
-# Sourced by run.sh and test.sh; safe to run again.
+# Installs the Debian 12 packages the build, the app and the tests need (only the missing ones):
+# clang for the fuzzers, ccache for test.sh's package build. Sourced by run.sh and test.sh; safe to
+# run again.
 set -euo pipefail
 
 TX_PACKAGES=(
@@ -10,6 +11,7 @@ TX_PACKAGES=(
   xvfb xauth
   dpkg-dev file
   clang libclang-rt-14-dev
+  ccache
 )
 
 tx_missing_packages() {

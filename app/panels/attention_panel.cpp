@@ -20,7 +20,7 @@ struct Axes {
     std::string row_axis, col_axis;
 };
 
-Axes axes_of(const SessionView& v, const AttentionBlock& a, int row) {
+Axes axes_of(const explain::SessionView& v, const AttentionBlock& a, int row) {
     Axes x;
     const bool dec_rows = a.kind != AttentionKind::EncoderSelf;
     const bool dec_cols = a.kind == AttentionKind::DecoderSelf;
@@ -39,7 +39,7 @@ AttentionPanel::AttentionPanel()
             "self-attention only looks back (while the causal mask is on; a sliding window narrows it further), and "
             "cross-attention lets each output position read the source. Weights are shown before dropout.") {}
 
-std::string AttentionPanel::explanation_for(const SessionView& v) const {
+std::string AttentionPanel::explanation_for(const explain::SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "Each head turns its queries and keys into weights: row i shows how much query position i takes from every "
            "key position (rows sum to 1). A decoder-only model has one kind of attention: masked self-attention over "
@@ -48,7 +48,7 @@ std::string AttentionPanel::explanation_for(const SessionView& v) const {
 }
 
 void AttentionPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (v.attention.empty()) {
         ImGui::TextDisabled("This model has no attention blocks.");
         return;
@@ -63,7 +63,7 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
         // Only the kinds this model has (a decoder-only model: masked self-attention alone).
         if (std::none_of(v.attention.begin(), v.attention.end(), [k](const AttentionBlock& b) { return b.kind == k; }))
             continue;
-        if (ImGui::RadioButton(attention_kind_title(k), cur.kind == k)) {
+        if (ImGui::RadioButton(explain::attention_kind_title(k), cur.kind == k)) {
             for (size_t i = 0; i < v.attention.size(); ++i)
                 if (v.attention[i].kind == k && (v.attention[i].layer == cur.layer || v.attention[i].layer == 0)) {
                     sel.attention_block = static_cast<int>(i);
@@ -89,7 +89,7 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
     item_tooltip("P = softmax(masked scores): what the head actually uses (eval mode, before dropout).");
     ImGui::SameLine();
     ImGui::RadioButton("raw scores", &m_values, 1);
-    item_tooltip(raw_scores_text(v.config, v.options).c_str());
+    item_tooltip(explain::raw_scores_text(v.config, v.options).c_str());
     ImGui::SameLine();
     ImGui::RadioButton("masked scores", &m_values, 2);
     item_tooltip(v.options.causal_mask && v.options.padding_mask
@@ -125,7 +125,7 @@ void AttentionPanel::draw_content(PanelContext& ctx) {
 }
 
 void AttentionPanel::draw_overview(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     Selection& sel = ctx.selection;
     const int H = v.config.heads;
     ImGui::TextUnformatted("All layers \xC3\x97 heads");
@@ -143,7 +143,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         ImGui::PushID(static_cast<int>(i));
         ImGui::BeginGroup();
         ImGui::Dummy(ImVec2(0, thumb * 0.5f - ImGui::GetFontSize() * 0.6f));
-        ImGui::Text("%s %d", attention_kind_short(a.kind), a.layer);
+        ImGui::Text("%s %d", explain::attention_kind_short(a.kind), a.layer);
         ImGui::EndGroup();
         const std::vector<float>* probs = v.output(a.probs);
         const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
@@ -228,7 +228,7 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
 }
 
 void AttentionPanel::draw_lines(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const Selection& sel = ctx.selection;
     const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
     const int H = v.config.heads;
@@ -236,7 +236,7 @@ void AttentionPanel::draw_lines(PanelContext& ctx) {
     const int row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
     const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T;
     const int C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
-    ImGui::Text("%s, layer %d: probabilities as lines", attention_kind_title(a.kind), a.layer);
+    ImGui::Text("%s, layer %d: probabilities as lines", explain::attention_kind_title(a.kind), a.layer);
     if (!data || static_cast<int>(data->size()) < v.B * H * R * C) {
         ImGui::TextWrapped("%s", v.missing_reason(a.probs).c_str());
         if (!v.finished(a.probs) && ImGui::Button("Run to end")) ctx.commands.send(RunToEnd{});
@@ -307,12 +307,12 @@ void AttentionPanel::draw_lines(PanelContext& ctx) {
 }
 
 void AttentionPanel::draw_heads(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     Selection& sel = ctx.selection;
     const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
     const int H = v.config.heads;
     const size_t step = m_values == 0 ? a.probs : m_values == 1 ? a.scores : a.masked_scores;
-    ImGui::Text("%s, layer %d", attention_kind_title(a.kind), a.layer);
+    ImGui::Text("%s, layer %d", explain::attention_kind_title(a.kind), a.layer);
     ImGui::SameLine();
     ImGui::TextDisabled("\xC2\xB7 %s \xC2\xB7 %s", v.steps[step].name.c_str(), v.steps[step].shape.str().c_str());
     const std::vector<float>* data = v.output(step);

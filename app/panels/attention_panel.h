@@ -12,7 +12,7 @@ public:
 
 protected:
     void draw_content(PanelContext& ctx) override;
-    std::string explanation_for(const SessionView& v) const override;
+    std::string explanation_for(const explain::SessionView& v) const override;
 
 private:
     void draw_overview(PanelContext& ctx);

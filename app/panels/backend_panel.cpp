@@ -33,7 +33,7 @@ BackendPanel::BackendPanel()
             "same ops with the same names on the GPU (kernels and cuBLAS). Times are of the last forward pass.") {}
 
 void BackendPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const bool cuda_ok = v.cuda_unavailable.empty();
     if (ImGui::RadioButton(backend_label("cpu").c_str(), v.backend == "cpu")) ctx.commands.send(SetBackend{"cpu"});
     ImGui::SameLine();
@@ -128,7 +128,7 @@ void BackendPanel::draw_content(PanelContext& ctx) {
 }
 
 void BackendPanel::draw_generation_timing(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (!ImGui::CollapsingHeader("Generation with and without the KV cache", ImGuiTreeNodeFlags_DefaultOpen)) return;
     if (ImGui::Button("Time generation")) ctx.commands.send(MeasureGeneration{});
     item_tooltip("Generates 8, 16, 32 and 64 tokens (below max_len) greedily on this model and backend, twice: with "
@@ -225,19 +225,19 @@ void BackendPanel::draw_generation_timing(PanelContext& ctx) {
 }
 
 void BackendPanel::draw_generation_bench(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (!v.generation_bench && v.generation_bench_error.empty()) return;
     if (!ImGui::CollapsingHeader("Generation benchmark against PyTorch (file)", ImGuiTreeNodeFlags_DefaultOpen)) return;
     if (!v.generation_bench) {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", v.generation_bench_error.c_str());
         return;
     }
-    const GenerationBench& b = *v.generation_bench;
+    const explain::GenerationBench& b = *v.generation_bench;
     ImGui::TextWrapped("%s, %s. %s; %s; %s.", b.path.c_str(), b.date.c_str(), b.machine.c_str(), b.model.c_str(),
                        b.settings.c_str());
     std::vector<PlotSeries> series;
     double low = 1e300, high = 0.0;
-    for (const GenerationBenchSeries& s : b.series) {
+    for (const explain::GenerationBenchSeries& s : b.series) {
         PlotSeries p;
         p.name = s.name;
         const auto* key = std::find_if(std::begin(BENCH_KEYS), std::end(BENCH_KEYS), [&](const char* k) { return s.key == k; });
@@ -274,13 +274,13 @@ void BackendPanel::draw_generation_bench(PanelContext& ctx) {
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
     if (ImGui::BeginTable("##generation_bench_table", static_cast<int>(b.series.size()) + 1, flags)) {
         ImGui::TableSetupColumn("n");
-        for (const GenerationBenchSeries& s : b.series) ImGui::TableSetupColumn(s.key.c_str());
+        for (const explain::GenerationBenchSeries& s : b.series) ImGui::TableSetupColumn(s.key.c_str());
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < b.lengths.size(); ++i) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::Text("%d", b.lengths[i]);
-            for (const GenerationBenchSeries& s : b.series) {
+            for (const explain::GenerationBenchSeries& s : b.series) {
                 ImGui::TableNextColumn();
                 ImGui::Text("%.0f [%.0f\xE2\x80\x93%.0f]", s.median[i], s.min[i], s.max[i]);
             }
@@ -298,7 +298,7 @@ void BackendPanel::draw_generation_bench(PanelContext& ctx) {
     ImGui::Separator();
 }
 
-void BackendPanel::draw_comparison_table(const SessionView& v) {
+void BackendPanel::draw_comparison_table(const explain::SessionView& v) {
     const BackendComparison& c = *v.comparison;
     const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_SizingStretchProp;

@@ -16,7 +16,7 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
-    void draw_comparison_table(const SessionView& v);
+    void draw_comparison_table(const explain::SessionView& v);
     void draw_generation_timing(PanelContext& ctx);
     void draw_generation_bench(PanelContext& ctx);   // --generation-bench: the benchmark file's figures
 

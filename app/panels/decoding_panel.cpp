@@ -56,7 +56,7 @@ int first_difference(const std::vector<int>& a, const std::vector<int>& b) {
     return a.size() == b.size() ? -1 : static_cast<int>(n);
 }
 
-std::string piece_text(const SessionView& v, int id) {
+std::string piece_text(const explain::SessionView& v, int id) {
     const SpecialTokens& sp = v.config.special;
     if (id == sp.eos) return "EOS";
     if (id == sp.bos) return "BOS";
@@ -66,7 +66,7 @@ std::string piece_text(const SessionView& v, int id) {
 }
 
 // One output: its text, its pieces as chips (the piece at `highlight` marked) and its numbers.
-void draw_output(const SessionView& v, const BeamHypothesis& h, const std::string& text, int highlight) {
+void draw_output(const explain::SessionView& v, const BeamHypothesis& h, const std::string& text, int highlight) {
     const SpecialTokens& sp = v.config.special;
     ImGui::PushTextWrapPos(0.0f);
     if (text.empty()) ImGui::TextDisabled("(empty output: EOS came first)");
@@ -100,7 +100,7 @@ void draw_output(const SessionView& v, const BeamHypothesis& h, const std::strin
 // A candidate of the trace as a one-line chip: the piece, then its cumulative log-prob (and the
 // score for a finished one). best / greedy: on the path of the best hypothesis (white outline) /
 // of greedy decoding (a bar in greedy's colour).
-void candidate_chip(const SessionView& v, const BeamStep& step, const BeamCandidate& c, int rank, bool best, bool greedy,
+void candidate_chip(const explain::SessionView& v, const BeamStep& step, const BeamCandidate& c, int rank, bool best, bool greedy,
                     const std::string& prefix) {
     const FateStyle style = fate_style(c.fate);
     const std::string piece = fit_text(piece_text(v, c.token), 120.0f);
@@ -166,7 +166,7 @@ DecodingPanel::DecodingPanel()
             "\xCE\xB1 = 0.6.") {}
 
 void DecodingPanel::draw_controls(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (!m_editing) {
         m_beam_size = std::clamp(v.beam_size, 1, 8);
         m_alpha = static_cast<float>(v.length_penalty);
@@ -214,7 +214,7 @@ void DecodingPanel::draw_controls(PanelContext& ctx) {
                            "model's own.");
 }
 
-void DecodingPanel::draw_comparison(const SessionView& v, int row) {
+void DecodingPanel::draw_comparison(const explain::SessionView& v, int row) {
     const BeamHypothesis& greedy = v.greedy[static_cast<size_t>(row)];
     const BeamResult& beam = v.beams[static_cast<size_t>(row)];
     const BeamHypothesis& best = beam.hypotheses.front();
@@ -283,7 +283,7 @@ void DecodingPanel::draw_comparison(const SessionView& v, int row) {
     ImGui::PopTextWrapPos();
 }
 
-void DecodingPanel::draw_trace(const SessionView& v, int row) {
+void DecodingPanel::draw_trace(const explain::SessionView& v, int row) {
     const BeamResult& beam = v.beams[static_cast<size_t>(row)];
     const auto& prefixes = v.prefix_text[static_cast<size_t>(row)];
     const int eos = v.config.special.eos;
@@ -393,7 +393,7 @@ void DecodingPanel::draw_trace(const SessionView& v, int row) {
     ImGui::EndTable();
 }
 
-void DecodingPanel::draw_hypotheses(const SessionView& v, int row) {
+void DecodingPanel::draw_hypotheses(const explain::SessionView& v, int row) {
     const BeamResult& beam = v.beams[static_cast<size_t>(row)];
     const BeamHypothesis& greedy = v.greedy[static_cast<size_t>(row)];
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_RowBg |
@@ -439,7 +439,7 @@ void DecodingPanel::draw_hypotheses(const SessionView& v, int row) {
 }
 
 void DecodingPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     draw_controls(ctx);
     const int row = std::clamp(ctx.selection.batch_row, 0, std::max(0, v.B - 1));
     if (row >= static_cast<int>(v.beams.size()) || row >= static_cast<int>(v.greedy.size()) ||

@@ -16,9 +16,9 @@ protected:
 
 private:
     void draw_controls(PanelContext& ctx);
-    void draw_comparison(const SessionView& v, int row);
-    void draw_trace(const SessionView& v, int row);
-    void draw_hypotheses(const SessionView& v, int row);
+    void draw_comparison(const explain::SessionView& v, int row);
+    void draw_trace(const explain::SessionView& v, int row);
+    void draw_hypotheses(const explain::SessionView& v, int row);
 
     int m_beam_size = 4;      // the sliders' values, sent when released
     float m_alpha = 0.6f;

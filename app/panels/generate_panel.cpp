@@ -23,7 +23,7 @@ const ImVec4 WARN(0.98f, 0.45f, 0.40f, 1.0f);
 const ImU32 CACHED_COLOUR = IM_COL32(110, 200, 130, 255);
 const ImU32 FULL_COLOUR = IM_COL32(235, 140, 80, 255);
 
-std::string piece(const SessionView& v, int id) {
+std::string piece(const explain::SessionView& v, int id) {
     const SpecialTokens& sp = v.config.special;
     if (id == sp.eos) return "EOS";
     if (id == sp.bos) return "BOS";
@@ -32,7 +32,7 @@ std::string piece(const SessionView& v, int id) {
     return v.token_text(id);
 }
 
-ChipKind chip_kind(const SessionView& v, int id) {
+ChipKind chip_kind(const explain::SessionView& v, int id) {
     const SpecialTokens& sp = v.config.special;
     if (id == sp.eos || id == sp.bos) return ChipKind::Special;
     if (id == sp.unk) return ChipKind::Unknown;
@@ -46,7 +46,7 @@ std::string fixed(double x, const char* format) {
 }
 
 // Index of the first step of `kind` in `layer`.
-int step_index(const std::vector<GenerationStep>& steps, GenerationStepKind kind, int layer = -1) {
+int step_index(const std::vector<explain::GenerationStep>& steps, explain::GenerationStepKind kind, int layer = -1) {
     for (size_t i = 0; i < steps.size(); ++i)
         if (steps[i].kind == kind && steps[i].layer == layer) return static_cast<int>(i);
     return static_cast<int>(steps.size());
@@ -85,7 +85,7 @@ GeneratePanel::GeneratePanel()
             "recomputed; cross-attention's keys and values are computed once per sentence. Keys (panel focused): "
             "T next token, S next step, B back, E run to end.") {}
 
-std::string GeneratePanel::explanation_for(const SessionView& v) const {
+std::string GeneratePanel::explanation_for(const explain::SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "How the model continues the prompt, one token at a time. BOS and the prompt are read into the cache first; "
            "then each token runs the decoder on one new query row: its keys and values join a per-layer cache and it "
@@ -94,8 +94,8 @@ std::string GeneratePanel::explanation_for(const SessionView& v) const {
 }
 
 void GeneratePanel::draw_controls(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const GenerationTrace& g = v.generation;
+    const explain::SessionView& v = ctx.view;
+    const explain::GenerationTrace& g = v.generation;
     if (!m_editing) m_settings = g.settings;
     bool apply = false, active = false;
     ImGui::AlignTextToFramePadding();
@@ -184,9 +184,9 @@ void GeneratePanel::draw_controls(PanelContext& ctx) {
 }
 
 void GeneratePanel::draw_cursor(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
+    const explain::SessionView& v = ctx.view;
+    const explain::GenerationTrace& g = v.generation;
+    const std::vector<explain::GenerationStep> steps = explain::generation_steps(v.config, v.options.positional_encoding);
     const int T = static_cast<int>(g.tokens.size()), N = static_cast<int>(steps.size());
     const int t = g.token, s = g.step;
     // Moves: next step runs into the next token's pass after the last step; back walks the reverse.
@@ -226,7 +226,7 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("Decoder input");
     ImGui::SameLine();
-    const bool chosen = steps[static_cast<size_t>(s)].kind == GenerationStepKind::Choose;
+    const bool chosen = steps[static_cast<size_t>(s)].kind == explain::GenerationStepKind::Choose;
     for (int i = 0; i < P; ++i) {   // decoder-only: BOS and the prompt, read before the first choice
         ImGui::PushID(-1 - i);
         const int id = g.context[static_cast<size_t>(i)];
@@ -240,7 +240,7 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
                    i == t - 1 ? "the newest position: its query row is computed now" : nullptr);
         ImGui::PopID();
     }
-    const GeneratedToken& now = g.tokens[static_cast<size_t>(t - 1)];
+    const explain::GeneratedToken& now = g.tokens[static_cast<size_t>(t - 1)];
     ImGui::TextDisabled("\xE2\x86\x92");
     ImGui::SameLine();
     if (chosen) token_chip(piece(v, now.chosen), now.chosen, chip_kind(v, now.chosen), "the token chosen at this position");
@@ -249,11 +249,11 @@ void GeneratePanel::draw_cursor(PanelContext& ctx) {
 }
 
 void GeneratePanel::draw_attention(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
+    const explain::SessionView& v = ctx.view;
+    const explain::GenerationTrace& g = v.generation;
+    const std::vector<explain::GenerationStep> steps = explain::generation_steps(v.config, v.options.positional_encoding);
     const int t = g.token;
-    const GeneratedToken& now = g.tokens[static_cast<size_t>(t - 1)];
+    const explain::GeneratedToken& now = g.tokens[static_cast<size_t>(t - 1)];
     m_layer = std::clamp(m_layer, 0, g.L - 1);
     int& head = ctx.selection.head;
     head = std::clamp(head, 0, g.H - 1);
@@ -281,7 +281,7 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
     std::vector<std::string> keys;
     for (int id : g.context) keys.push_back(piece(v, id));
     for (int i = 0; i < t; ++i) keys.push_back(piece(v, g.tokens[static_cast<size_t>(i)].input));
-    const bool self_done = g.step >= step_index(steps, GenerationStepKind::SelfAttention, m_layer);
+    const bool self_done = g.step >= step_index(steps, explain::GenerationStepKind::SelfAttention, m_layer);
     ImGui::Text("self_attn, head %d: q [1,%d,1,%d] \xC2\xB7 K cache [1,%d,%d,%d]", head, g.H, g.dk, g.H, n, g.dk);
     if (self_done) {
         const float* row = now.self_probs[static_cast<size_t>(m_layer)].data() + static_cast<size_t>(head) * n;
@@ -325,13 +325,13 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
     draw_heat_strip(spec);
 }
 
-void GeneratePanel::draw_cross_attention(const SessionView& v, const GeneratedToken& now,
-                                         const std::vector<GenerationStep>& steps, int head) {
-    const GenerationTrace& g = v.generation;
+void GeneratePanel::draw_cross_attention(const explain::SessionView& v, const explain::GeneratedToken& now,
+                                         const std::vector<explain::GenerationStep>& steps, int head) {
+    const explain::GenerationTrace& g = v.generation;
     // Cross-attention: the source keys, projected once.
     std::vector<std::string> source;
     for (int id : g.src) source.push_back(piece(v, id));
-    const bool cross_done = g.step >= step_index(steps, GenerationStepKind::CrossAttention, m_layer);
+    const bool cross_done = g.step >= step_index(steps, explain::GenerationStepKind::CrossAttention, m_layer);
     ImGui::Text("cross_attn, head %d: q \xC2\xB7 source K [1,%d,%d,%d] (computed once)", head, g.H, g.S, g.dk);
     if (cross_done) {
         const float* row = now.cross_probs[static_cast<size_t>(m_layer)].data() + static_cast<size_t>(head) * g.S;
@@ -346,13 +346,13 @@ void GeneratePanel::draw_cross_attention(const SessionView& v, const GeneratedTo
     }
 }
 
-void GeneratePanel::draw_distribution(const SessionView& v) {
-    const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
-    const GeneratedToken& now = g.tokens[static_cast<size_t>(g.token - 1)];
+void GeneratePanel::draw_distribution(const explain::SessionView& v) {
+    const explain::GenerationTrace& g = v.generation;
+    const std::vector<explain::GenerationStep> steps = explain::generation_steps(v.config, v.options.positional_encoding);
+    const explain::GeneratedToken& now = g.tokens[static_cast<size_t>(g.token - 1)];
     const bool sample = g.settings.sample;
     ImGui::TextColored(TITLE, "Next-token distribution, top %zu of %d", now.top_ids.size(), g.V);
-    if (g.step < step_index(steps, GenerationStepKind::Generator)) {
+    if (g.step < step_index(steps, explain::GenerationStepKind::Generator)) {
         ImGui::TextDisabled("Not computed yet: step to generator.log_probs.");
         return;
     }
@@ -365,7 +365,7 @@ void GeneratePanel::draw_distribution(const SessionView& v) {
     else
         ImGui::TextDisabled("Bars: the model's probabilities, exp(log p). Greedy takes the longest bar.");
     ImGui::PopTextWrapPos();
-    const bool chosen_shown = steps[static_cast<size_t>(g.step)].kind == GenerationStepKind::Choose;
+    const bool chosen_shown = steps[static_cast<size_t>(g.step)].kind == explain::GenerationStepKind::Choose;
     const float label_w = 110.0f, value_w = 150.0f;
     const float bar_w = std::max(60.0f, ImGui::GetContentRegionAvail().x - label_w - value_w);
     const float line = ImGui::GetTextLineHeight() + 3.0f;
@@ -419,9 +419,9 @@ void GeneratePanel::draw_distribution(const SessionView& v) {
     ImGui::PopTextWrapPos();
 }
 
-void GeneratePanel::draw_cache(const SessionView& v) {
-    const GenerationTrace& g = v.generation;
-    const std::vector<GenerationStep> steps = generation_steps(v.config, v.options.positional_encoding);
+void GeneratePanel::draw_cache(const explain::SessionView& v) {
+    const explain::GenerationTrace& g = v.generation;
+    const std::vector<explain::GenerationStep> steps = explain::generation_steps(v.config, v.options.positional_encoding);
     const int t = g.token;
     ImGui::TextColored(TITLE, "The KV cache");
     ImGui::SameLine();
@@ -442,7 +442,7 @@ void GeneratePanel::draw_cache(const SessionView& v) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int l = 0; l < g.L; ++l) {
         // The layer's self-attention step appends position t − 1; before it the cache holds t − 1.
-        const int held = P + (g.step >= step_index(steps, GenerationStepKind::SelfAttention, l) ? t : t - 1);
+        const int held = P + (g.step >= step_index(steps, explain::GenerationStepKind::SelfAttention, l) ? t : t - 1);
         used += 2.0 * held * row_bytes;
         const float x0 = ImGui::GetCursorPosX();
         ImGui::PushFont(mono_font());
@@ -483,10 +483,10 @@ void GeneratePanel::draw_cache(const SessionView& v) {
                           g.L, g.capacity, g.H, g.dk);
 }
 
-void GeneratePanel::draw_comparison(const SessionView& v) {
-    const GenerationTrace& g = v.generation;
+void GeneratePanel::draw_comparison(const explain::SessionView& v) {
+    const explain::GenerationTrace& g = v.generation;
     const int P = static_cast<int>(g.context.size());   // positions before token 1's (decoder-only)
-    const GeneratedToken& now = g.tokens[static_cast<size_t>(g.token - 1)];
+    const explain::GeneratedToken& now = g.tokens[static_cast<size_t>(g.token - 1)];
     ImGui::TextColored(TITLE, "With the cache and without it");
     if (!g.settings.compare_full) {
         ImGui::TextDisabled("Switch on \"recompute without cache\" to compute every token again with the full decoder "
@@ -518,14 +518,14 @@ void GeneratePanel::draw_comparison(const SessionView& v) {
     // Per token: both times as bars, the cursor's token outlined.
     const int T = static_cast<int>(g.tokens.size());
     double top = 1e-9;
-    for (const GeneratedToken& k : g.tokens) top = std::max({top, k.full_ms, k.cached_ms});
+    for (const explain::GeneratedToken& k : g.tokens) top = std::max({top, k.full_ms, k.cached_ms});
     const float h = 34.0f, avail = ImGui::GetContentRegionAvail().x;
     const float slot = std::clamp(avail / static_cast<float>(std::max(T, 1)), 4.0f, 26.0f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddLine(ImVec2(p.x, p.y + h), ImVec2(p.x + slot * T, p.y + h), IM_COL32(120, 120, 125, 255));
     for (int i = 0; i < T; ++i) {
-        const GeneratedToken& k = g.tokens[static_cast<size_t>(i)];
+        const explain::GeneratedToken& k = g.tokens[static_cast<size_t>(i)];
         const float x = p.x + slot * static_cast<float>(i), half = std::max(1.0f, slot * 0.5f - 1.0f);
         const float hf = static_cast<float>(k.full_ms / top) * h, hc = static_cast<float>(k.cached_ms / top) * h;
         dl->AddRectFilled(ImVec2(x, p.y + h - hf), ImVec2(x + half, p.y + h), FULL_COLOUR);
@@ -541,8 +541,8 @@ void GeneratePanel::draw_comparison(const SessionView& v) {
 }
 
 void GeneratePanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const GenerationTrace& g = v.generation;
+    const explain::SessionView& v = ctx.view;
+    const explain::GenerationTrace& g = v.generation;
     if (g.stale) ctx.commands.send(UpdateGeneration{});   // computed after this frame
     draw_controls(ctx);
     ImGui::Separator();

@@ -15,19 +15,19 @@ public:
 
 protected:
     void draw_content(PanelContext& ctx) override;
-    std::string explanation_for(const SessionView& v) const override;
+    std::string explanation_for(const explain::SessionView& v) const override;
 
 private:
     void draw_controls(PanelContext& ctx);
     void draw_cursor(PanelContext& ctx);
     void draw_attention(PanelContext& ctx);
-    void draw_cross_attention(const SessionView& v, const GeneratedToken& now, const std::vector<GenerationStep>& steps,
+    void draw_cross_attention(const explain::SessionView& v, const explain::GeneratedToken& now, const std::vector<explain::GenerationStep>& steps,
                               int head);   // encoder-decoder only
-    void draw_distribution(const SessionView& v);
-    void draw_cache(const SessionView& v);
-    void draw_comparison(const SessionView& v);
+    void draw_distribution(const explain::SessionView& v);
+    void draw_cache(const explain::SessionView& v);
+    void draw_comparison(const explain::SessionView& v);
 
-    GenerationSettings m_settings;   // the controls' values, sent when released
+    explain::GenerationSettings m_settings;   // the controls' values, sent when released
     bool m_editing = false;          // a control is held: do not overwrite it from the view
     int m_layer = 0;                 // the decoder layer whose attention rows are shown
 };

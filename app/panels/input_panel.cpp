@@ -25,8 +25,8 @@ bool contains_ignoring_case(const std::string& text, const std::string& part) {
 }
 
 // Why a word counts as unseen, for its tooltip; mentions a case variant the model did see.
-std::string unseen_tooltip(const std::string& word, const std::string& key, const KnownWords& known,
-                           const std::vector<Token>& tokens, const WordPieces& w) {
+std::string unseen_tooltip(const std::string& word, const std::string& key, const explain::KnownWords& known,
+                           const std::vector<Token>& tokens, const explain::WordPieces& w) {
     std::string pieces;
     for (int p : w.pieces) pieces += (pieces.empty() ? "" : " ") + tokens[static_cast<size_t>(p)].text;
     std::string tip = "\"" + word + "\" never appears in the source (left) side of the training corpus (" + known.corpus + ", " +
@@ -45,7 +45,7 @@ std::string unseen_tooltip(const std::string& word, const std::string& key, cons
     return tip;
 }
 
-std::string source_chip_text(const SessionView& v, const std::vector<Token>& toks, int b, int s) {
+std::string source_chip_text(const explain::SessionView& v, const std::vector<Token>& toks, int b, int s) {
     const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
     const SpecialTokens& sp = v.config.special;
     if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) return toks[static_cast<size_t>(s)].text;
@@ -55,7 +55,7 @@ std::string source_chip_text(const SessionView& v, const std::vector<Token>& tok
 }
 
 // One encoder-input chip: UNK and byte pieces red, PAD grey, EOS purple.
-void source_chip(const SessionView& v, const std::vector<Token>& toks, int b, int s) {
+void source_chip(const explain::SessionView& v, const std::vector<Token>& toks, int b, int s) {
     ImGui::PushID(s);
     const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
     const SpecialTokens& sp = v.config.special;
@@ -79,7 +79,7 @@ void source_chip(const SessionView& v, const std::vector<Token>& toks, int b, in
 
 // Decoder-only: row b is BOS + the prompt + the continuation (or the target text), PAD on the
 // right; the prompt's chips as typed, the model's own tokens highlighted.
-void prompt_row(const SessionView& v, int b) {
+void prompt_row(const explain::SessionView& v, int b) {
     const SpecialTokens& sp = v.config.special;
     static const std::vector<Token> none;
     const std::vector<Token>& toks = b < static_cast<int>(v.source_tokens.size()) ? v.source_tokens[static_cast<size_t>(b)] : none;
@@ -140,7 +140,7 @@ InputPanel::InputPanel()
             "tokens + EOS); the decoder starts from BOS and appends the most probable next token (greedy), or keeps "
             "the K most probable partial outputs (beam search).") {}
 
-std::string InputPanel::explanation_for(const SessionView& v) const {
+std::string InputPanel::explanation_for(const explain::SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "Type up to four prompts; several form a batch, padded on the right. A decoder-only model has no encoder: "
            "the decoder input is BOS + the prompt's tokens, and the model continues it, appending the most probable "
@@ -148,7 +148,7 @@ std::string InputPanel::explanation_for(const SessionView& v) const {
 }
 
 void InputPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const SpecialTokens& sp = v.config.special;
     if (m_synced_version != v.version && !m_pending) {
         m_edit = v.sentences;
@@ -327,11 +327,11 @@ void InputPanel::draw_content(PanelContext& ctx) {
 namespace tx::app {
 
 void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (b >= static_cast<int>(v.source_tokens.size()) || b >= static_cast<int>(v.sentences.size())) return;
     const std::vector<Token>& toks = v.source_tokens[static_cast<size_t>(b)];
     const std::string& text = v.sentences[static_cast<size_t>(b)];
-    const KnownWords* known = v.known_words && v.known_words->available() ? v.known_words.get() : nullptr;
+    const explain::KnownWords* known = v.known_words && v.known_words->available() ? v.known_words.get() : nullptr;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float start_x = ImGui::GetCursorPosX();
     const float label_h = ImGui::GetTextLineHeight() + 5.0f;
@@ -366,8 +366,8 @@ void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
         ImGui::EndGroup();
         ImGui::SameLine(0.0f, 14.0f);
     };
-    for (const WordPieces& w : group_words(toks, text)) {
-        const std::string key = word_key(w.text);
+    for (const explain::WordPieces& w : explain::group_words(toks, text)) {
+        const std::string key = explain::word_key(w.text);
         const bool flagged = known && !key.empty() && !known->knows(key);
         if (flagged) unseen.push_back(key);
         group(w.text, flagged ? unseen_tooltip(w.text, key, *known, toks, w) : std::string(), flagged, w.pieces.front(),
@@ -390,7 +390,7 @@ void InputPanel::draw_grouped_source(PanelContext& ctx, int b) {
 }
 
 void InputPanel::draw_examples(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (v.examples.empty()) return;
     if (ImGui::Button("Examples")) ImGui::OpenPopup("##examples");
     item_tooltip("Sentences chosen to show something about this model: pick one to make it the input.");
@@ -403,8 +403,8 @@ void InputPanel::draw_examples(PanelContext& ctx) {
 }
 
 void InputPanel::draw_known_words(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const KnownWords* known = v.known_words.get();
+    const explain::SessionView& v = ctx.view;
+    const explain::KnownWords* known = v.known_words.get();
     if (!known && v.known_words_loading) {
         ImGui::TextDisabled("Reading the training corpus for the words the model knows\xE2\x80\xA6");
         return;

@@ -22,31 +22,31 @@ const ImVec4 RED(1.0f, 0.5f, 0.45f, 1.0f);
 std::string on_off(bool on) { return on ? "on" : "off"; }
 
 // What "Do it" will do, in a few words, so the learner knows before pressing.
-std::string describe(const LessonAction& a, const std::map<std::string, std::string>& titles) {
+std::string describe(const explain::LessonAction& a, const std::map<std::string, std::string>& titles) {
     const auto title = titles.find(a.name);
     const std::string panel = "the " + (title == titles.end() ? a.name : title->second) + " panel";
     switch (a.kind) {
-        case LessonActionKind::OpenModel: return "open the " + a.name + " model";
-        case LessonActionKind::SetSentences:
+        case explain::LessonActionKind::OpenModel: return "open the " + a.name + " model";
+        case explain::LessonActionKind::SetSentences:
             return a.sentences.size() == 1 ? "type \xE2\x80\x9C" + a.sentences[0] + "\xE2\x80\x9D"
                                            : "type a batch of " + std::to_string(a.sentences.size()) + " sentences";
-        case LessonActionKind::GoToStep: return "go to step " + a.name;
-        case LessonActionKind::CausalMask: return "causal mask " + on_off(a.on);
-        case LessonActionKind::PaddingMask: return "padding mask " + on_off(a.on);
-        case LessonActionKind::PositionalEncoding: return "positional encoding " + on_off(a.on);
-        case LessonActionKind::AttentionScaling: return "1/\xE2\x88\x9A" "dk scaling " + on_off(a.on);
-        case LessonActionKind::SelectAttention: return "select " + a.name + " head " + std::to_string(a.number);
-        case LessonActionKind::ShowPanel: return "open " + panel;
-        case LessonActionKind::HighlightPanel: return "point at " + panel;
-        case LessonActionKind::Decoding: return a.number == 1 ? "greedy decoding" : "beam search, " + std::to_string(a.number) + " beams";
-        case LessonActionKind::Train: {
+        case explain::LessonActionKind::GoToStep: return "go to step " + a.name;
+        case explain::LessonActionKind::CausalMask: return "causal mask " + on_off(a.on);
+        case explain::LessonActionKind::PaddingMask: return "padding mask " + on_off(a.on);
+        case explain::LessonActionKind::PositionalEncoding: return "positional encoding " + on_off(a.on);
+        case explain::LessonActionKind::AttentionScaling: return "1/\xE2\x88\x9A" "dk scaling " + on_off(a.on);
+        case explain::LessonActionKind::SelectAttention: return "select " + a.name + " head " + std::to_string(a.number);
+        case explain::LessonActionKind::ShowPanel: return "open " + panel;
+        case explain::LessonActionKind::HighlightPanel: return "point at " + panel;
+        case explain::LessonActionKind::Decoding: return a.number == 1 ? "greedy decoding" : "beam search, " + std::to_string(a.number) + " beams";
+        case explain::LessonActionKind::Train: {
             std::string what = "train the " + a.name + " task";
             if (a.precision.format == Precision::Fp32) return what;
             std::string format = tx::to_string(a.precision.format);
             for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
             return what + " in " + format + (a.loss_scale.mode == LossScaleMode::None ? ", no loss scale" : ", dynamic loss scale");
         }
-        case LessonActionKind::Precision: {
+        case explain::LessonActionKind::Precision: {
             std::string what = "Precision panel: " + tx::describe(a.precision);
             if (a.embedding_scale != 1.0f) {
                 char t[32];
@@ -55,13 +55,13 @@ std::string describe(const LessonAction& a, const std::map<std::string, std::str
             }
             return what;
         }
-        case LessonActionKind::ModelVariant: return "rebuild the model with " + tx::app::describe(a.variant) + " (fresh weights)";
-        case LessonActionKind::NeuronView:
+        case explain::LessonActionKind::ModelVariant: return "rebuild the model with " + explain::describe(a.variant) + " (fresh weights)";
+        case explain::LessonActionKind::NeuronView:
             return "open the Neuron view on query " + std::to_string(a.number) + ", key " + std::to_string(a.key);
-        case LessonActionKind::HeadEnabled:
+        case explain::LessonActionKind::HeadEnabled:
             return std::string(a.on ? "switch on " : "switch off ") + a.name + " head " + std::to_string(a.number);
-        case LessonActionKind::AllHeadsOn: return "every head back on";
-        case LessonActionKind::Generation: {
+        case explain::LessonActionKind::AllHeadsOn: return "every head back on";
+        case explain::LessonActionKind::Generation: {
             if (!a.on) return "generate greedily";
             char t[32];
             std::snprintf(t, sizeof t, "%g", a.sampling.temperature);
@@ -93,7 +93,7 @@ LessonsPanel::LessonsPanel()
             "end checks what you saw. A lesson whose question you answered right is ticked \xE2\x9C\x93.") {}
 
 std::vector<std::string> LessonsPanel::load(const std::string& path, const std::vector<std::string>& panel_keys) {
-    LessonSet set = load_lessons(path, panel_keys);
+    explain::LessonSet set = explain::load_lessons(path, panel_keys);
     m_lessons = std::move(set.lessons);
     m_load_errors.clear();
     for (const auto& e : set.errors) m_load_errors += (m_load_errors.empty() ? "" : "\n") + e;
@@ -101,7 +101,7 @@ std::vector<std::string> LessonsPanel::load(const std::string& path, const std::
     return set.errors;
 }
 
-void LessonsPanel::set_progress(const LessonProgress& progress) {
+void LessonsPanel::set_progress(const explain::LessonProgress& progress) {
     m_progress = progress;
     open_lesson(std::max(0, lesson_index(m_lessons, m_progress.current)));
 }
@@ -125,8 +125,8 @@ void LessonsPanel::open_lesson(int index) {
     m_quiz.reset();
     m_order.clear();
     if (!m_lessons.empty()) {
-        const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
-        m_order = quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
+        const explain::Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+        m_order = explain::quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
         const std::string key = progress_key(lesson);
         if (m_progress.current != key) m_progress_changed = true;
         m_progress.current = key;
@@ -136,15 +136,15 @@ void LessonsPanel::open_lesson(int index) {
 void LessonsPanel::set_quiz_seed(uint64_t seed) {
     m_quiz_seed = seed;
     if (m_lessons.empty()) return;
-    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
-    m_order = quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
+    const explain::Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    m_order = explain::quiz_order(static_cast<int>(lesson.question.choices.size()), m_quiz_seed, quiz_key(lesson));
 }
 
 void LessonsPanel::do_step(CommandSink& commands) {
     if (m_lessons.empty()) return;
-    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    const explain::Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
     if (m_done >= static_cast<int>(lesson.steps.size())) return;
-    for (const LessonAction& a : lesson.steps[static_cast<size_t>(m_done)].actions) perform(a, commands);
+    for (const explain::LessonAction& a : lesson.steps[static_cast<size_t>(m_done)].actions) perform(a, commands);
     ++m_done;
     m_scroll_to_step = true;
 }
@@ -157,43 +157,43 @@ void LessonsPanel::step_back() {
 
 void LessonsPanel::repeat_step(CommandSink& commands) {
     if (m_lessons.empty() || m_done == 0) return;
-    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
-    for (const LessonAction& a : lesson.steps[static_cast<size_t>(m_done - 1)].actions) perform(a, commands);
+    const explain::Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    for (const explain::LessonAction& a : lesson.steps[static_cast<size_t>(m_done - 1)].actions) perform(a, commands);
 }
 
 bool LessonsPanel::check_answer(int choice) {
     if (m_lessons.empty()) return false;
     m_choice = m_checked = choice;
-    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
-    const bool right = m_quiz.check(lesson.question, choice) == QuizVerdict::Right;
+    const explain::Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    const bool right = m_quiz.check(lesson.question, choice) == explain::QuizVerdict::Right;
     if (right && m_progress.done.insert(progress_key(lesson)).second) m_progress_changed = true;
     return right;
 }
 
-void LessonsPanel::perform(const LessonAction& a, CommandSink& commands) {
+void LessonsPanel::perform(const explain::LessonAction& a, CommandSink& commands) {
     switch (a.kind) {
-        case LessonActionKind::OpenModel: commands.send(OpenModel{a.name}); break;
-        case LessonActionKind::SetSentences: commands.send(SetInput{a.sentences, std::nullopt}); break;
-        case LessonActionKind::GoToStep: commands.send(GoToStep{a.name}); break;
-        case LessonActionKind::CausalMask: commands.send(SetCausalMask{a.on}); break;
-        case LessonActionKind::PaddingMask: commands.send(SetPaddingMask{a.on}); break;
-        case LessonActionKind::PositionalEncoding: commands.send(SetPositionalEncoding{a.on}); break;
-        case LessonActionKind::AttentionScaling: commands.send(SetAttentionScaling{a.on}); break;
-        case LessonActionKind::SelectAttention: commands.send(SelectAttention{a.name, a.number}); break;
-        case LessonActionKind::ShowPanel: commands.send(ShowPanel{a.name}); break;
-        case LessonActionKind::HighlightPanel: commands.send(HighlightPanel{a.name}); break;
-        case LessonActionKind::Decoding: commands.send(SetDecoding{a.number, 0.6}); break;   // the paper's alpha
-        case LessonActionKind::NeuronView: commands.send(OpenNeuronView{a.number, a.key}); break;
-        case LessonActionKind::HeadEnabled: commands.send(SetHeadEnabled{a.name, a.number, a.on}); break;
-        case LessonActionKind::AllHeadsOn: commands.send(EnableAllHeads{}); break;
-        case LessonActionKind::Generation: {
-            GenerationSettings settings;
+        case explain::LessonActionKind::OpenModel: commands.send(OpenModel{a.name}); break;
+        case explain::LessonActionKind::SetSentences: commands.send(SetInput{a.sentences, std::nullopt}); break;
+        case explain::LessonActionKind::GoToStep: commands.send(GoToStep{a.name}); break;
+        case explain::LessonActionKind::CausalMask: commands.send(SetCausalMask{a.on}); break;
+        case explain::LessonActionKind::PaddingMask: commands.send(SetPaddingMask{a.on}); break;
+        case explain::LessonActionKind::PositionalEncoding: commands.send(SetPositionalEncoding{a.on}); break;
+        case explain::LessonActionKind::AttentionScaling: commands.send(SetAttentionScaling{a.on}); break;
+        case explain::LessonActionKind::SelectAttention: commands.send(SelectAttention{a.name, a.number}); break;
+        case explain::LessonActionKind::ShowPanel: commands.send(ShowPanel{a.name}); break;
+        case explain::LessonActionKind::HighlightPanel: commands.send(HighlightPanel{a.name}); break;
+        case explain::LessonActionKind::Decoding: commands.send(SetDecoding{a.number, 0.6}); break;   // the paper's alpha
+        case explain::LessonActionKind::NeuronView: commands.send(OpenNeuronView{a.number, a.key}); break;
+        case explain::LessonActionKind::HeadEnabled: commands.send(SetHeadEnabled{a.name, a.number, a.on}); break;
+        case explain::LessonActionKind::AllHeadsOn: commands.send(EnableAllHeads{}); break;
+        case explain::LessonActionKind::Generation: {
+            explain::GenerationSettings settings;
             settings.sample = a.on;
             settings.sampling = a.sampling;
             commands.send(SetGeneration{settings});
             break;
         }
-        case LessonActionKind::Train: {
+        case explain::LessonActionKind::Train: {
             const TaskKind task = task_from_string(a.name).value_or(TaskKind::Copy);   // the loader allows known tasks only
             TrainingConfig training = preset_training(Preset::Tiny, task);
             training.precision = a.precision.format;
@@ -202,11 +202,11 @@ void LessonsPanel::perform(const LessonAction& a, CommandSink& commands) {
             commands.send(StartTraining{});
             break;
         }
-        case LessonActionKind::Precision:
+        case explain::LessonActionKind::Precision:
             commands.send(SetPrecision{a.precision, a.embedding_scale});
             commands.send(ShowPanel{"precision"});
             break;
-        case LessonActionKind::ModelVariant: commands.send(RebuildVariant{a.variant}); break;
+        case explain::LessonActionKind::ModelVariant: commands.send(RebuildVariant{a.variant}); break;
     }
 }
 
@@ -266,7 +266,7 @@ void LessonsPanel::draw_content(PanelContext& ctx) {
     if (ImGui::ArrowButton("##next", ImGuiDir_Right)) open_lesson(m_current + 1);
     ImGui::EndDisabled();
 
-    const Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
+    const explain::Lesson& lesson = m_lessons[static_cast<size_t>(m_current)];
     ImGui::BeginChild("##lesson_body", ImVec2(0, 0), false);
     ImGui::TextColored(GOLD, "Lesson %d of %d \xC2\xB7 %s", m_current + 1, n, lesson.title.c_str());
     int finished = 0;
@@ -284,10 +284,10 @@ void LessonsPanel::draw_content(PanelContext& ctx) {
     ImGui::EndChild();
 }
 
-void LessonsPanel::draw_steps(PanelContext& ctx, const Lesson& lesson) {
+void LessonsPanel::draw_steps(PanelContext& ctx, const explain::Lesson& lesson) {
     const ImVec4 dim = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
     for (int i = 0; i < static_cast<int>(lesson.steps.size()); ++i) {
-        const LessonStep& step = lesson.steps[static_cast<size_t>(i)];
+        const explain::LessonStep& step = lesson.steps[static_cast<size_t>(i)];
         ImGui::PushID(i);
         const bool done = i < m_done, current = i == m_done;
         ImGui::TextColored(done ? GREEN : current ? GOLD : dim, done ? "\xE2\x9C\x93 %d." : current ? "\xE2\x96\xB6 %d." : "  %d.", i + 1);
@@ -331,8 +331,8 @@ void LessonsPanel::draw_steps(PanelContext& ctx, const Lesson& lesson) {
     }
 }
 
-void LessonsPanel::draw_question(const Lesson& lesson) {
-    const LessonQuestion& q = lesson.question;
+void LessonsPanel::draw_question(const explain::Lesson& lesson) {
+    const explain::LessonQuestion& q = lesson.question;
     ImGui::TextColored(GOLD, "Question");
     wrapped(q.prompt);
     // The choices in this learner's order; each radio button stands for its file index.
@@ -352,13 +352,13 @@ void LessonsPanel::draw_question(const Lesson& lesson) {
         if (ImGui::SmallButton("Show why")) m_quiz.reveal();
     }
     if (m_checked >= 0) {
-        const bool right = m_quiz.verdict() == QuizVerdict::Right;
+        const bool right = m_quiz.verdict() == explain::QuizVerdict::Right;
         ImGui::SameLine();
         ImGui::TextColored(right ? GREEN : RED, right ? "\xE2\x9C\x93 Right." : "\xE2\x9C\x97 Not this one.");
     }
     const std::string feedback = quiz_feedback(q, m_quiz);
     if (!feedback.empty()) wrapped(feedback);
-    if (m_quiz.verdict() == QuizVerdict::Right && m_current + 1 < static_cast<int>(m_lessons.size()) &&
+    if (m_quiz.verdict() == explain::QuizVerdict::Right && m_current + 1 < static_cast<int>(m_lessons.size()) &&
         ImGui::Button("Next lesson \xE2\x96\xB6"))
         open_lesson(m_current + 1);
 }

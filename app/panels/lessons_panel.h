@@ -21,7 +21,7 @@ public:
 
     // Reads the lessons; returns one message per file left out (see load_lessons).
     std::vector<std::string> load(const std::string& path, const std::vector<std::string>& panel_keys);
-    const std::vector<Lesson>& lessons() const { return m_lessons; }
+    const std::vector<explain::Lesson>& lessons() const { return m_lessons; }
     int current() const { return m_current; }
     int steps_done() const { return m_done; }
     void open_lesson(int index);          // from its first step, the answer cleared
@@ -36,16 +36,16 @@ public:
     // Checks a choice of the current lesson's question (a file index, LessonQuestion::answer's
     // numbering): true when right. The panel shows the verdict, the hint or the explanation.
     bool check_answer(int choice);
-    const QuizAttempts& quiz() const { return m_quiz; }
+    const explain::QuizAttempts& quiz() const { return m_quiz; }
     // The learner's seed for the order of the choices (the app's settings); reorders the open question.
     void set_quiz_seed(uint64_t seed);
     // The current question's choices as drawn: shown[i] = the file index at place i.
     const std::vector<int>& choice_order() const { return m_order; }
-    static void perform(const LessonAction& action, CommandSink& commands);
+    static void perform(const explain::LessonAction& action, CommandSink& commands);
     // Progress, read from and written to the settings (settings.cpp). set_progress opens the
     // lesson it names as current (lesson 1 when none).
-    const LessonProgress& progress() const { return m_progress; }
-    void set_progress(const LessonProgress& progress);
+    const explain::LessonProgress& progress() const { return m_progress; }
+    void set_progress(const explain::LessonProgress& progress);
     bool done(int index) const;
     // A first launch: the panel greets the learner and offers lesson 1 (should_offer_first_lesson
     // decides when); the offer counts as made once shown.
@@ -58,22 +58,22 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
-    void draw_steps(PanelContext& ctx, const Lesson& lesson);
-    void draw_question(const Lesson& lesson);
+    void draw_steps(PanelContext& ctx, const explain::Lesson& lesson);
+    void draw_question(const explain::Lesson& lesson);
     void draw_offer();
 
-    std::vector<Lesson> m_lessons;
+    std::vector<explain::Lesson> m_lessons;
     std::string m_load_errors;            // shown in the panel too, not only in the log
     int m_current = 0;
     int m_done = 0;                       // steps performed
     int m_choice = -1;                    // the selected choice, a file index; -1 none
     int m_checked = -1;                   // the choice last checked; -1 none
-    QuizAttempts m_quiz;
+    explain::QuizAttempts m_quiz;
     uint64_t m_quiz_seed = 1;
     std::vector<int> m_order;             // the current question's order (quiz_order)
     bool m_scroll_to_step = false;
     std::map<std::string, std::string> m_panel_titles;   // key -> title
-    LessonProgress m_progress;
+    explain::LessonProgress m_progress;
     bool m_progress_changed = false;      // the settings file is marked for saving at the next frame
     bool m_offering = false;              // the first-launch greeting is shown
 };

@@ -27,14 +27,14 @@ std::vector<std::string> numbered(const char* prefix, int n) {
 std::vector<float> to_floats(const std::vector<double>& values) { return {values.begin(), values.end()}; }
 
 // "encoder.self_attn" -> "encoder self-attention output", for grid titles.
-std::string patch_title(const PatchGrid& g) {
+std::string patch_title(const explain::PatchGrid& g) {
     std::string where = g.stack == Stack::Encoder ? "encoder " : "decoder ";
-    if (g.heads) return where + (g.point == PatchPoint::CrossAttention ? "cross-attention" : "self-attention") + " heads (context, every position)";
+    if (g.heads) return where + (g.point == explain::PatchPoint::CrossAttention ? "cross-attention" : "self-attention") + " heads (context, every position)";
     switch (g.point) {
-        case PatchPoint::SelfAttention: return where + "self-attention output";
-        case PatchPoint::CrossAttention: return where + "cross-attention output";
-        case PatchPoint::Ffn: return where + "FFN output";
-        case PatchPoint::Layer: return where + "layer output (residual stream)";
+        case explain::PatchPoint::SelfAttention: return where + "self-attention output";
+        case explain::PatchPoint::CrossAttention: return where + "cross-attention output";
+        case explain::PatchPoint::Ffn: return where + "FFN output";
+        case explain::PatchPoint::Layer: return where + "layer output (residual stream)";
     }
     return g.name;
 }
@@ -136,7 +136,7 @@ LookInsidePanel::LookInsidePanel()
             "translated as it did: attention is not explanation, and a patch or an ablation is evidence about this "
             "sentence and this metric, not a proof of a mechanism. Each tab says what its view does not show.") {}
 
-std::string LookInsidePanel::explanation_for(const SessionView& v) const {
+std::string LookInsidePanel::explanation_for(const explain::SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "Five measurements of the first prompt's run, on a private copy of the model. A decoder-only model has no "
            "encoder and no cross-attention: patching changes the prompt, rollout runs over the causal self-attention, "
@@ -176,8 +176,8 @@ void LookInsidePanel::commit_settings() {
     m_metric_versus = m_metric_mode == 2 ? m_versus_edit : "";
 }
 
-LookInsideRequest LookInsidePanel::request_for(const SessionView& v) const {
-    LookInsideRequest r;
+explain::LookInsideRequest LookInsidePanel::request_for(const explain::SessionView& v) const {
+    explain::LookInsideRequest r;
     r.source = v.sentences.empty() ? "" : v.sentences.front();
     r.target = v.target_text;
     r.corrupted = m_corrupted;
@@ -187,7 +187,7 @@ LookInsideRequest LookInsidePanel::request_for(const SessionView& v) const {
     return r;
 }
 
-bool LookInsidePanel::open_head(CommandSink& commands, const SessionView& v, AttentionKind kind, int layer, int head) {
+bool LookInsidePanel::open_head(CommandSink& commands, const explain::SessionView& v, AttentionKind kind, int layer, int head) {
     for (const AttentionBlock& a : v.attention)
         if (a.kind == kind && a.layer == layer && a.probs < v.steps.size()) {
             commands.send(GoToStep{v.steps[a.probs].name});
@@ -199,13 +199,13 @@ bool LookInsidePanel::open_head(CommandSink& commands, const SessionView& v, Att
 }
 
 void LookInsidePanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (v.sentences.empty() || v.sentences.front().empty()) {
         ImGui::TextUnformatted("Type a sentence in the Input panel to look inside its run.");
         return;
     }
-    const LookInsideRequest request = request_for(v);
-    const std::shared_ptr<const LookInside> result = v.look_inside;
+    const explain::LookInsideRequest request = request_for(v);
+    const std::shared_ptr<const explain::LookInside> result = v.look_inside;
     const bool current = result && result->request == request;
     if (!current && !v.look_inside_computing) ctx.commands.send(ComputeLookInside{request});
     // What these views leave out of the Session's current settings.
@@ -221,7 +221,7 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
         return;
     }
     if (!current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
-    const LookInside& r = *result;
+    const explain::LookInside& r = *result;
     if (!r.error.empty()) {
         warning("Cannot look inside this input: " + r.error);
         return;
@@ -253,8 +253,8 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
 // ---------------------------------------------------------------------------------------------
 // Logit lens: layers × positions, each cell the read-out's top token on p(finally chosen token).
 
-void LookInsidePanel::draw_lens(const LookInside& r) {
-    const LogitLens& lens = r.lens;
+void LookInsidePanel::draw_lens(const explain::LookInside& r) {
+    const explain::LogitLens& lens = r.lens;
     paragraph("Each decoder layer's output (rows) at each decoder position (columns) is read out as if it were the last "
               "layer's: through " + lens.readout + ". A cell shows the read-out's most probable next token; its colour is "
               "the probability it gives the token the model finally chose at that position, so the last row is the model's "
@@ -273,7 +273,7 @@ void LookInsidePanel::draw_lens(const LookInside& r) {
     for (int l = 0; l < lens.layers; ++l) {
         rows.push_back("layer " + std::to_string(l));
         for (int t = 0; t < lens.positions; ++t) {
-            const LensCell& c = lens.cells[static_cast<size_t>(l) * lens.positions + t];
+            const explain::LensCell& c = lens.cells[static_cast<size_t>(l) * lens.positions + t];
             texts.push_back(c.top.empty() ? "" : r.lens_token(c.top.front()));
             const float p = std::exp(c.chosen_log_prob);
             colour.push_back(m_lens_log_scale ? std::clamp((std::log10(std::max(p, 1e-30f)) + 4.0f) / 4.0f, 0.0f, 1.0f) : p);
@@ -294,7 +294,7 @@ void LookInsidePanel::draw_lens(const LookInside& r) {
                                            : "p(the token finally chosen at that position), 0 to 1";
     if (m_lens_log_scale) spec.bottom_label = "0.0001";
     spec.tooltip = [&](int l, int t) {
-        const LensCell& c = lens.cells[static_cast<size_t>(l) * lens.positions + t];
+        const explain::LensCell& c = lens.cells[static_cast<size_t>(l) * lens.positions + t];
         ImGui::Text("layer %d, position %d (input %s)", l, t, lens.position_tokens[static_cast<size_t>(t)].c_str());
         ImGui::Text("finally chosen: %s, p = %.4g here", r.lens_token(lens.chosen[static_cast<size_t>(t)]).c_str(),
                     std::exp(c.chosen_log_prob));
@@ -308,7 +308,7 @@ void LookInsidePanel::draw_lens(const LookInside& r) {
 // ---------------------------------------------------------------------------------------------
 // Activation patching: the corrupted sentence, the metric, the grids (0 = corrupted, 1 = clean).
 
-void LookInsidePanel::draw_patch_settings(PanelContext& ctx, const LookInside& r) {
+void LookInsidePanel::draw_patch_settings(PanelContext& ctx, const explain::LookInside& r) {
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - 120.0f, 720.0f));
     bool commit = ImGui::InputTextWithHint("corrupted sentence", "the first sentence with a word or two changed",
                                            m_corrupted_edit, sizeof m_corrupted_edit, ImGuiInputTextFlags_EnterReturnsTrue);
@@ -354,8 +354,8 @@ void LookInsidePanel::draw_patch_settings(PanelContext& ctx, const LookInside& r
     if (commit && !computing) commit_settings();
 }
 
-void LookInsidePanel::draw_patching(PanelContext& ctx, const LookInside& r) {
-    const ActivationPatching& p = r.patching;
+void LookInsidePanel::draw_patching(PanelContext& ctx, const explain::LookInside& r) {
+    const explain::ActivationPatching& p = r.patching;
     paragraph(std::string(r.decoder_only ? "The corrupted prompt, as many pieces long as the clean one, is followed by the clean "
                                            "run's continuation. "
                                          : "The corrupted sentence (as many pieces as the clean one) runs with the clean run's "
@@ -381,12 +381,12 @@ void LookInsidePanel::draw_patching(PanelContext& ctx, const LookInside& r) {
     if (!p.note.empty()) warning(p.note);
     const std::vector<std::string> source_cols = r.source_tokens, target_cols = r.target_tokens;
     const auto draw_group = [&](const char* table_id, auto keep, int columns) {
-        std::vector<const PatchGrid*> grids;
-        for (const PatchGrid& g : p.grids)
+        std::vector<const explain::PatchGrid*> grids;
+        for (const explain::PatchGrid& g : p.grids)
             if (keep(g)) grids.push_back(&g);
         if (grids.empty()) return;
         if (!ImGui::BeginTable(table_id, columns, ImGuiTableFlags_SizingStretchSame)) return;
-        for (const PatchGrid* g : grids) {
+        for (const explain::PatchGrid* g : grids) {
             ImGui::TableNextColumn();
             ImGui::PushID(g->name.c_str());
             const std::vector<std::string> rows = numbered("layer ", g->rows);
@@ -412,18 +412,18 @@ void LookInsidePanel::draw_patching(PanelContext& ctx, const LookInside& r) {
     };
     ImGui::Separator();
     ImGui::TextUnformatted("Patched at one position: layers \xC3\x97 positions per sublayer");
-    draw_group("encoder_grids", [](const PatchGrid& g) { return !g.heads && g.stack == Stack::Encoder; }, 3);
-    draw_group("decoder_grids", [](const PatchGrid& g) { return !g.heads && g.stack == Stack::Decoder; }, 4);
+    draw_group("encoder_grids", [](const explain::PatchGrid& g) { return !g.heads && g.stack == Stack::Encoder; }, 3);
+    draw_group("decoder_grids", [](const explain::PatchGrid& g) { return !g.heads && g.stack == Stack::Decoder; }, 4);
     ImGui::Separator();
     ImGui::TextUnformatted("Patched per head at every position: layers \xC3\x97 heads per attention kind");
-    draw_group("head_grids", [](const PatchGrid& g) { return g.heads; }, 3);
+    draw_group("head_grids", [](const explain::PatchGrid& g) { return g.heads; }, 3);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Head importance: layers × heads per attention kind; a click opens the head in the Attention panel.
 
-void LookInsidePanel::draw_heads(PanelContext& ctx, const LookInside& r) {
-    const HeadImportance& h = r.heads;
+void LookInsidePanel::draw_heads(PanelContext& ctx, const explain::LookInside& r) {
+    const explain::HeadImportance& h = r.heads;
     paragraph("Each head in turn is switched off (its context zeroed, as the Attention panel's head switches do) and the change "
               "in " + (h.metric_text.empty() ? std::string("the log-probability of the tokens the model chose") : h.metric_text) +
               " is shown: negative (blue) = the output got less likely without the head. Click a cell to open that head in "
@@ -435,9 +435,9 @@ void LookInsidePanel::draw_heads(PanelContext& ctx, const LookInside& r) {
     }
     // One colour range for every grid, so that colours compare across attention kinds.
     float range = 1e-9f;
-    const HeadGrid* top_grid = nullptr;
+    const explain::HeadGrid* top_grid = nullptr;
     size_t top_cell = 0;
-    for (const HeadGrid& g : h.grids)
+    for (const explain::HeadGrid& g : h.grids)
         for (size_t i = 0; i < g.delta.size(); ++i)
             if (std::fabs(static_cast<float>(g.delta[i])) > range) {
                 range = std::fabs(static_cast<float>(g.delta[i]));
@@ -450,7 +450,7 @@ void LookInsidePanel::draw_heads(PanelContext& ctx, const LookInside& r) {
                     top_cell / static_cast<size_t>(top_grid->heads), top_cell % static_cast<size_t>(top_grid->heads),
                     top_grid->delta[top_cell]);
     if (!ImGui::BeginTable("head_grids", static_cast<int>(std::max<size_t>(1, h.grids.size())), ImGuiTableFlags_SizingStretchSame)) return;
-    for (const HeadGrid& g : h.grids) {
+    for (const explain::HeadGrid& g : h.grids) {
         ImGui::TableNextColumn();
         ImGui::PushID(g.name.c_str());
         const std::vector<float> values = to_floats(g.delta);
@@ -474,8 +474,8 @@ void LookInsidePanel::draw_heads(PanelContext& ctx, const LookInside& r) {
 // ---------------------------------------------------------------------------------------------
 // Rollout (source × source, and decoder positions over source tokens); per-head entropy.
 
-void LookInsidePanel::draw_rollout(const LookInside& r) {
-    const AttentionRollout& ro = r.rollout;
+void LookInsidePanel::draw_rollout(const explain::LookInside& r) {
+    const explain::AttentionRollout& ro = r.rollout;
     paragraph("Rollout averages each " + (ro.stack.empty() ? std::string("self-attention") : ro.stack) + " layer over its "
               "heads (A), adds the residual connection as 0.5\xC2\xB7" "A + 0.5\xC2\xB7I with rows renormalised, and multiplies "
               "the layers: how much each position's state (rows) draws on each input token (columns) if attention were the "
@@ -516,8 +516,8 @@ void LookInsidePanel::draw_rollout(const LookInside& r) {
     }
 }
 
-void LookInsidePanel::draw_entropy(const LookInside& r) {
-    const AttentionEntropy& e = r.entropy;
+void LookInsidePanel::draw_entropy(const explain::LookInside& r) {
+    const explain::AttentionEntropy& e = r.entropy;
     paragraph("Entropy: each head's \xE2\x88\x92\xCE\xA3 p\xC2\xB7ln p per query row in nats, averaged over the rows, against the "
               "uniform maximum ln(keys the row may see) averaged the same way (masked keys do not count). A low entropy means a "
               "sharp head, not an important one.");
@@ -526,7 +526,7 @@ void LookInsidePanel::draw_entropy(const LookInside& r) {
         return;
     }
     if (!ImGui::BeginTable("entropy", static_cast<int>(std::max<size_t>(1, e.grids.size())), ImGuiTableFlags_SizingStretchSame)) return;
-    for (const EntropyGrid& g : e.grids) {
+    for (const explain::EntropyGrid& g : e.grids) {
         ImGui::TableNextColumn();
         ImGui::PushID(g.name.c_str());
         const std::vector<float> values = to_floats(g.entropy);
@@ -550,7 +550,7 @@ void LookInsidePanel::draw_entropy(const LookInside& r) {
 // ---------------------------------------------------------------------------------------------
 // Direct logit attribution: one bar per part, the remainder, and their sum against the logit.
 
-void LookInsidePanel::draw_attribution(const LookInside& r) {
+void LookInsidePanel::draw_attribution(const explain::LookInside& r) {
     paragraph(std::string("The chosen token's logit at one position is split into what each part wrote into the residual "
                           "stream: each head's context through its slice of W_O, each FFN's output, the embeddings. The norms "
                           "on the way to the generator are treated as linear at this point (each divides by the \xCF\x83 the "
@@ -564,7 +564,7 @@ void LookInsidePanel::draw_attribution(const LookInside& r) {
     if (position < 0) position = r.patching.error.empty() && r.patching.metric.position >= 0 ? r.patching.metric.position : T - 1;
     position = std::clamp(position, 0, T - 1);
     const auto label = [&](int t) {
-        const LogitAttribution& a = r.attribution[static_cast<size_t>(t)];
+        const explain::LogitAttribution& a = r.attribution[static_cast<size_t>(t)];
         return "position " + std::to_string(t) + " (input " + r.target_tokens[static_cast<size_t>(t)] + ")" +
                (a.error.empty() ? " \xE2\x86\x92 " + a.token_text : "");
     };
@@ -576,13 +576,13 @@ void LookInsidePanel::draw_attribution(const LookInside& r) {
     }
     ImGui::SameLine();
     ImGui::Checkbox("largest first", &m_attribution_sorted);
-    const LogitAttribution& a = r.attribution[static_cast<size_t>(position)];
+    const explain::LogitAttribution& a = r.attribution[static_cast<size_t>(position)];
     if (!a.error.empty()) {
         warning("No attribution: " + a.error);
         return;
     }
     double sum = 0.0;
-    for (const Contribution& c : a.parts) sum += c.value;
+    for (const explain::Contribution& c : a.parts) sum += c.value;
     ImGui::Text("logit of %s at position %d = %.3f;  \xCE\xA3 %zu parts %.3f + remainder %.3f = %.3f", a.token_text.c_str(),
                 a.position, a.logit, a.parts.size(), sum, a.remainder, sum + a.remainder);
     if (!a.method.empty()) {
@@ -596,7 +596,7 @@ void LookInsidePanel::draw_attribution(const LookInside& r) {
         bool remainder;
     };
     std::vector<Row> rows;
-    for (const Contribution& c : a.parts) rows.push_back({c.name, c.value, false});
+    for (const explain::Contribution& c : a.parts) rows.push_back({c.name, c.value, false});
     if (m_attribution_sorted)
         std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return std::fabs(x.value) > std::fabs(y.value); });
     rows.push_back({"remainder (biases no part owns)", a.remainder, true});

@@ -23,22 +23,22 @@ public:
     void set_metric(int position, const std::string& token, const std::string& versus);
     // What a click on a head-importance cell does: the cursor to that block's probabilities step,
     // the block and head selected, the Attention panel raised. False when the model has no such block.
-    static bool open_head(CommandSink& commands, const SessionView& v, AttentionKind kind, int layer, int head);
+    static bool open_head(CommandSink& commands, const explain::SessionView& v, AttentionKind kind, int layer, int head);
     // The request the panel sends for this view (the first sentence, the committed settings).
-    LookInsideRequest request_for(const SessionView& v) const;
+    explain::LookInsideRequest request_for(const explain::SessionView& v) const;
 
 protected:
     void draw_content(PanelContext& ctx) override;
-    std::string explanation_for(const SessionView& v) const override;
+    std::string explanation_for(const explain::SessionView& v) const override;
 
 private:
-    void draw_lens(const LookInside& r);
-    void draw_patching(PanelContext& ctx, const LookInside& r);
-    void draw_patch_settings(PanelContext& ctx, const LookInside& r);
-    void draw_heads(PanelContext& ctx, const LookInside& r);
-    void draw_rollout(const LookInside& r);
-    void draw_entropy(const LookInside& r);
-    void draw_attribution(const LookInside& r);
+    void draw_lens(const explain::LookInside& r);
+    void draw_patching(PanelContext& ctx, const explain::LookInside& r);
+    void draw_patch_settings(PanelContext& ctx, const explain::LookInside& r);
+    void draw_heads(PanelContext& ctx, const explain::LookInside& r);
+    void draw_rollout(const explain::LookInside& r);
+    void draw_entropy(const explain::LookInside& r);
+    void draw_attribution(const explain::LookInside& r);
     void commit_settings();
 
     // Edited here, sent on Enter or "Compute" (each computation takes seconds).

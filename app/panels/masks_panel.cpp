@@ -16,7 +16,7 @@ MasksPanel::MasksPanel()
             "softmax gives it weight exactly 0. Only keys are masked: a PAD position's own query row is still "
             "computed, and its result is never used (the loss and the decode skip PAD positions).") {}
 
-void MasksPanel::update_matrices(const SessionView& v, int row) {
+void MasksPanel::update_matrices(const explain::SessionView& v, int row) {
     Matrices& m = m_matrices;
     if (m.stamp != 0 && m.version == v.version && m.row == row) return;
     m.version = v.version;
@@ -44,7 +44,7 @@ void MasksPanel::update_matrices(const SessionView& v, int row) {
 }
 
 void MasksPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const int row = std::clamp(ctx.selection.batch_row, 0, std::max(v.B - 1, 0));
     bool causal = v.options.causal_mask, padding = v.options.padding_mask;
     if (ImGui::Checkbox("causal mask (decoder self-attention)", &causal)) ctx.commands.send(SetCausalMask{causal});
@@ -127,15 +127,15 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     const float w = ImGui::GetContentRegionAvail().x / (W > 0 ? 4.0f : 3.0f) - 10.0f;
     // The causal and padding maps are their definitions, drawn whatever the toggles; the combined
     // map is what the model applies (setting_texts.h).
-    show("causal", causal_map_title(), causal_m, T, T, tgt, tgt, "query", "key", w, causal_map_note(v.options));
+    show("causal", explain::causal_map_title(), causal_m, T, T, tgt, tgt, "query", "key", w, explain::causal_map_note(v.options));
     ImGui::SameLine();
     if (W > 0) {
         const std::string title = "decoder: window i-" + std::to_string(W) + " < j";
         show("window", title.c_str(), window, T, T, tgt, tgt, "query", "key", w);
         ImGui::SameLine();
     }
-    show("tpad", target_padding_map_title(v.decoder_only).c_str(), tgt_pad, T, T, tgt, tgt, "query", "key", w,
-         target_padding_map_note(v.options));
+    show("tpad", explain::target_padding_map_title(v.decoder_only).c_str(), tgt_pad, T, T, tgt, tgt, "query", "key", w,
+         explain::target_padding_map_note(v.options));
     ImGui::SameLine();
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
     ImGui::PushTextWrapPos(0.0f);

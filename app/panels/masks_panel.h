@@ -26,7 +26,7 @@ private:
         uint64_t stamp = 0;
         std::vector<float> enc, causal, tgt_pad, combined, cross, window;
     };
-    void update_matrices(const SessionView& v, int row);
+    void update_matrices(const explain::SessionView& v, int row);
     Matrices m_matrices;
 };
 

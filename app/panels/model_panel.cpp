@@ -149,7 +149,7 @@ bool ModelPanel::variant_fields() {
 }
 
 void ModelPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (m_synced_version != v.version && !m_edited) {
         m_edit = v.config;
         m_synced_version = v.version;

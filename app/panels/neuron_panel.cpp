@@ -84,7 +84,7 @@ NeuronPanel::NeuronPanel()
             "panel to trace it here.") {}
 
 void NeuronPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     if (v.attention.empty()) {
         ImGui::TextDisabled("This model has no attention blocks.");
         return;
@@ -100,7 +100,7 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
                                         "of a heatmap in the Attention panel, or move the query and key sliders.", query);
         ImGui::PopTextWrapPos();
     }
-    const NeuronTrace& t = m_trace;
+    const explain::NeuronTrace& t = m_trace;
     if (!t.error.empty()) {
         ImGui::TextColored(WARN_COLOUR, "%s", t.error.c_str());
         return;
@@ -110,7 +110,7 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
 
     // The cell, in words.
     ImGui::Separator();
-    ImGui::Text("%s, layer %d, head %d%s:", attention_kind_title(t.kind), t.layer, t.cell.head,
+    ImGui::Text("%s, layer %d, head %d%s:", explain::attention_kind_title(t.kind), t.layer, t.cell.head,
                 v.B > 1 ? (", batch row " + std::to_string(t.cell.batch_row)).c_str() : "");
     ImGui::SameLine();
     ImGui::TextColored(QUERY_COLOUR, "query %d \"%s\"", i, t.query_tokens[static_cast<size_t>(i)].c_str());
@@ -161,11 +161,11 @@ void NeuronPanel::draw_content(PanelContext& ctx) {
 }
 
 std::pair<int, int> NeuronPanel::draw_controls(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     Selection& sel = ctx.selection;
     sel.attention_block = std::clamp(sel.attention_block, 0, static_cast<int>(v.attention.size()) - 1);
     const AttentionBlock& a = v.attention[static_cast<size_t>(sel.attention_block)];
-    auto block_name = [](const AttentionBlock& b) { return std::string(attention_kind_short(b.kind)) + " " + std::to_string(b.layer); };
+    auto block_name = [](const AttentionBlock& b) { return std::string(explain::attention_kind_short(b.kind)) + " " + std::to_string(b.layer); };
     ImGui::SetNextItemWidth(150);
     if (ImGui::BeginCombo("block", block_name(a).c_str())) {
         for (size_t n = 0; n < v.attention.size(); ++n)
@@ -227,8 +227,8 @@ std::pair<int, int> NeuronPanel::draw_controls(PanelContext& ctx) {
 }
 
 void NeuronPanel::draw_vectors(const PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const NeuronTrace& t = m_trace;
+    const explain::SessionView& v = ctx.view;
+    const explain::NeuronTrace& t = m_trace;
     const AttentionBlock& a = v.attention[static_cast<size_t>(t.cell.block)];
     const int i = t.cell.query, j = t.cell.key;
     const std::string qi = "q" + sub(i), kj = "k" + sub(j);
@@ -326,8 +326,8 @@ void NeuronPanel::draw_vectors(const PanelContext& ctx) {
 }
 
 void NeuronPanel::draw_softmax(const PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const NeuronTrace& t = m_trace;
+    const explain::SessionView& v = ctx.view;
+    const explain::NeuronTrace& t = m_trace;
     const AttentionBlock& a = v.attention[static_cast<size_t>(t.cell.block)];
     const int i = t.cell.query, j = t.cell.key;
     const std::string ij = sub(i) + "," + sub(j);
@@ -423,8 +423,8 @@ void NeuronPanel::draw_softmax(const PanelContext& ctx) {
 }
 
 void NeuronPanel::draw_weighted_sum(const PanelContext& ctx) {
-    const SessionView& v = ctx.view;
-    const NeuronTrace& t = m_trace;
+    const explain::SessionView& v = ctx.view;
+    const explain::NeuronTrace& t = m_trace;
     const AttentionBlock& a = v.attention[static_cast<size_t>(t.cell.block)];
     const int i = t.cell.query, j = t.cell.key;
     stage_title("6", "Weighted sum of the value vectors: context row " + std::to_string(i) + " of head " +

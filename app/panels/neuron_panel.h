@@ -14,7 +14,7 @@ class NeuronPanel final : public Panel {
 public:
     NeuronPanel();
     // The trace drawn last (the self-test checks it against the traced tensors).
-    const NeuronTrace& last_trace() const { return m_trace; }
+    const explain::NeuronTrace& last_trace() const { return m_trace; }
     uint64_t last_version() const { return m_version; }
 
 protected:
@@ -26,7 +26,7 @@ private:
     void draw_vectors(const PanelContext& ctx);       // stages 1–4
     void draw_softmax(const PanelContext& ctx);       // stage 5
     void draw_weighted_sum(const PanelContext& ctx);  // stage 6
-    NeuronTrace m_trace;
+    explain::NeuronTrace m_trace;
     uint64_t m_version = 0;                           // SessionView::version of m_trace
 };
 

@@ -58,7 +58,7 @@ PositionalPanel::PositionalPanel()
             "scores, or none.") {}
 
 void PositionalPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const bool decoder_only = v.config.arch == Arch::DecoderOnly;
     bool on = v.options.positional_encoding;
     // The switch acts where this model's positions enter (config "positional").
@@ -73,7 +73,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
         return;
     }
     if (ImGui::Checkbox(label, &on)) ctx.commands.send(SetPositionalEncoding{on});
-    item_tooltip(positional_off_text(v.config).c_str());
+    item_tooltip(explain::positional_off_text(v.config).c_str());
     if (!on) {
         ImGui::SameLine();
         ImGui::TextColored(WARNING_COLOUR, "%s",
@@ -102,7 +102,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
 }
 
 void PositionalPanel::draw_none(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const bool decoder_only = v.config.arch == Arch::DecoderOnly;
     std::string text =
         "Nothing in this model depends on where a token stands: no table is added to the embeddings, and neither q "
@@ -128,7 +128,7 @@ void PositionalPanel::draw_none(PanelContext& ctx) {
 }
 
 void PositionalPanel::draw_sinusoidal(PanelContext& ctx, int shown) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     wrapped_disabled("Each position p gets a fixed vector added to its embedding: PE[p,2i] = sin(p/10000^(2i/d_model)), "
                      "PE[p,2i+1] = cos(\xE2\x80\xA6). Low dimensions oscillate fast, high ones slowly. For a fixed offset "
                      "k, PE(p+k) is a fixed rotation of each (sin, cos) pair of PE(p); the paper hypothesised that "
@@ -248,7 +248,7 @@ void PositionalPanel::draw_sinusoidal(PanelContext& ctx, int shown) {
 }
 
 void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const int H = v.config.heads, dk = v.d_k();
     wrapped_disabled("RoPE (Su et al., RoFormer) adds nothing to the embeddings: every self-attention rotates each pair "
                      "of dimensions (2i, 2i+1) of its q and k by the position times the pair's frequency "
@@ -325,13 +325,13 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
         m_rope_choice.head != want.head || m_rope_choice.pair != want.pair || m_rope_choice.query != want.query ||
         m_rope_choice.key != want.key || m_rope.L != L) {
         const size_t head_rows = (static_cast<size_t>(row) * H + want.head) * R;
-        m_rope = rope_view(q->data() + (head_rows + want.query) * dk, k->data() + (head_rows + want.key) * dk, dk, L, want.pair);
+        m_rope = explain::rope_view(q->data() + (head_rows + want.query) * dk, k->data() + (head_rows + want.key) * dk, dk, L, want.pair);
         m_rope_dots.assign(m_rope.dots.begin(), m_rope.dots.end());
         m_rope_choice = want;
         m_rope_version = v.version;
         m_rope_row = row;
     }
-    const RopeView& r = m_rope;
+    const explain::RopeView& r = m_rope;
     const std::string qname = "q of \"" + labels[static_cast<size_t>(want.query)] + "\"";
     const std::string kname = "k of \"" + labels[static_cast<size_t>(want.key)] + "\"";
     wrapped(format("Pair i = %.0f: \xCE\xB8_i = 10000^(\xE2\x88\x92%.0f/%.0f) = %.4g rad per position", r.pair, 2.0 * r.pair, dk, r.theta) +
@@ -413,7 +413,7 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
 }
 
 void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const int H = v.config.heads;
     const bool power_of_two = H > 0 && (H & (H - 1)) == 0;
     wrapped_disabled(std::string("ALiBi (Press et al. 2022) adds nothing to the embeddings: each head h subtracts "
@@ -432,8 +432,8 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
     if (!v.options.positional_encoding)
         ImGui::TextColored(WARNING_COLOUR, "Positions are off: the model adds no bias now; below is what it would add.");
     if (m_alibi_l != L || m_alibi_h != H) {
-        m_slopes = alibi_slope_values(H);
-        m_alibi = tx::app::alibi_bias(H, L);
+        m_slopes = explain::alibi_slope_values(H);
+        m_alibi = explain::alibi_bias(H, L);
         m_alibi_l = L;
         m_alibi_h = H;
     }
@@ -498,7 +498,7 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
 }
 
 void PositionalPanel::draw_learned(PanelContext& ctx, int shown) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const bool has_src = !v.learned_src_positions.empty(), has_tgt = !v.learned_tgt_positions.empty();
     wrapped_disabled("Each position p has a row of its own in a [max_len, d_model] table, trained with the rest of the "
                      "model and added to the embeddings (as BERT and GPT-2). Nothing ties one row to the next: whatever "
@@ -523,7 +523,7 @@ void PositionalPanel::draw_learned(PanelContext& ctx, int shown) {
     const int D = v.config.d_model;
     const int L = std::min(shown, static_cast<int>(table.size() / static_cast<size_t>(std::max(D, 1))));
     if (m_learned_version != v.version || m_learned_l != L || m_learned_sim.size() != static_cast<size_t>(L) * L) {
-        m_learned_sim = cosine_similarity(table.data(), L, D);
+        m_learned_sim = explain::cosine_similarity(table.data(), L, D);
         m_learned_version = v.version;
         m_learned_l = L;
     }

@@ -23,7 +23,7 @@ public:
         int query = 0, key = 1;   // the tokens (rows of that block's q and k) whose vectors are rotated
     };
     const RopeChoice& rope_choice() const { return m_rope_choice; }   // as used: block resolved, all clamped
-    const RopeView& rope() const { return m_rope; }
+    const explain::RopeView& rope() const { return m_rope; }
     const std::vector<float>& alibi_slopes() const { return m_slopes; }   // (H)
     const std::vector<float>& alibi_bias() const { return m_alibi; }      // (H, L, L)
     int alibi_length() const { return m_alibi_l; }
@@ -48,7 +48,7 @@ private:
     int m_cached_l = -1, m_cached_d = -1;
 
     RopeChoice m_rope_want, m_rope_choice;
-    RopeView m_rope;
+    explain::RopeView m_rope;
     std::vector<float> m_rope_dots;   // [L, L] m_rope.dots as floats, for the heatmap
     uint64_t m_rope_version = 0;
     int m_rope_row = -1;

@@ -40,7 +40,7 @@ std::string number(double x, const char* format = "%.3g") {
     return buffer;
 }
 
-std::string block_title(const AttentionPair& p) {
+std::string block_title(const explain::AttentionPair& p) {
     const char* kind = p.kind == AttentionKind::EncoderSelf   ? "encoder self-attention"
                        : p.kind == AttentionKind::DecoderSelf ? "decoder self-attention"
                                                               : "cross-attention";
@@ -48,12 +48,12 @@ std::string block_title(const AttentionPair& p) {
 }
 
 // The step table's "ran in" column.
-std::string how_text(LowStep how, Precision format) {
+std::string how_text(explain::LowStep how, Precision format) {
     switch (how) {
-        case LowStep::Fp32: return "FP32";
-        case LowStep::Product: return std::string(format_name(format)) + " product";
-        case LowStep::Rounded: return std::string(format_name(format)) + " output";
-        case LowStep::Int8Weights: return "INT8 weights";
+        case explain::LowStep::Fp32: return "FP32";
+        case explain::LowStep::Product: return std::string(explain::format_name(format)) + " product";
+        case explain::LowStep::Rounded: return std::string(explain::format_name(format)) + " output";
+        case explain::LowStep::Int8Weights: return "INT8 weights";
     }
     return "";
 }
@@ -86,9 +86,9 @@ void token_row(const char* label, const std::vector<std::string>& tokens, int hi
 // One number's bits in a format, on one line: the name, sign | exponent | mantissa in three
 // colours, and the value the bits hold.
 void bit_row(float x, Precision format) {
-    const BitLayout b = bit_layout(x, format);
+    const explain::BitLayout b = explain::bit_layout(x, format);
     const ImVec4 sign(1.0f, 0.55f, 0.55f, 1.0f), exponent(0.5f, 0.85f, 0.5f, 1.0f), mantissa(0.5f, 0.75f, 1.0f, 1.0f);
-    ImGui::Text("%-5s", format_name(format));
+    ImGui::Text("%-5s", explain::format_name(format));
     ImGui::SameLine();
     ImGui::TextColored(sign, "%s", b.sign.c_str());
     ImGui::SameLine(0.0f, 4.0f);
@@ -109,7 +109,7 @@ void bit_row(float x, Precision format) {
     }
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s: sign %s, exponent %s = 2^%d (bias %d), %zu mantissa bits. Relative to FP32: %+.3g.",
-                          format_name(format), b.sign.c_str(), b.exponent.c_str(), b.power, b.exponent_bias,
+                          explain::format_name(format), b.sign.c_str(), b.exponent.c_str(), b.power, b.exponent_bias,
                           b.mantissa.size(), x != 0.0f ? (b.value - x) / std::fabs(static_cast<double>(x)) : 0.0);
 }
 
@@ -128,8 +128,8 @@ bool PrecisionPanel::set_mode(PrecisionMode mode) {
     return true;
 }
 
-PrecisionRequest PrecisionPanel::request_for(const SessionView& v) const {
-    PrecisionRequest r;
+explain::PrecisionRequest PrecisionPanel::request_for(const explain::SessionView& v) const {
+    explain::PrecisionRequest r;
     r.source = v.sentences.empty() ? "" : v.sentences.front();
     r.mode = m_mode;
     r.embedding_scale = m_embedding_scale;
@@ -137,7 +137,7 @@ PrecisionRequest PrecisionPanel::request_for(const SessionView& v) const {
 }
 
 std::string PrecisionPanel::describe_mode(PrecisionMode mode) {
-    const std::string f = format_name(mode.format);
+    const std::string f = explain::format_name(mode.format);
     const std::string bits = mode.format == Precision::Bf16 ? "8 significant bits, FP32's range"
                                                             : "11 significant bits, largest value 65504";
     switch (mode.format) {
@@ -195,14 +195,14 @@ void PrecisionPanel::draw_controls() {
 }
 
 void PrecisionPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     draw_controls();
     if (v.sentences.empty() || v.sentences.front().empty()) {
         ImGui::TextUnformatted("Type a sentence in the Input panel to compare precisions on it.");
         return;
     }
-    const PrecisionRequest request = request_for(v);
-    const std::shared_ptr<const PrecisionView> result = v.precision;
+    const explain::PrecisionRequest request = request_for(v);
+    const std::shared_ptr<const explain::PrecisionView> result = v.precision;
     const bool current = result && result->request == request;
     if (!current && !v.precision_computing) ctx.commands.send(ComputePrecision{request});
     std::string differs;
@@ -215,7 +215,7 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
         return;
     }
     if (!current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
-    const PrecisionView& r = *result;
+    const explain::PrecisionView& r = *result;
     if (!r.error.empty()) {
         coloured_paragraph(WARNING_COLOUR, "Cannot compare this input: " + r.error);
         return;
@@ -223,11 +223,11 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
     ImGui::Separator();
     draw_outputs(r);
     if (r.first_nonfinite >= 0) {
-        const PrecisionStepRow& s = r.steps[static_cast<size_t>(r.first_nonfinite)];
+        const explain::PrecisionStepRow& s = r.steps[static_cast<size_t>(r.first_nonfinite)];
         coloured_paragraph(ERROR_COLOUR, "First inf/NaN at step " + std::to_string(r.first_nonfinite) + ", " +
                                              s.difference.name + ": " + r.nonfinite_reason);
     } else if (r.request.mode.format != Precision::Fp32) {
-        ImGui::TextDisabled("No step holds inf or NaN in the %s run.", format_name(r.request.mode.format));
+        ImGui::TextDisabled("No step holds inf or NaN in the %s run.", explain::format_name(r.request.mode.format));
     }
     if (softmax_hides_nonfinite_scores(r))
         ImGui::TextWrapped("Some probabilities steps show no inf/NaN although their scores were all inf/NaN: this "
@@ -256,8 +256,8 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
     ImGui::EndTable();
 }
 
-void PrecisionPanel::draw_outputs(const PrecisionView& r) {
-    const std::string low = std::string(format_name(r.request.mode.format)) + " output:";
+void PrecisionPanel::draw_outputs(const explain::PrecisionView& r) {
+    const std::string low = std::string(explain::format_name(r.request.mode.format)) + " output:";
     token_row("FP32 output:", r.fp32_output, -1);
     token_row(low.c_str(), r.low_output, r.first_change);
     if (r.first_change < 0)
@@ -268,12 +268,12 @@ void PrecisionPanel::draw_outputs(const PrecisionView& r) {
         paragraph("With the embeddings \xC3\x97" + number(r.request.embedding_scale, "%g") + " this is no longer the trained "
                   "model: its FP32 run is the reference the comparison needs, not a translation.");
     if (r.low_nan_logits > 0 && !r.vocabulary.empty())
-        paragraph("The " + std::string(format_name(r.request.mode.format)) + " run's logits hold NaN, so no token is the most "
+        paragraph("The " + std::string(explain::format_name(r.request.mode.format)) + " run's logits hold NaN, so no token is the most "
                   "probable: greedy decoding's argmax then keeps the first id, 0 (" + r.vocabulary.front() + "), until the "
                   "length limit.");
 }
 
-void PrecisionPanel::draw_steps(const PrecisionView& r) {
+void PrecisionPanel::draw_steps(const explain::PrecisionView& r) {
     ImGui::TextUnformatted("Every step against FP32");
     ImGui::SameLine();
     help_marker("max |\xCE\x94|: the largest |low \xE2\x88\x92 FP32| over the step's finite values. rel.: that divided by "
@@ -285,7 +285,7 @@ void PrecisionPanel::draw_steps(const PrecisionView& r) {
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
     float name_width = ImGui::CalcTextSize("step").x;
-    for (const PrecisionStepRow& s : r.steps) name_width = std::max(name_width, ImGui::CalcTextSize(s.difference.name.c_str()).x);
+    for (const explain::PrecisionStepRow& s : r.steps) name_width = std::max(name_width, ImGui::CalcTextSize(s.difference.name.c_str()).x);
     if (!ImGui::BeginTable("##steps", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
     ImGui::TableSetupScrollFreeze(2, 1);
     ImGui::TableSetupColumn("#");
@@ -296,7 +296,7 @@ void PrecisionPanel::draw_steps(const PrecisionView& r) {
     ImGui::TableSetupColumn("inf/NaN");
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.steps.size(); ++i) {
-        const PrecisionStepRow& s = r.steps[i];
+        const explain::PrecisionStepRow& s = r.steps[i];
         ImGui::TableNextRow();
         if (static_cast<int>(i) == r.first_nonfinite)
             ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(120, 40, 40, 255));
@@ -314,7 +314,7 @@ void PrecisionPanel::draw_steps(const PrecisionView& r) {
             ImGui::TextUnformatted(name.c_str());
         }
         ImGui::TableNextColumn();
-        if (s.how == LowStep::Fp32) ImGui::TextDisabled("FP32");
+        if (s.how == explain::LowStep::Fp32) ImGui::TextDisabled("FP32");
         else ImGui::TextColored(LOW_COLOUR, "%s", how_text(s.how, r.request.mode.format).c_str());
         if (!s.difference.materialised) {
             ImGui::TableNextColumn();
@@ -343,7 +343,7 @@ void PrecisionPanel::draw_steps(const PrecisionView& r) {
     ImGui::EndTable();
 }
 
-void PrecisionPanel::draw_attention(PanelContext& ctx, const PrecisionView& r) {
+void PrecisionPanel::draw_attention(PanelContext& ctx, const explain::PrecisionView& r) {
     if (r.attention.empty()) return;
     if (m_block < 0 || m_block >= static_cast<int>(r.attention.size())) {
         m_block = 0;
@@ -353,8 +353,8 @@ void PrecisionPanel::draw_attention(PanelContext& ctx, const PrecisionView& r) {
                 break;
             }
     }
-    const AttentionPair& p = r.attention[static_cast<size_t>(m_block)];
-    ImGui::Text("Attention: %s \xE2\x88\x92 FP32", format_name(r.request.mode.format));
+    const explain::AttentionPair& p = r.attention[static_cast<size_t>(m_block)];
+    ImGui::Text("Attention: %s \xE2\x88\x92 FP32", explain::format_name(r.request.mode.format));
     ImGui::SameLine(0.0f, 16.0f);
     ImGui::SetNextItemWidth(260.0f);
     if (ImGui::BeginCombo("##block", block_title(p).c_str())) {
@@ -366,10 +366,10 @@ void PrecisionPanel::draw_attention(PanelContext& ctx, const PrecisionView& r) {
     m_head = std::clamp(m_head, 0, p.heads - 1);
     ImGui::SetNextItemWidth(140.0f);
     ImGui::SliderInt("head", &m_head, 0, p.heads - 1);
-    const AttentionDifference d = attention_difference(p, m_head);
+    const explain::AttentionDifference d = attention_difference(p, m_head);
     const std::vector<std::string>& rows = p.kind == AttentionKind::EncoderSelf ? r.source_tokens : r.target_tokens;
     const std::vector<std::string>& cols = p.kind == AttentionKind::DecoderSelf ? r.target_tokens : r.source_tokens;
-    const std::string fmt = format_name(r.request.mode.format);
+    const std::string fmt = explain::format_name(r.request.mode.format);
     const bool nothing_finite = d.nonfinite >= static_cast<int64_t>(d.values.size());
     ImGui::TextDisabled("largest |%s \xE2\x88\x92 FP32| in this head: %s%s", fmt.c_str(),
                         nothing_finite ? "\xE2\x80\x93" : number(d.max_abs).c_str(),
@@ -417,7 +417,7 @@ void PrecisionPanel::draw_attention(PanelContext& ctx, const PrecisionView& r) {
     ImGui::EndTable();
 }
 
-void PrecisionPanel::draw_logits(const PrecisionView& r) {
+void PrecisionPanel::draw_logits(const explain::PrecisionView& r) {
     const int T = static_cast<int>(r.target_tokens.size());
     if (T == 0 || r.vocab == 0) return;
     // Output token k is chosen at decoder position offset + k (decoder-only: after the prompt).
@@ -436,8 +436,8 @@ void PrecisionPanel::draw_logits(const PrecisionView& r) {
             if (ImGui::Selectable(label(t).c_str(), t == m_position)) m_position = t;
         ImGui::EndCombo();
     }
-    const LogitsAtPosition l = logits_at_position(r.fp32_logits, r.low_logits, T, r.vocab, m_position, 5);
-    const std::string fmt = format_name(r.request.mode.format);
+    const explain::LogitsAtPosition l = explain::logits_at_position(r.fp32_logits, r.low_logits, T, r.vocab, m_position, 5);
+    const std::string fmt = explain::format_name(r.request.mode.format);
     // Every logit inf/NaN: nothing finite to compare, so "–" rather than a difference of 0.
     const std::string largest_logit_change = l.nonfinite >= r.vocab ? "\xE2\x80\x93" : number(l.max_abs);
     ImGui::TextDisabled("max |\xCE\x94 logit| at this position: %s%s", largest_logit_change.c_str(),
@@ -472,7 +472,7 @@ void PrecisionPanel::draw_logits(const PrecisionView& r) {
     ImGui::EndTable();
 }
 
-void PrecisionPanel::draw_histogram(const PrecisionView& r) {
+void PrecisionPanel::draw_histogram(const explain::PrecisionView& r) {
     ImGui::TextUnformatted("A weight matrix's rounding error");
     if (r.absolute.empty()) {
         paragraph("FP32 uses the weights as they are: no rounding error. Choose BF16, FP16 or INT8 to see it.");
@@ -486,8 +486,8 @@ void PrecisionPanel::draw_histogram(const PrecisionView& r) {
         ImGui::EndCombo();
     }
     ImGui::Checkbox("relative (error / |w|)", &m_relative);
-    const RoundingHistogram& h = (m_relative ? r.relative : r.absolute)[static_cast<size_t>(m_weight)];
-    const std::string fmt = format_name(h.format);
+    const explain::RoundingHistogram& h = (m_relative ? r.relative : r.absolute)[static_cast<size_t>(m_weight)];
+    const std::string fmt = explain::format_name(h.format);
     std::string line = std::string("[").append(std::to_string(h.rows)).append(", ").append(std::to_string(h.cols)) + "], max |w| " + number(h.max_abs_weight) +
                        "; max |error| " + number(h.max_abs_error);
     if (h.step > 0.0) {
@@ -547,7 +547,7 @@ void PrecisionPanel::draw_histogram(const PrecisionView& r) {
     }
 }
 
-void PrecisionPanel::draw_bits(const RoundingHistogram& h) {
+void PrecisionPanel::draw_bits(const explain::RoundingHistogram& h) {
     ImGui::Text("Its first weight, w[0, 0], in bits:");
     ImGui::SameLine();
     help_marker("sign (red) | exponent (green) | mantissa (blue). FP32 has 8 exponent and 23 mantissa bits; BF16 keeps "

@@ -23,7 +23,7 @@ public:
     void set_embedding_scale(float scale) { m_embedding_scale = scale; }
     float embedding_scale() const { return m_embedding_scale; }
     // The request the panel sends for this view (the first sentence, the chosen mode).
-    PrecisionRequest request_for(const SessionView& v) const;
+    explain::PrecisionRequest request_for(const explain::SessionView& v) const;
     // One line: what the mode does (docs/precision.md, "The modes").
     static std::string describe_mode(PrecisionMode mode);
 
@@ -32,12 +32,12 @@ protected:
 
 private:
     void draw_controls();
-    void draw_outputs(const PrecisionView& r);
-    void draw_steps(const PrecisionView& r);
-    void draw_attention(PanelContext& ctx, const PrecisionView& r);
-    void draw_logits(const PrecisionView& r);
-    void draw_histogram(const PrecisionView& r);
-    void draw_bits(const RoundingHistogram& h);   // w[0, 0] of the chosen matrix in FP32, BF16 and FP16 bits
+    void draw_outputs(const explain::PrecisionView& r);
+    void draw_steps(const explain::PrecisionView& r);
+    void draw_attention(PanelContext& ctx, const explain::PrecisionView& r);
+    void draw_logits(const explain::PrecisionView& r);
+    void draw_histogram(const explain::PrecisionView& r);
+    void draw_bits(const explain::RoundingHistogram& h);   // w[0, 0] of the chosen matrix in FP32, BF16 and FP16 bits
 
     PrecisionMode m_mode{Precision::Bf16, false};
     float m_embedding_scale = 1.0f;

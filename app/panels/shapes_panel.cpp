@@ -26,7 +26,7 @@ ShapesPanel::ShapesPanel()
             "encoder, T\xC3\x97T in the decoder's self-attention and T\xC3\x97S in cross-attention; the rest grow with "
             "length \xC3\x97 width. enc./dec. abbreviate encoder.layers./decoder.layers.") {}
 
-std::string ShapesPanel::explanation_for(const SessionView& v) const {
+std::string ShapesPanel::explanation_for(const explain::SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "Every tensor of the pass with its shape: B batch, T decoder length (BOS + prompt + continuation), D = d_model, "
            "H heads, dk = D/H per head, F = d_ff, V vocabulary. A decoder-only model has no encoder and no S: its "
@@ -35,7 +35,7 @@ std::string ShapesPanel::explanation_for(const SessionView& v) const {
 }
 
 void ShapesPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const ModelConfig& c = v.config;
     double total = 0;
     for (const auto& s : v.steps) total += static_cast<double>(s.shape.numel()) * 4.0;

@@ -11,7 +11,7 @@ public:
 
 protected:
     void draw_content(PanelContext& ctx) override;
-    std::string explanation_for(const SessionView& v) const override;
+    std::string explanation_for(const explain::SessionView& v) const override;
 
 private:
     size_t m_scrolled_to = static_cast<size_t>(-1);

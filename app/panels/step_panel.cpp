@@ -16,7 +16,7 @@ namespace {
 bool same_group(const StepInfo& a, const StepInfo& b) { return a.stack == b.stack && a.layer == b.layer; }
 
 // Labels for one dimension of a step's output, from its name: S = source tokens, T = target tokens.
-std::vector<std::string> dim_labels(const SessionView& v, const std::string& name, int64_t n, int row) {
+std::vector<std::string> dim_labels(const explain::SessionView& v, const std::string& name, int64_t n, int row) {
     if (name == "S" && n == v.S) return v.src_labels(row);
     if (name == "T" && n == v.T) return v.tgt_labels(row);
     std::vector<std::string> labels;
@@ -62,7 +62,7 @@ StepPanel::StepPanel()
             "\xE2\x86\x93/\xE2\x86\x91 next/previous layer, End run to end, Home restart.") {}
 
 void StepPanel::draw_content(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     // Controls.
     if (ImGui::Button("\xE2\x86\xBA Restart")) ctx.commands.send(Restart{});
     item_tooltip("Forget every output and start before the first step (Home).");
@@ -98,7 +98,7 @@ void StepPanel::draw_content(PanelContext& ctx) {
 }
 
 void StepPanel::draw_list(PanelContext& ctx) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const size_t current = v.cursor == 0 ? static_cast<size_t>(-1) : v.cursor - 1;
     size_t i = 0;
     while (i < v.steps.size()) {
@@ -106,7 +106,7 @@ void StepPanel::draw_list(PanelContext& ctx) {
         size_t end = i;
         while (end < v.steps.size() && same_group(v.steps[end], first)) ++end;
         const bool holds_current = current >= i && current < end;
-        const std::string header = step_group_name(first, v.config) + "##g" + std::to_string(i);
+        const std::string header = explain::step_group_name(first, v.config) + "##g" + std::to_string(i);
         ImGui::SetNextItemOpen(true, ImGuiCond_Once);
         if (holds_current) ImGui::SetNextItemOpen(true);
         if (ImGui::TreeNodeEx(header.c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
@@ -148,7 +148,7 @@ void StepPanel::draw_list(PanelContext& ctx) {
 }
 
 void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
-    const SessionView& v = ctx.view;
+    const explain::SessionView& v = ctx.view;
     const StepInfo& s = v.steps[index];
     ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.45f, 1.0f), "%s", s.name.c_str());
     ImGui::SameLine();
@@ -163,9 +163,9 @@ void StepPanel::draw_detail(PanelContext& ctx, size_t index) {
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(s.explanation.c_str());
-    if (const std::string note = step_toggle_note(s, v.options, v.config); !note.empty())
+    if (const std::string note = explain::step_toggle_note(s, v.options, v.config); !note.empty())
         ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.35f, 1.0f), "%s", note.c_str());
-    if (const std::string note = step_training_note(s, v.label_smoothing); !note.empty()) ImGui::TextDisabled("%s", note.c_str());
+    if (const std::string note = explain::step_training_note(s, v.label_smoothing); !note.empty()) ImGui::TextDisabled("%s", note.c_str());
     ImGui::PopTextWrapPos();
 
     const std::vector<float>* out = v.output(index);

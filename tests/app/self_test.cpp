@@ -100,7 +100,7 @@ double seconds() {
 // step, the softmax of the masked row vs the probs step, Σ p·v vs the context step's row.
 // |got − ref| ≤ 1e-5·(the sum of the magnitudes that made ref) + 1e-6. Returns what disagrees,
 // each message once.
-std::vector<std::string> neuron_mismatches(const SessionView& v, const NeuronTrace& t) {
+std::vector<std::string> neuron_mismatches(const explain::SessionView& v, const explain::NeuronTrace& t) {
     std::vector<std::string> bad;
     auto expect = [&bad](bool ok, const std::string& what) {
         if (!ok && std::find(bad.begin(), bad.end(), what) == bad.end()) bad.push_back(what);
@@ -181,7 +181,7 @@ std::vector<std::string> neuron_mismatches(const SessionView& v, const NeuronTra
 // at once (the causal mask hides later ones); the sampling transform is written here afresh
 // (softmax of log p / T, rank by log p then id, keep top-k, then the shortest prefix reaching top-p).
 // Returns what disagrees, each message once.
-std::vector<std::string> generation_mismatches(const SessionView& v, const GenerationTrace& g) {
+std::vector<std::string> generation_mismatches(const explain::SessionView& v, const explain::GenerationTrace& g) {
     std::vector<std::string> bad;
     auto expect = [&bad](bool ok, const std::string& what) {
         if (!ok && std::find(bad.begin(), bad.end(), what) == bad.end()) bad.push_back(what);
@@ -205,7 +205,7 @@ std::vector<std::string> generation_mismatches(const SessionView& v, const Gener
     expect(g.finished == (g.tokens.back().chosen == c.special.eos), "finished means the last token is EOS");
     expect(g.finished || T == std::min(c.max_len - 1, 2 * static_cast<int>(src.size()) + 10), "without EOS the output runs to the limit");
     for (int t = 1; t <= T; ++t) {
-        const GeneratedToken& k = g.tokens[static_cast<size_t>(t - 1)];
+        const explain::GeneratedToken& k = g.tokens[static_cast<size_t>(t - 1)];
         const std::string at = "token " + std::to_string(t) + ": ";
         const float* lp = all.data() + static_cast<size_t>(t - 1) * V;
         expect(k.input == tgt[static_cast<size_t>(t - 1)], at + "its input is the previous token (BOS first)");
@@ -248,7 +248,7 @@ std::vector<std::string> generation_mismatches(const SessionView& v, const Gener
         double sum = 0.0;
         for (int r = 0; r < kept; ++r) sum += q[static_cast<size_t>(order[static_cast<size_t>(r)])];
         expect(k.kept == kept, at + "the number of tokens left after top-k / top-p");
-        expect(k.top_ids.size() == static_cast<size_t>(std::min(GENERATION_TOP, V)), at + "the bar chart's size");
+        expect(k.top_ids.size() == static_cast<size_t>(std::min(explain::GENERATION_TOP, V)), at + "the bar chart's size");
         for (size_t r = 0; r < k.top_ids.size(); ++r) {
             const int id = k.top_ids[r];
             // Ranks may swap where two log-probabilities differ by rounding only.
@@ -330,12 +330,12 @@ void SelfTest::build_start() {
 void SelfTest::build_generate() {
     add("generate greedy", [](ExplorerApp& app) {
         app.send(ShowPanel{"generate"});
-        app.send(SetGeneration{GenerationSettings{}});
+        app.send(SetGeneration{explain::GenerationSettings{}});
         return true;
     });
     add("draw", wait_frames(2));
     add("check generate greedy", [this](ExplorerApp& app) {
-        const GenerationTrace& g = app.view().generation;
+        const explain::GenerationTrace& g = app.view().generation;
         check(!g.settings.sample && g.settings.compare_full, "the Generate panel decodes greedily, recomputing without cache");
         for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate greedy: " + m);
         check(g.text == app.view().greedy_text.at(0), "greedy generation writes greedy decoding's output (" + g.text + ")");
@@ -343,16 +343,16 @@ void SelfTest::build_generate() {
         return true;
     });
     add("generate cursor", [this](ExplorerApp& app) {
-        const GenerationTrace& g = app.view().generation;
+        const explain::GenerationTrace& g = app.view().generation;
         check(g.token == std::min(2, static_cast<int>(g.tokens.size())) && g.step == 1, "the generation cursor moves to token 2, step 2");
         app.send(SetGenerationCursor{1000, 1000});
         return true;
     });
     add("generate cursor clamped", [this](ExplorerApp& app) {
-        const GenerationTrace& g = app.view().generation;
-        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(generation_steps(app.view().config, app.view().options.positional_encoding).size()),
+        const explain::GenerationTrace& g = app.view().generation;
+        check(g.token == static_cast<int>(g.tokens.size()) && g.step + 1 == static_cast<int>(explain::generation_steps(app.view().config, app.view().options.positional_encoding).size()),
               "a cursor past the end stops at the last token's last step");
-        GenerationSettings s;
+        explain::GenerationSettings s;
         s.sample = true;
         s.sampling = {0.8, 10, 0.9, 3};
         app.send(SetGeneration{s});
@@ -360,19 +360,19 @@ void SelfTest::build_generate() {
     });
     add("draw", wait_frames(2));
     add("check generate sampling", [this](ExplorerApp& app) {
-        const GenerationTrace& g = app.view().generation;
+        const explain::GenerationTrace& g = app.view().generation;
         check(g.settings.sample && g.settings.sampling.top_k == 10 && g.settings.sampling.seed == 3, "the Generate panel samples");
         for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate sampling: " + m);
         m_generated.clear();
-        for (const GeneratedToken& k : g.tokens) m_generated.push_back(k.chosen);
+        for (const explain::GeneratedToken& k : g.tokens) m_generated.push_back(k.chosen);
         app.send(SetGeneration{g.settings});   // again, same seed
         return true;
     });
     add("check generate reproducible", [this](ExplorerApp& app) {
         std::vector<int> again;
-        for (const GeneratedToken& k : app.view().generation.tokens) again.push_back(k.chosen);
+        for (const explain::GeneratedToken& k : app.view().generation.tokens) again.push_back(k.chosen);
         check(!again.empty() && again == m_generated, "the same seed samples the same output");
-        app.send(SetGeneration{GenerationSettings{}});
+        app.send(SetGeneration{explain::GenerationSettings{}});
         return true;
     });
     add("draw", wait_frames(2));
@@ -403,14 +403,14 @@ void SelfTest::build_input_help() {
         const auto& v = app.view();
         check(!v.source_tokens.empty() && !v.sentences.empty(), "the sentence is tokenized");
         if (v.source_tokens.empty() || v.sentences.empty() || !v.known_words) return true;
-        const auto words = group_words(v.source_tokens[0], v.sentences[0]);
+        const auto words = explain::group_words(v.source_tokens[0], v.sentences[0]);
         std::vector<std::string> texts;
         for (const auto& w : words) texts.push_back(w.text);
         check(texts == std::vector<std::string>({"The", "red", "zorblax", "is", "big."}),
               "pieces are grouped into the sentence's five words");
         bool zorblax_flagged = false, red_known = false, big_known = false;
         for (const auto& w : words) {
-            const std::string key = word_key(w.text);
+            const std::string key = explain::word_key(w.text);
             if (key == "zorblax") zorblax_flagged = !v.known_words->knows(key) && w.pieces.size() > 1;
             if (key == "red") red_known = v.known_words->knows(key);
             if (key == "big") big_known = v.known_words->knows(key);
@@ -432,7 +432,7 @@ void SelfTest::build_steps() {
     });
     add("neuron view before its steps", [this](ExplorerApp& app) {
         const auto& v = app.view();
-        const NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
+        const explain::NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
         check(t.error.empty() && !t.complete && !t.missing_is_fused && t.missing_step == v.attention.at(0).q && !t.have_qk,
               "neuron view at cursor 0: nothing traced yet, the q step named as the one to run to");
         return true;
@@ -507,7 +507,7 @@ void SelfTest::build_steps() {
         check(!v.attention.empty() && !v.output(v.attention[0].probs) && v.output(v.attention[0].context),
               "fused attention: no probabilities, a context");
         check(!v.decoded_text.empty() && !v.decoded_text[0].empty(), "greedy decoding runs with fused attention");
-        const NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
+        const explain::NeuronTrace t = trace_neuron(v, {0, 0, 0, 0, 0});
         check(!t.complete && t.missing_is_fused && t.missing_step == v.attention.at(0).scores && t.have_qk && !t.have_probs,
               "neuron view with fused attention: q and k shown, the scores step named as not materialised");
         app.send(SetFusedAttention{false});
@@ -615,14 +615,14 @@ void SelfTest::build_neuron_view() {
             return true;
         };
     };
-    auto neuron_check = [this](const char* what, std::function<void(const NeuronTrace&, const SessionView&)> more) {
+    auto neuron_check = [this](const char* what, std::function<void(const explain::NeuronTrace&, const explain::SessionView&)> more) {
         return [=, this](ExplorerApp& app) {
             const NeuronPanel* panel = nullptr;
             for (const auto& p : app.panels())
                 if (p->key() == "neuron") panel = dynamic_cast<const NeuronPanel*>(p.get());
             check(panel != nullptr, "the Neuron view exists");
             if (!panel) return true;
-            const NeuronTrace& t = panel->last_trace();
+            const explain::NeuronTrace& t = panel->last_trace();
             const Selection& sel = app.selection();
             check(panel->last_version() == app.view().version && t.cell.block == sel.attention_block &&
                       t.cell.head == sel.head && t.cell.batch_row == sel.batch_row && t.cell.query == sel.neuron_query &&
@@ -635,14 +635,14 @@ void SelfTest::build_neuron_view() {
     };
     add("neuron cross-attention", neuron_action("cross-attention", AttentionKind::Cross, 2, 0, 1, 3, 2));
     add("draw", wait_frames(2));
-    add("check neuron cross-attention", neuron_check("cross-attention", [this](const NeuronTrace& t, const SessionView& v) {
+    add("check neuron cross-attention", neuron_check("cross-attention", [this](const explain::NeuronTrace& t, const explain::SessionView& v) {
         check(t.kind == AttentionKind::Cross && t.key_tokens == v.src_labels(0) && t.query_tokens == v.tgt_labels(0),
               "cross-attention: queries are decoder positions, keys are source tokens");
         check(!t.masked && t.traced_prob > 0.0f, "cross-attention: a real source key is not masked");
     }));
     add("neuron masked decoder self-attention", neuron_action("decoder self-attention", AttentionKind::DecoderSelf, 1, 0, 0, 1, 3));
     add("draw", wait_frames(2));
-    add("check neuron masked decoder self-attention", neuron_check("decoder self-attention", [this](const NeuronTrace& t, const SessionView&) {
+    add("check neuron masked decoder self-attention", neuron_check("decoder self-attention", [this](const explain::NeuronTrace& t, const explain::SessionView&) {
         check(t.masked && t.key_is_future && std::isinf(t.traced_masked) && t.traced_prob == 0.0f &&
                   t.mask_text.find("causal mask") != std::string::npos,
               "decoder self-attention: key 3 after query 1 is masked by the causal mask, weight 0");
@@ -653,7 +653,7 @@ void SelfTest::build_neuron_view() {
     });
     add("neuron padded key", neuron_action("padded cross-attention", AttentionKind::Cross, 0, 1, 2, -1, -1));
     add("draw", wait_frames(2));
-    add("check neuron padded key", neuron_check("padded cross-attention", [this](const NeuronTrace& t, const SessionView&) {
+    add("check neuron padded key", neuron_check("padded cross-attention", [this](const explain::NeuronTrace& t, const explain::SessionView&) {
         check(t.masked && t.key_is_pad && t.traced_prob == 0.0f && t.mask_text.find("padding mask") != std::string::npos,
               "padded cross-attention: the PAD key of the short sentence is masked by the padding mask");
         check(t.query_is_pad && t.query_writes.empty(), "padded cross-attention: the last decoder position of the short row is a PAD query");
@@ -674,7 +674,7 @@ void SelfTest::build_neuron_view() {
     });
     add("neuron unscaled", neuron_action("unscaled cross-attention", AttentionKind::Cross, 0, 0, 0, 0, 0));
     add("draw", wait_frames(2));
-    add("check neuron unscaled", neuron_check("unscaled cross-attention", [this](const NeuronTrace& t, const SessionView&) {
+    add("check neuron unscaled", neuron_check("unscaled cross-attention", [this](const explain::NeuronTrace& t, const explain::SessionView&) {
         check(!t.scaled && t.score == t.dot, "unscaled model: the score is q\xC2\xB7k, not divided by \xE2\x88\x9A" "dk");
     }));
     add("model back", [this](ExplorerApp& app) {
@@ -708,11 +708,11 @@ void SelfTest::build_positional() {
     // at the token's own position against the model's q_rot step, and one value per diagonal.
     auto check_rope = [this, positional_panel](const std::string& what) {
         return [this, positional_panel, what](ExplorerApp& app) {
-            const SessionView& v = app.view();
+            const explain::SessionView& v = app.view();
             const PositionalPanel* panel = positional_panel(app);
             check(panel && v.config.positional == PositionalKind::Rope, what + ": a RoPE model is open");
             if (!panel || v.config.positional != PositionalKind::Rope) return true;
-            const RopeView& r = panel->rope();
+            const explain::RopeView& r = panel->rope();
             const PositionalPanel::RopeChoice& c = panel->rope_choice();
             check(r.L >= 2 && c.block >= 0 && c.block < static_cast<int>(v.attention.size()), what + ": the RoPE view is computed");
             if (r.L < 2 || c.block < 0 || c.block >= static_cast<int>(v.attention.size())) return true;
@@ -773,7 +773,7 @@ void SelfTest::build_positional() {
     add("alibi model", rebuild_with(PositionalKind::Alibi));
     add("draw", wait_frames(3));
     add("check alibi view", [this, positional_panel](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         const PositionalPanel* panel = positional_panel(app);
         const int H = v.config.heads;
         check(panel && v.config.positional == PositionalKind::Alibi && H >= 4, "an ALiBi model with at least 4 heads is open");
@@ -821,7 +821,7 @@ void SelfTest::build_positional() {
     add("learned model", rebuild_with(PositionalKind::Learned));
     add("draw", wait_frames(3));
     add("check learned view", [this, positional_panel](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         const PositionalPanel* panel = positional_panel(app);
         check(panel && v.config.positional == PositionalKind::Learned, "a learned-positions model is open");
         if (!panel || v.config.positional != PositionalKind::Learned) return true;
@@ -887,7 +887,7 @@ void SelfTest::build_positional() {
     });
     add("draw", wait_frames(3));
     add("check llama-like model", [this, check_rope](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         check(matches_preset(v.config, ModelPreset::LlamaLike), "the LLaMA-like preset's model is open");
         bool rot = false, gate = false, encoder = false;
         for (const StepInfo& s : v.steps) {
@@ -1074,7 +1074,7 @@ void SelfTest::build_lessons() {
     add("walk the lessons", [this](ExplorerApp& app) {
         LessonsPanel* l = lessons_panel(app);
         if (!l || m_lesson >= static_cast<int>(l->lessons().size())) return true;
-        const Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
+        const explain::Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
         if (m_lesson_wait >= 0) {
             // Commands apply after the frame that queued them; a highlighted tab is raised the
             // frame after that; the trainer's snapshot follows one frame later still.
@@ -1082,9 +1082,9 @@ void SelfTest::build_lessons() {
             if (++m_lesson_wait < 3) return false;
             // A trainer is built on its own thread (app_trainer.cpp): on a loaded machine that takes
             // more than three frames. Wait for it to run, up to ~10 s of frames, before checking.
-            const LessonStep& step = lesson.steps[static_cast<size_t>(m_lesson_step)];
+            const explain::LessonStep& step = lesson.steps[static_cast<size_t>(m_lesson_step)];
             const bool trains = std::any_of(step.actions.begin(), step.actions.end(),
-                                            [](const LessonAction& a) { return a.kind == LessonActionKind::Train; });
+                                            [](const explain::LessonAction& a) { return a.kind == explain::LessonActionKind::Train; });
             if (trains && m_lesson_wait < 600 &&
                 !(app.trainer_info().exists && app.training().state == TrainerState::Running))
                 return false;
@@ -1155,13 +1155,13 @@ void SelfTest::build_look_inside() {
     });
     add("look inside: computed", look_inside_ready());
     add("check look inside", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         const auto r = v.look_inside;
         check(r && r->error.empty(), "the Look inside views are computed" + (r ? ": " + r->error : std::string()));
         if (!r || !r->error.empty()) return true;
-        InspectModel model(load_checkpoint(v.model_source));
-        const InspectInput in = model.input(INSPECT_CLEAN);
-        const LogitLens lens = logit_lens(model, in, 5);
+        explain::InspectModel model(load_checkpoint(v.model_source));
+        const explain::InspectInput in = model.input(INSPECT_CLEAN);
+        const explain::LogitLens lens = logit_lens(model, in, 5);
         check(r->lens.error.empty() && r->lens.log_probs == lens.log_probs, "the panel's logit lens is the library's");
         // The lens's last row against the Session's generator.log_probs [B=1, T, V].
         const int V = lens.vocab, T = lens.positions;
@@ -1178,9 +1178,9 @@ void SelfTest::build_look_inside() {
             check(worst < 1e-4, "the lens's last row is the Session's output (max |diff| " + std::to_string(worst) + ")");
         }
         // Patching with the same pair and the automatic metric.
-        InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
+        explain::InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
         corrupted.tgt = in.tgt;
-        const ActivationPatching patch = activation_patching(model, in, corrupted);
+        const explain::ActivationPatching patch = activation_patching(model, in, corrupted);
         check(r->patching.error.empty() && patch.error.empty(), "patching runs on the pair: " + r->patching.error);
         bool same = r->patching.grids.size() == patch.grids.size() && r->patching.metric_text == patch.metric_text;
         for (size_t g = 0; same && g < patch.grids.size(); ++g) {
@@ -1190,23 +1190,23 @@ void SelfTest::build_look_inside() {
             for (size_t i = 0; same && i < a.size(); ++i) same = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i];
         }
         check(same, "the panel's patching grids are the library's (" + patch.metric_text + ")");
-        const HeadImportance heads = head_importance(model, in);
+        const explain::HeadImportance heads = head_importance(model, in);
         bool heads_same = r->heads.grids.size() == heads.grids.size();
         for (size_t g = 0; heads_same && g < heads.grids.size(); ++g) heads_same = r->heads.grids[g].delta == heads.grids[g].delta;
         check(heads_same, "the panel's head importance is the library's");
-        const AttentionRollout rollout = attention_rollout(model, in);
+        const explain::AttentionRollout rollout = attention_rollout(model, in);
         check(r->rollout.per_layer == rollout.per_layer && r->rollout.cross == rollout.cross, "the panel's rollout is the library's");
-        const AttentionEntropy entropy = attention_entropy(model, in);
+        const explain::AttentionEntropy entropy = attention_entropy(model, in);
         bool entropy_same = r->entropy.grids.size() == entropy.grids.size();
         for (size_t g = 0; entropy_same && g < entropy.grids.size(); ++g)
             entropy_same = r->entropy.grids[g].entropy == entropy.grids[g].entropy && r->entropy.grids[g].max_entropy == entropy.grids[g].max_entropy;
         check(entropy_same, "the panel's entropy is the library's");
         check(static_cast<int>(r->attribution.size()) == T, "an attribution per decoder position");
         for (int t = 0; t < std::min(T, static_cast<int>(r->attribution.size())); ++t) {
-            const LogitAttribution a = logit_attribution(model, in, t);
-            const LogitAttribution& got = r->attribution[static_cast<size_t>(t)];
+            const explain::LogitAttribution a = logit_attribution(model, in, t);
+            const explain::LogitAttribution& got = r->attribution[static_cast<size_t>(t)];
             double sum = got.remainder;
-            for (const Contribution& c : got.parts) sum += c.value;
+            for (const explain::Contribution& c : got.parts) sum += c.value;
             check(got.logit == a.logit && got.remainder == a.remainder && got.parts.size() == a.parts.size(),
                   "the panel's attribution at position " + std::to_string(t) + " is the library's");
             check(std::fabs(sum - got.logit) <= 1e-3 * std::max(1.0, std::fabs(got.logit)),
@@ -1223,11 +1223,11 @@ void SelfTest::build_look_inside() {
     add("look inside: token vs token", look_inside_ready());
     add("check look inside: token vs token", [this](ExplorerApp& app) {
         const auto r = app.view().look_inside;
-        InspectModel model(load_checkpoint(app.view().model_source));
-        const InspectInput in = model.input(INSPECT_CLEAN);
-        InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
+        explain::InspectModel model(load_checkpoint(app.view().model_source));
+        const explain::InspectInput in = model.input(INSPECT_CLEAN);
+        explain::InspectInput corrupted = model.input(INSPECT_CORRUPT, std::string());
         corrupted.tgt = in.tgt;
-        const ActivationPatching patch =
+        const explain::ActivationPatching patch =
             activation_patching(model, in, corrupted, {m_inspect_position, model.token_id("cansado"), model.token_id("ancha")});
         check(r && r->patching.error.empty() && r->patching.metric_text == patch.metric_text &&
                   r->patching.metric.position == m_inspect_position,
@@ -1257,7 +1257,7 @@ void SelfTest::build_look_inside() {
     });
     add("draw", wait_frames(2));
     add("check head opened", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         const int block = app.selection().attention_block;
         const bool ok = block >= 0 && block < static_cast<int>(v.attention.size());
         check(ok && v.attention[static_cast<size_t>(block)].prefix == "decoder.layers.2.cross_attn" && app.selection().head == 5,
@@ -1289,7 +1289,7 @@ void SelfTest::build_precision() {
         check(r && r->error.empty() && !r->steps.empty(), "the Precision panel ran FP32" + (r ? ": " + r->error : std::string()));
         if (!r || r->steps.empty()) return true;
         bool zero = true;
-        for (const PrecisionStepRow& s : r->steps) zero = zero && s.difference.max_abs == 0.0 && s.difference.nonfinite == 0;
+        for (const explain::PrecisionStepRow& s : r->steps) zero = zero && s.difference.max_abs == 0.0 && s.difference.nonfinite == 0;
         check(zero && r->first_change < 0 && r->fp32_logits == r->low_logits, "FP32 against FP32 differs nowhere");
         check(drawn_now(panel(app, "precision")), "the Precision panel is shown");
         if (PrecisionPanel* p = precision_panel(app)) check(!p->set_mode({Precision::Int8, true}), "INT8 everything-low is refused");
@@ -1298,7 +1298,7 @@ void SelfTest::build_precision() {
     });
     add("precision: bf16 computed", precision_ready());
     add("check precision bf16", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         const auto r = v.precision;
         check(r && r->error.empty() && r->request.mode.format == Precision::Bf16, "the Precision panel ran BF16");
         if (!r || !r->error.empty()) return true;
@@ -1312,7 +1312,7 @@ void SelfTest::build_precision() {
         int products = 0, moved = 0;
         for (size_t i = 0; same && i < c.steps.size(); ++i) {
             same = c.steps[i].max_abs == r->steps[i].difference.max_abs && c.steps[i].name == r->steps[i].difference.name;
-            if (r->steps[i].how == LowStep::Product) {
+            if (r->steps[i].how == explain::LowStep::Product) {
                 ++products;
                 moved += r->steps[i].difference.max_abs > 0.0;
             }
@@ -1322,7 +1322,7 @@ void SelfTest::build_precision() {
                                                       std::to_string(products) + ")");
         check(r->first_nonfinite < 0, "BF16 autocast holds no inf or NaN");
         bool bounded = !r->absolute.empty();
-        for (const RoundingHistogram& h : r->absolute) bounded = bounded && h.max_abs_error > 0.0 && h.max_abs_error <= h.step / 2;
+        for (const explain::RoundingHistogram& h : r->absolute) bounded = bounded && h.max_abs_error > 0.0 && h.max_abs_error <= h.step / 2;
         check(bounded, "every weight's BF16 rounding error is within half a step");
         if (PrecisionPanel* p = precision_panel(app)) {
             p->set_mode({Precision::Fp16, true});
@@ -1371,46 +1371,46 @@ void SelfTest::build_precision() {
 
 void SelfTest::check_lesson_step(ExplorerApp& app) {
     const LessonsPanel* l = lessons_panel(app);
-    const Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
-    const LessonStep& step = lesson.steps[static_cast<size_t>(m_lesson_step)];
+    const explain::Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
+    const explain::LessonStep& step = lesson.steps[static_cast<size_t>(m_lesson_step)];
     const std::string at = lesson.file + " step " + std::to_string(m_lesson_step + 1) + ": ";
-    const SessionView& v = app.view();
+    const explain::SessionView& v = app.view();
     const Selection& sel = app.selection();
     for (size_t i = 0; i < step.actions.size(); ++i) {
-        const LessonAction& a = step.actions[i];
+        const explain::LessonAction& a = step.actions[i];
         // Only the last action of a kind in a step is still in effect at its end.
         bool later = false;
         for (size_t j = i + 1; j < step.actions.size(); ++j) later |= step.actions[j].kind == a.kind;
-        if (later && a.kind != LessonActionKind::HeadEnabled) continue;   // heads: per block and head, below
+        if (later && a.kind != explain::LessonActionKind::HeadEnabled) continue;   // heads: per block and head, below
         const std::string what = at + to_string(a.kind) + (a.name.empty() ? std::string() : " " + a.name);
         switch (a.kind) {
-            case LessonActionKind::OpenModel:
+            case explain::LessonActionKind::OpenModel:
                 check(fs::path(v.model_source).stem().string() == a.name, what + ": that model is loaded (" + v.model_source + ")");
                 break;
-            case LessonActionKind::SetSentences: check(v.sentences == a.sentences, what + ": the sentences are set"); break;
-            case LessonActionKind::GoToStep:
+            case explain::LessonActionKind::SetSentences: check(v.sentences == a.sentences, what + ": the sentences are set"); break;
+            case explain::LessonActionKind::GoToStep:
                 check(v.cursor > 0 && v.cursor <= v.steps.size() && v.steps[v.cursor - 1].name == a.name,
                       what + ": the cursor is just after that step");
                 break;
-            case LessonActionKind::CausalMask: check(v.options.causal_mask == a.on, what + ": causal mask set"); break;
-            case LessonActionKind::PaddingMask: check(v.options.padding_mask == a.on, what + ": padding mask set"); break;
-            case LessonActionKind::PositionalEncoding:
+            case explain::LessonActionKind::CausalMask: check(v.options.causal_mask == a.on, what + ": causal mask set"); break;
+            case explain::LessonActionKind::PaddingMask: check(v.options.padding_mask == a.on, what + ": padding mask set"); break;
+            case explain::LessonActionKind::PositionalEncoding:
                 check(v.options.positional_encoding == a.on, what + ": positional encoding set");
                 break;
-            case LessonActionKind::AttentionScaling:
+            case explain::LessonActionKind::AttentionScaling:
                 check(v.config.scale_attention == a.on, what + ": 1/sqrt(dk) scaling set");
                 break;
-            case LessonActionKind::SelectAttention:
+            case explain::LessonActionKind::SelectAttention:
                 check(sel.attention_block >= 0 && sel.attention_block < static_cast<int>(v.attention.size()) &&
                           v.attention[static_cast<size_t>(sel.attention_block)].prefix == a.name && sel.head == a.number,
                       what + ": that block and head are selected");
                 break;
-            case LessonActionKind::ShowPanel: {
+            case explain::LessonActionKind::ShowPanel: {
                 const Panel* p = panel(app, a.name);
                 check(p && drawn_now(p), what + ": the panel is open and drawn");
                 break;
             }
-            case LessonActionKind::HighlightPanel: {
+            case explain::LessonActionKind::HighlightPanel: {
                 // The highlighted panel is framed, drawn now, and not covered by the lesson.
                 const Panel* p = panel(app, a.name);
                 const Panel* lessons = panel(app, "lessons");
@@ -1423,14 +1423,14 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 }
                 break;
             }
-            case LessonActionKind::Decoding: check(v.beam_size == a.number, what + ": decoding set"); break;
-            case LessonActionKind::NeuronView: {
+            case explain::LessonActionKind::Decoding: check(v.beam_size == a.number, what + ": decoding set"); break;
+            case explain::LessonActionKind::NeuronView: {
                 const Panel* p = panel(app, "neuron");
                 check(sel.neuron_query == a.number && sel.neuron_key == a.key && p && drawn_now(p),
                       what + ": the Neuron view shows that cell");
                 break;
             }
-            case LessonActionKind::HeadEnabled: {
+            case explain::LessonActionKind::HeadEnabled: {
                 // Only the last switch of this block and head in the step counts.
                 bool same_later = false;
                 for (size_t j = i + 1; j < step.actions.size(); ++j)
@@ -1442,14 +1442,14 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 check(is_off == !a.on, what + " head " + std::to_string(a.number) + ": switched " + (a.on ? "on" : "off"));
                 break;
             }
-            case LessonActionKind::AllHeadsOn: {
+            case explain::LessonActionKind::AllHeadsOn: {
                 bool any_off = false;
                 for (const auto& [block, heads] : v.options.disabled_heads) any_off |= !heads.empty();
                 check(!any_off, what + ": every head is on");
                 break;
             }
-            case LessonActionKind::Generation: {
-                const GenerationTrace& g = v.generation;
+            case explain::LessonActionKind::Generation: {
+                const explain::GenerationTrace& g = v.generation;
                 const bool same = g.settings.sample == a.on && (!a.on || (g.settings.sampling.temperature == a.sampling.temperature &&
                                                                           g.settings.sampling.top_k == a.sampling.top_k &&
                                                                           g.settings.sampling.top_p == a.sampling.top_p &&
@@ -1457,7 +1457,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 check(same && g.error.empty() && !g.tokens.empty(), what + ": the Generate panel generated with these settings");
                 break;
             }
-            case LessonActionKind::Train:
+            case explain::LessonActionKind::Train:
                 check(app.trainer_info().exists && to_string(app.trainer_info().training.task) == a.name &&
                           app.training().state == TrainerState::Running,
                       what + ": the trainer runs that task");
@@ -1465,7 +1465,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                           app.trainer_info().training.loss_scale.mode == a.loss_scale.mode,
                       what + ": in that precision, with that loss scale");
                 break;
-            case LessonActionKind::Precision: {
+            case explain::LessonActionKind::Precision: {
                 const PrecisionPanel* p = precision_panel(app);
                 check(p && p->mode().format == a.precision.format && p->mode().all_low == a.precision.all_low &&
                           p->embedding_scale() == a.embedding_scale,
@@ -1473,8 +1473,8 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 check(p && drawn_now(p), what + ": the Precision panel is open and drawn");
                 break;
             }
-            case LessonActionKind::ModelVariant: {
-                const ModelVariant& w = a.variant;
+            case explain::LessonActionKind::ModelVariant: {
+                const explain::ModelVariant& w = a.variant;
                 check((!w.positional || v.config.positional == *w.positional) && (!w.ffn || v.config.ffn == *w.ffn) &&
                           (!w.norm_kind || v.config.norm_kind == *w.norm_kind),
                       what + ": the model has " + describe(w));
@@ -1534,7 +1534,7 @@ void SelfTest::build_decoder_only() {
     });
     add("draw", wait_frames(2));
     add("check decoder-only continuation", [this, prompts](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         check(v.decoder_only && v.config.arch == Arch::DecoderOnly, "the decoder-only model is loaded");
         check(v.sentences == prompts && v.B == 2, "two prompts form the batch");
         for (const StepInfo& s : v.steps)
@@ -1567,13 +1567,13 @@ void SelfTest::build_decoder_only() {
                       "prompt " + std::to_string(b + 1) + ": the decoder input is BOS + prompt + continuation, right-padded");
         }
         app.send(ShowPanel{"generate"});
-        app.send(SetGeneration{GenerationSettings{}});
+        app.send(SetGeneration{explain::GenerationSettings{}});
         return true;
     });
     add("draw", wait_frames(2));
     add("check decoder-only generate", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
-        const GenerationTrace& g = v.generation;
+        const explain::SessionView& v = app.view();
+        const explain::GenerationTrace& g = v.generation;
         check(g.error.empty() && !g.tokens.empty(), "the Generate panel continues the prompt (" + g.error + ")");
         if (g.tokens.empty() || v.source_tokens.empty()) return true;
         std::vector<int> start{v.config.special.bos};
@@ -1584,15 +1584,15 @@ void SelfTest::build_decoder_only() {
         check(g.text == v.decoded_text.at(0), "greedy generation writes the greedy continuation (" + g.text + ")");
         const int P = static_cast<int>(g.context.size());
         for (size_t i = 0; i < g.tokens.size(); ++i) {
-            const GeneratedToken& k = g.tokens[i];
+            const explain::GeneratedToken& k = g.tokens[i];
             const int keys = P + static_cast<int>(i) + 1;
             check(k.cross_probs.empty(), "decoder-only: no cross-attention row");
             for (const auto& self : k.self_probs)
                 check(self.size() == static_cast<size_t>(g.H) * keys, "token " + std::to_string(i + 1) + ": the query row sees P + t cached keys");
             check(k.max_diff <= 1e-4, "token " + std::to_string(i + 1) + ": cached and full log-probabilities agree");
         }
-        for (const GenerationStep& s : generation_steps(v.config, v.options.positional_encoding))
-            check(s.kind != GenerationStepKind::CrossAttention, "decoder-only: no cross-attention step in a token's pass");
+        for (const explain::GenerationStep& s : explain::generation_steps(v.config, v.options.positional_encoding))
+            check(s.kind != explain::GenerationStepKind::CrossAttention, "decoder-only: no cross-attention step in a token's pass");
         app.send(SetGenerationCursor{1000, 1000});
         return true;
     });
@@ -1616,7 +1616,7 @@ void SelfTest::build_decoder_only() {
     });
     add("draw", wait_frames(2));
     add("check decoder-only beam search", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         check(v.beam_size == 3 && v.beams.size() == 2, "decoder-only: beam search ran on both prompts");
         for (size_t b = 0; b < v.beams.size() && b < v.decoded_ids.size(); ++b)
             check(v.decoded_ids[b] == v.beams[b].best, "decoder-only: the continuation shown is beam search's best");
@@ -1639,8 +1639,8 @@ void SelfTest::build_decoder_only() {
     });
     add("draw", wait_frames(2));
     add("check decoder-only neuron view", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
-        const NeuronTrace t = trace_neuron(v, {0, 1, 0, 2, 1});
+        const explain::SessionView& v = app.view();
+        const explain::NeuronTrace t = trace_neuron(v, {0, 1, 0, 2, 1});
         for (const auto& m : neuron_mismatches(v, t)) check(false, "decoder-only neuron view: " + m);
         check(t.kind == AttentionKind::DecoderSelf && t.key_tokens == v.tgt_labels(1), "decoder-only: keys are decoder positions");
         return true;
@@ -1659,15 +1659,15 @@ void SelfTest::build_decoder_only() {
     });
     add("decoder-only look inside computed", look_inside_ready());
     add("check decoder-only look inside", [this](ExplorerApp& app) {
-        const SessionView& v = app.view();
+        const explain::SessionView& v = app.view();
         const auto r = v.look_inside;
         check(r && r->error.empty() && r->decoder_only, "decoder-only: the Look inside views are computed" + (r ? " " + r->error : ""));
         if (!r || !r->error.empty()) return true;
         check(r->source_tokens.empty() && r->rollout.error.empty() && r->rollout.cross.empty() &&
                   r->rollout.stack == "decoder self-attention",
               "decoder-only: the rollout runs over the decoder's self-attention, with no decoder-over-source part");
-        InspectModel model(load_checkpoint(v.model_source));
-        const InspectInput in = model.input(v.sentences.front(), v.target_text);
+        explain::InspectModel model(load_checkpoint(v.model_source));
+        const explain::InspectInput in = model.input(v.sentences.front(), v.target_text);
         check(r->lens.error.empty() && r->lens.log_probs == logit_lens(model, in, 5).log_probs, "decoder-only: the lens is the library's");
         check(r->heads.grids.size() == 1 && r->heads.grids[0].delta == head_importance(model, in).grids.at(0).delta,
               "decoder-only: head importance has the one attention kind, as the library computes it");

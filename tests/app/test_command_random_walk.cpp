@@ -67,7 +67,7 @@ public:
     }
 
     Command next(const Workbench& wb) {
-        const SessionView& v = wb.view();
+        const explain::SessionView& v = wb.view();
         switch (pick(40)) {
             case 0: case 1: case 2: case 3: return SetInput{sentences(v), target()};
             case 4: {   // one more sentence, or one fewer (down to none: refused)
@@ -101,7 +101,7 @@ public:
                                          : Command(ShowPanel{coin() ? "steps" : "masks"});
             case 25: return model_command(v);
             case 26: {
-                GenerationSettings g;
+                explain::GenerationSettings g;
                 g.sample = coin();
                 g.sampling.temperature = pick(5) == 0 ? 0.0 : 0.5 + pick(3);
                 g.sampling.top_k = pick(4);
@@ -116,11 +116,11 @@ public:
             case 31: return SetBackend{std::vector<std::string>{"cpu", "cuda", "nope"}[pick(3)]};
             case 32: return training_command();
             case 33: return training_command();
-            case 34: return pick(8) == 0 ? Command(ComputeLookInside{LookInsideRequest{first(v), std::nullopt, "", -1, "", ""}})
+            case 34: return pick(8) == 0 ? Command(ComputeLookInside{explain::LookInsideRequest{first(v), std::nullopt, "", -1, "", ""}})
                                          : Command(StepForward{});
             case 35: {
                 if (pick(6) != 0) return StepBack{};
-                PrecisionRequest r;
+                explain::PrecisionRequest r;
                 r.source = first(v);
                 r.mode = PrecisionMode{std::vector<Precision>{Precision::Bf16, Precision::Fp16, Precision::Int8}[pick(3)], false};
                 r.embedding_scale = pick(2) == 0 ? 1.0f : 10000.0f;
@@ -155,7 +155,7 @@ private:
             default: return plain[pick(static_cast<int>(plain.size()))];
         }
     }
-    std::vector<std::string> sentences(const SessionView&) {
+    std::vector<std::string> sentences(const explain::SessionView&) {
         std::vector<std::string> s;
         const int n = pick(7) == 0 ? pick(7) : 1 + pick(2);   // now and then none, or more than a batch holds
         for (int i = 0; i < n; ++i) s.push_back(sentence());
@@ -165,13 +165,13 @@ private:
         if (pick(6) != 0) return std::nullopt;
         return coin() ? std::string("El perro.") : sentence();
     }
-    std::string prefix(const SessionView& v) {
+    std::string prefix(const explain::SessionView& v) {
         if (v.attention.empty() || pick(5) == 0) return "decoder.layers.9.nope";
         return v.attention[pick(static_cast<int>(v.attention.size()))].prefix;
     }
-    static std::string first(const SessionView& v) { return v.sentences.empty() ? std::string() : v.sentences.front(); }
+    static std::string first(const explain::SessionView& v) { return v.sentences.empty() ? std::string() : v.sentences.front(); }
 
-    Command model_command(const SessionView& v) {
+    Command model_command(const explain::SessionView& v) {
         switch (pick(9)) {
             case 0: case 1: {
                 // The shipped models of max_len <= 128. Not everyday (54 MB; its corpus takes seconds
@@ -197,7 +197,7 @@ private:
                 return RebuildModel{c};
             }
             case 7: {
-                ModelVariant variant;
+                explain::ModelVariant variant;
                 if (coin()) variant.positional = static_cast<PositionalKind>(pick(5));
                 if (coin()) variant.ffn = static_cast<FfnKind>(pick(3));
                 if (coin()) variant.norm_kind = static_cast<NormKind>(pick(2));
@@ -231,7 +231,7 @@ private:
 
 // The invariants every panel relies on; "" when they hold, else the first one broken.
 std::string broken_invariant(const Workbench& wb) {
-    const SessionView& v = wb.view();
+    const explain::SessionView& v = wb.view();
     if (!v.valid) return "no valid model state";
     if (v.sentences.empty()) return "no sentence";
     if (v.B != static_cast<int>(v.sentences.size())) return "B " + std::to_string(v.B) + " != sentences " + std::to_string(v.sentences.size());
@@ -242,7 +242,7 @@ std::string broken_invariant(const Workbench& wb) {
         return "selected attention block " + std::to_string(s.attention_block) + " of " + std::to_string(v.attention.size());
     if (s.head < 0 || s.head >= v.config.heads) return "selected head " + std::to_string(s.head) + " of " + std::to_string(v.config.heads);
     if (s.batch_row < 0 || s.batch_row >= v.B) return "selected batch row " + std::to_string(s.batch_row);
-    const GenerationTrace& g = v.generation;
+    const explain::GenerationTrace& g = v.generation;
     if (!g.tokens.empty() && (g.token < 1 || g.token > static_cast<int>(g.tokens.size())))
         return "generation cursor at token " + std::to_string(g.token) + " of " + std::to_string(g.tokens.size());
     // Every finished attention row: a probability distribution over the keys, or all zero.

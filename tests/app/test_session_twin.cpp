@@ -36,7 +36,7 @@ TEST(SessionTwin, OneCopyPerModelVersion) {
 
     // Precision with scaled embeddings scales a copy of its own: the shared one stays as it was.
     const std::vector<float> before = first->parameters;
-    const PrecisionView scaled = compute_precision_view(first, PrecisionRequest{"3 1 4 1 5", PrecisionMode{Precision::Fp16, false}, 4.0f});
+    const explain::PrecisionView scaled = compute_precision_view(first, explain::PrecisionRequest{"3 1 4 1 5", PrecisionMode{Precision::Fp16, false}, 4.0f});
     ASSERT_TRUE(scaled.error.empty()) << scaled.error;
     EXPECT_EQ(first->parameters, before);
 
@@ -78,10 +78,10 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
         ASSERT_TRUE(wb.view().valid);
         EXPECT_EQ(wb.twin_copies_made(), 0u) << "a copy was made before anyone needed one";
         const std::string sentence = wb.view().sentences.front();
-        const PrecisionRequest precision{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f};
+        const explain::PrecisionRequest precision{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f};
 
         wb.apply(MeasureGeneration{});
-        wb.apply(ComputeLookInside{LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
+        wb.apply(ComputeLookInside{explain::LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
         wb.apply(ComputePrecision{precision});
         ASSERT_TRUE(wb.view().generation_timing.has_value());
         ASSERT_TRUE(wb.view().look_inside && wb.view().look_inside->error.empty()) << wb.view().look_inside->error;
@@ -92,7 +92,7 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
         // disk and read back (an independent copy of the same weights).
         const std::string saved = (dir / "saved.safetensors").string();
         wb.apply(SaveCheckpoint{saved});
-        const PrecisionView reference = compute_precision_view(load_checkpoint(saved), precision);
+        const explain::PrecisionView reference = compute_precision_view(load_checkpoint(saved), precision);
         ASSERT_TRUE(reference.error.empty()) << reference.error;
         EXPECT_EQ(wb.view().precision->fp32_logits, reference.fp32_logits);
         EXPECT_EQ(wb.view().precision->low_logits, reference.low_logits);
@@ -112,7 +112,7 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
         wb.apply(ComputePrecision{precision});
         EXPECT_EQ(wb.twin_copies_made(), 2u);
         wb.apply(LoadCheckpoint{saved});
-        wb.apply(ComputeLookInside{LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
+        wb.apply(ComputeLookInside{explain::LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
         EXPECT_EQ(wb.twin_copies_made(), 3u);
         EXPECT_EQ(wb.error_count(), 0);
     }

@@ -35,8 +35,8 @@ TEST(WorkbenchAsyncResults, AResultForTheCurrentInputIsAdopted) {
     wb.open_first_model(REVERSE, {});
     ASSERT_TRUE(wb.view().valid);
     const std::string sentence = wb.view().sentences.front();
-    wb.apply(ComputeLookInside{LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
-    wb.apply(ComputePrecision{PrecisionRequest{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f}});
+    wb.apply(ComputeLookInside{explain::LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
+    wb.apply(ComputePrecision{explain::PrecisionRequest{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f}});
     EXPECT_TRUE(wb.view().look_inside_computing);
     EXPECT_TRUE(wb.view().precision_computing);
     finish(wb);
@@ -50,8 +50,8 @@ TEST(WorkbenchAsyncResults, AResultForAnEarlierInputIsDropped) {
     wb.open_first_model(REVERSE, {});
     ASSERT_TRUE(wb.view().valid);
     const std::string sentence = wb.view().sentences.front();
-    wb.apply(ComputeLookInside{LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
-    wb.apply(ComputePrecision{PrecisionRequest{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f}});
+    wb.apply(ComputeLookInside{explain::LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
+    wb.apply(ComputePrecision{explain::PrecisionRequest{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f}});
     // Another sentence before either result is adopted (adoption happens only in tick()).
     wb.apply(SetInput{{sentence + " " + sentence}, std::nullopt});
     finish(wb);
@@ -60,7 +60,7 @@ TEST(WorkbenchAsyncResults, AResultForAnEarlierInputIsDropped) {
 
     // Asked again for the new input, they are adopted.
     const std::string now = wb.view().sentences.front();
-    wb.apply(ComputePrecision{PrecisionRequest{now, PrecisionMode{Precision::Bf16, false}, 1.0f}});
+    wb.apply(ComputePrecision{explain::PrecisionRequest{now, PrecisionMode{Precision::Bf16, false}, 1.0f}});
     finish(wb);
     EXPECT_TRUE(wb.view().precision);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# End-to-end test of `txcli inspect` (app/cli/cmd_inspect.cpp): each view with --json on a small
+# End-to-end test of `txcli inspect` (cli/cmd_inspect.cpp): each view with --json on a small
 # shipped model, checked for the properties docs/look-inside.md states: the lens's last row is the
 # model's output, the attribution's parts and remainder add up to the logit, patching is 0 / 1 at
 # its ends and refuses sentences of different lengths (exit non-zero, one line naming both).

@@ -8,7 +8,7 @@
 
 #include "bit_layout.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 TEST(BitLayout, PointOneInEachFormat) {
@@ -90,4 +90,4 @@ TEST(BitLayout, Fp16SubnormalsAndOverflow) {
 TEST(BitLayout, Int8HasNoLayout) { EXPECT_THROW(bit_layout(1.0f, Precision::Int8), std::invalid_argument); }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 #include "generation_trace.h"
 #include "tx/layer_plan.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 ModelConfig config(Arch arch, NormPlacement norm, PositionalKind positional) {
@@ -86,4 +86,4 @@ TEST(GenerationSteps, TheEmbedStepFollowsThePositionalSwitch) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

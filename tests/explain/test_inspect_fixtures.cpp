@@ -20,7 +20,7 @@
 #include "tx/checkpoint.h"
 #include "tx/safetensors.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
@@ -127,4 +127,4 @@ TEST_P(InspectFixture, LogitAttributionMatchesNumPy) {
 INSTANTIATE_TEST_SUITE_P(Inspect, InspectFixture, ::testing::Values("post", "pre"));
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -20,7 +20,7 @@
 #include "tx/session.h"
 #include "support/small_models.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
@@ -206,4 +206,4 @@ TEST(InspectDecoderOnly, ViewsThatApplyWorkAndPatchingIsExact) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

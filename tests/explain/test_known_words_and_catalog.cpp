@@ -14,7 +14,7 @@
 #include "model_catalog.h"
 #include "tx/session.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 TEST(KnownWords, WordKeyStripsPunctuationOnly) {
@@ -86,4 +86,4 @@ TEST(ModelCatalog, ABadFileIsNamedInTheError) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

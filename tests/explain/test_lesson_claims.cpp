@@ -30,7 +30,7 @@
 #include "tx/checkpoint.h"
 #include "tx/session.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
@@ -845,4 +845,4 @@ TEST(LessonClaims, ModernVariants) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -10,7 +10,7 @@
 #include "lesson_progress.h"
 #include "lessons.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 namespace fs = std::filesystem;
@@ -278,4 +278,4 @@ TEST_F(LessonFiles, ABadFileIsLeftOutAndTheOthersLoad) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -13,7 +13,7 @@
 #include "tx/session.h"
 #include "support/small_models.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 Checkpoint golden() {
@@ -118,4 +118,4 @@ TEST(LookInside, DecoderOnlyHasTheViewsThatApply) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

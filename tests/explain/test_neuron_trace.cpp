@@ -12,7 +12,7 @@
 #include "tx/session.h"
 #include "session_view.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 SessionView run_view(Session& session) {
@@ -114,4 +114,4 @@ TEST(NeuronTrace, AFutureKeyIsMaskedForTrainingAndGeneration) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -8,7 +8,7 @@
 
 #include "positional_views.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 TEST(PositionalViews, RopeDotsDependOnlyOnTheOffset) {
@@ -61,4 +61,4 @@ TEST(PositionalViews, CosineSimilarityMatchesADirectComputation) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -19,7 +19,7 @@
 #include "tx/checkpoint.h"
 #include "tx/safetensors.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
@@ -319,4 +319,4 @@ TEST(PrecisionView, Fp16OverflowIsReportedNotThrown) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

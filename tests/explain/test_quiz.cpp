@@ -12,7 +12,7 @@
 #include "lessons.h"
 #include "quiz.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
@@ -108,4 +108,4 @@ TEST(Quiz, AHintFirstTheExplanationAfterASecondTry) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -9,7 +9,7 @@
 #include "neuron_trace.h"
 #include "setting_texts.h"
 
-namespace tx::app {
+namespace tx::explain {
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -176,4 +176,4 @@ TEST(SettingTexts, TheNeuronViewSaysWhichQAndKItShows) {
 }
 
 }  // namespace
-}  // namespace tx::app
+}  // namespace tx::explain

@@ -26,8 +26,8 @@ namespace tx::cli {
 
 namespace {
 
-using app::InspectInput;
-using app::InspectModel;
+using explain::InspectInput;
+using explain::InspectModel;
 using nlohmann::json;
 
 constexpr const char* INSPECT_HELP =
@@ -94,7 +94,7 @@ void fail_on(const std::string& error) {
 }
 
 int lens(InspectModel& model, const InspectInput& in, const Args& args) {
-    const app::LogitLens r = app::logit_lens(model, in, static_cast<int>(args.integer("top-k", 3, 1, 100)));
+    const explain::LogitLens r = explain::logit_lens(model, in, static_cast<int>(args.integer("top-k", 3, 1, 100)));
     fail_on(r.error);
     if (args.flag("json")) {
         json j{{"view", "lens"}, {"readout", r.readout}, {"caveat", r.caveat}, {"layers", r.layers},
@@ -102,7 +102,7 @@ int lens(InspectModel& model, const InspectInput& in, const Args& args) {
         json cells = json::array();
         for (int l = 0; l < r.layers; ++l)
             for (int t = 0; t < r.positions; ++t) {
-                const app::LensCell& c = r.cells[static_cast<size_t>(l) * r.positions + t];
+                const explain::LensCell& c = r.cells[static_cast<size_t>(l) * r.positions + t];
                 cells.push_back({{"layer", l}, {"position", t}, {"top", c.top}, {"top_tokens", model.token_texts(c.top)},
                                  {"top_log_probs", c.top_log_probs}, {"chosen_prob", std::exp(c.chosen_log_prob)}});
             }
@@ -115,7 +115,7 @@ int lens(InspectModel& model, const InspectInput& in, const Args& args) {
         std::printf("\nposition %d (input %s), finally chosen %s\n", t, r.position_tokens[t].c_str(),
                     model.token_text(r.chosen[t]).c_str());
         for (int l = 0; l < r.layers; ++l) {
-            const app::LensCell& c = r.cells[static_cast<size_t>(l) * r.positions + t];
+            const explain::LensCell& c = r.cells[static_cast<size_t>(l) * r.positions + t];
             std::printf("  layer %d: p(chosen) %.4f  top:", l, std::exp(c.chosen_log_prob));
             for (size_t k = 0; k < c.top.size(); ++k)
                 std::printf(" %s %.3f", model.token_text(c.top[k]).c_str(), std::exp(c.top_log_probs[k]));
@@ -125,8 +125,8 @@ int lens(InspectModel& model, const InspectInput& in, const Args& args) {
     return 0;
 }
 
-app::PatchMetric patch_metric(const InspectModel& model, const Args& args) {
-    app::PatchMetric m;
+explain::PatchMetric patch_metric(const InspectModel& model, const Args& args) {
+    explain::PatchMetric m;
     m.position = static_cast<int>(args.integer("position", -1, 0, 1 << 20));
     if (const auto t = args.optional("token")) m.token = model.token_id(*t);
     if (const auto t = args.optional("versus")) m.versus = model.token_id(*t);
@@ -153,14 +153,14 @@ std::pair<InspectInput, InspectInput> patch_inputs(InspectModel& model, const Ar
 
 int patch(InspectModel& model, const Args& args) {
     const auto [clean, corrupted] = patch_inputs(model, args);
-    const app::ActivationPatching r = app::activation_patching(model, clean, corrupted, patch_metric(model, args));
+    const explain::ActivationPatching r = explain::activation_patching(model, clean, corrupted, patch_metric(model, args));
     fail_on(r.error);
     if (args.flag("json")) {
         json j{{"view", "patch"}, {"metric", r.metric_text}, {"position", r.metric.position}, {"token", r.metric.token},
                {"versus", r.metric.versus}, {"clean", r.clean}, {"corrupted", r.corrupted}, {"note", r.note},
                {"clean_tokens", r.clean_tokens}, {"corrupted_tokens", r.corrupted_tokens}, {"target_tokens", r.target_tokens}};
         json grids = json::array();
-        for (const app::PatchGrid& g : r.grids)
+        for (const explain::PatchGrid& g : r.grids)
             grids.push_back({{"name", g.name}, {"rows", g.rows}, {"cols", g.cols}, {"heads", g.heads},
                              {"metric", g.metric}, {"normalised", g.normalised}});   // NaN prints as null
         j["grids"] = grids;
@@ -171,7 +171,7 @@ int patch(InspectModel& model, const Args& args) {
                 joined(r.clean_tokens).c_str(), joined(r.corrupted_tokens).c_str(), joined(r.target_tokens).c_str(),
                 r.metric_text.c_str(), r.clean, r.corrupted);
     if (!r.note.empty()) std::printf("%s\n", r.note.c_str());
-    for (const app::PatchGrid& g : r.grids) {
+    for (const explain::PatchGrid& g : r.grids) {
         const bool defined = r.note.empty();
         const std::vector<std::string> cols = g.heads ? head_names(g.cols)
                                               : g.stack == Stack::Encoder || model.decoder_only() ? r.clean_tokens
@@ -183,13 +183,13 @@ int patch(InspectModel& model, const Args& args) {
 }
 
 int heads(InspectModel& model, const InspectInput& in, const Args& args) {
-    const app::HeadImportance r = app::head_importance(model, in, static_cast<int>(args.integer("position", -1, 0, 1 << 20)));
+    const explain::HeadImportance r = explain::head_importance(model, in, static_cast<int>(args.integer("position", -1, 0, 1 << 20)));
     fail_on(r.error);
     if (args.flag("json")) {
         json j{{"view", "heads"}, {"metric", r.metric_text}, {"position", r.position}, {"chosen", r.chosen},
                {"chosen_tokens", r.chosen_text}, {"intact", r.intact}};
         json grids = json::array();
-        for (const app::HeadGrid& g : r.grids)
+        for (const explain::HeadGrid& g : r.grids)
             grids.push_back({{"name", g.name}, {"layers", g.layers}, {"heads", g.heads}, {"delta", g.delta}});
         j["grids"] = grids;
         std::printf("%s\n", j.dump(1).c_str());
@@ -197,12 +197,12 @@ int heads(InspectModel& model, const InspectInput& in, const Args& args) {
     }
     std::printf("chosen: %s\nmetric: %s = %.4f\n(change with one head off; negative = the head helped)\n",
                 joined(r.chosen_text).c_str(), r.metric_text.c_str(), r.intact);
-    for (const app::HeadGrid& g : r.grids) print_grid(g.name, g.layers, g.heads, g.delta, head_names(g.heads));
+    for (const explain::HeadGrid& g : r.grids) print_grid(g.name, g.layers, g.heads, g.delta, head_names(g.heads));
     return 0;
 }
 
 int rollout(InspectModel& model, const InspectInput& in, const Args& args) {
-    const app::AttentionRollout r = app::attention_rollout(model, in);
+    const explain::AttentionRollout r = explain::attention_rollout(model, in);
     fail_on(r.error);
     const size_t NN = static_cast<size_t>(r.positions) * r.positions;
     const std::vector<double> last(r.per_layer.end() - static_cast<std::ptrdiff_t>(NN), r.per_layer.end());
@@ -240,18 +240,18 @@ int rollout(InspectModel& model, const InspectInput& in, const Args& args) {
 }
 
 int entropy(InspectModel& model, const InspectInput& in, const Args& args) {
-    const app::AttentionEntropy r = app::attention_entropy(model, in);
+    const explain::AttentionEntropy r = explain::attention_entropy(model, in);
     fail_on(r.error);
     if (args.flag("json")) {
         json grids = json::array();
-        for (const app::EntropyGrid& g : r.grids)
+        for (const explain::EntropyGrid& g : r.grids)
             grids.push_back({{"name", g.name}, {"layers", g.layers}, {"heads", g.heads}, {"entropy", g.entropy},
                              {"max_entropy", g.max_entropy}});
         std::printf("%s\n", json{{"view", "entropy"}, {"note", r.note}, {"grids", grids}}.dump(1).c_str());
         return 0;
     }
     std::printf("%s\n", r.note.c_str());
-    for (const app::EntropyGrid& g : r.grids)
+    for (const explain::EntropyGrid& g : r.grids)
         print_grid(g.name + " (uniform maximum " + std::to_string(g.max_entropy) + " nats)", g.layers, g.heads, g.entropy,
                    head_names(g.heads));
     return 0;
@@ -259,8 +259,8 @@ int entropy(InspectModel& model, const InspectInput& in, const Args& args) {
 
 int attribution(InspectModel& model, const InspectInput& in, const Args& args) {
     const int token = args.has("token") ? model.token_id(args.get("token")) : -1;
-    const app::LogitAttribution r =
-        app::logit_attribution(model, in, static_cast<int>(args.integer("position", -1, 0, 1 << 20)), token);
+    const explain::LogitAttribution r =
+        explain::logit_attribution(model, in, static_cast<int>(args.integer("position", -1, 0, 1 << 20)), token);
     fail_on(r.error);
     double sum = r.remainder;
     for (const auto& p : r.parts) sum += p.value;
@@ -294,13 +294,13 @@ int bench(InspectModel& model, const Args& args) {
     };
     size_t heads_runs = 0, patch_runs = 0;
     const auto h = time([&] {
-        const app::HeadImportance r = app::head_importance(model, clean);
+        const explain::HeadImportance r = explain::head_importance(model, clean);
         fail_on(r.error);
         heads_runs = 0;
         for (const auto& g : r.grids) heads_runs += g.delta.size();
     });
     const auto p = time([&] {
-        const app::ActivationPatching r = app::activation_patching(model, clean, corrupted);
+        const explain::ActivationPatching r = explain::activation_patching(model, clean, corrupted);
         fail_on(r.error);
         patch_runs = 0;
         for (const auto& g : r.grids) patch_runs += g.metric.size();

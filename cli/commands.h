@@ -1,4 +1,5 @@
-// txcli's commands: each takes the arguments after its name and returns the exit code.
+// txcli's commands: each takes the arguments after its name and returns the exit code. Each has one
+// row (name, summary, function) in COMMANDS (txcli.cpp), which the usage text and the dispatch read.
 // Errors are thrown (CliError or the core's exceptions) and printed by main as one line.
 #pragma once
 #include <string>
@@ -23,10 +24,10 @@ int cmd_score(const Argv& argv);
 int cmd_compare_variants(const Argv& argv);
 int cmd_convert(const Argv& argv);
 int cmd_average(const Argv& argv);
+int cmd_inspect(const Argv& argv);
 
 // forward --compare (precision_report.cpp): FP32 against `mode` on the --src sentences.
 int forward_compare_precision(const Args& args, const Checkpoint& checkpoint, PrecisionMode mode);
-int cmd_inspect(const Argv& argv);
 
 // Shared by the commands: the help text printed for --help, and whether argv asks for it.
 bool wants_help(const Argv& argv);

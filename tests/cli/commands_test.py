@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+# txcli's command table (cli/txcli.cpp, COMMANDS) against its documentation: `txcli --help` lists
+# exactly the commands of docs/cli.md's synopsis, in its order; each of them answers `--help` with its
+# own usage line and exit 0; an unknown command and a bare `txcli` exit 2 with the usage on stderr.
+#   usage: commands_test.py TXCLI DOCS_CLI_MD
+import re
+import subprocess
+import sys
+
+txcli, cli_md = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAILED: " + what)
+
+
+def run(*args):
+    return subprocess.run([txcli, *args], capture_output=True, text=True, timeout=120)
+
+
+# docs/cli.md's synopsis: the first ``` block, one "txcli NAME ..." line per command.
+synopsis = open(cli_md, encoding="utf-8").read().split("```")[1]
+documented = re.findall(r"^txcli ([a-z-]+)", synopsis, re.M)
+check(len(documented) >= 12, "docs/cli.md's synopsis names at least 12 commands: " + " ".join(documented))
+
+usage = run("--help")
+check(usage.returncode == 0 and usage.stderr == "", "txcli --help exits 0 and writes to stdout only")
+listed = re.findall(r"^  ([a-z-]+)  ", usage.stdout, re.M)
+check(listed == documented, "txcli --help lists docs/cli.md's commands in its order:\n  listed:     "
+      + " ".join(listed) + "\n  documented: " + " ".join(documented))
+check(all(len(line) <= 100 for line in usage.stdout.splitlines()), "the usage text fits in 100 columns")
+check(run("-h").stdout == usage.stdout and run("help").stdout == usage.stdout, "-h and help print the same usage")
+
+for name in documented:
+    p = run(name, "--help")
+    check(p.returncode == 0, "txcli " + name + " --help exits 0 (got " + str(p.returncode) + ": " + p.stderr.strip() + ")")
+    check(p.stdout.startswith("usage: txcli " + name + " "), "txcli " + name + " --help starts with its own usage line")
+
+bare = run()
+check(bare.returncode == 2 and bare.stdout == "" and bare.stderr == usage.stdout,
+      "txcli without a command exits 2 with the usage on stderr")
+unknown = run("no-such-command")
+check(unknown.returncode == 2 and unknown.stderr == "txcli: unknown command 'no-such-command'\n" + usage.stdout,
+      "an unknown command exits 2, names it and prints the usage on stderr")
+
+if failures:
+    sys.exit(str(len(failures)) + " check(s) failed")
+print("ok   txcli lists, dispatches and documents the same " + str(len(documented)) + " commands")
