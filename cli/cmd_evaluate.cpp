@@ -3,6 +3,9 @@
 // layer's cross-attention puts its largest weight on the reference source word.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "tx/alignment.h"
 #include "args.h"
@@ -14,6 +17,7 @@
 #include "commands.h"
 #include "tx/decoding.h"
 #include "model_source.h"
+#include "tx/length_limits.h"
 #include "tx/parallel_corpus.h"
 #include "tx/pronoun_probe.h"
 #include "tx/tasks.h"
@@ -25,7 +29,8 @@ namespace {
 
 constexpr const char* EVALUATE_HELP =
     "usage: txcli evaluate --checkpoint FILE [--data FILE.tsv] [--beam N] [--length-penalty A]\n"
-    "                      [--limit N] [--alignments FILE] [--pronouns FILE] [--threads N] [--json]\n"
+    "                      [--limit N] [--alignments FILE] [--pronouns FILE] [--translations FILE] [--threads N]\n"
+    "                      [--json]\n"
     "\n"
     "Decodes the source side of sentence pairs and compares the text with the target side:\n"
     "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens), corpus chrF2 (character 6-grams, beta 2,\n"
@@ -41,9 +46,33 @@ constexpr const char* EVALUATE_HELP =
     "                       the greedy translation's adjective agrees with the noun \"it\" refers to, and per\n"
     "                       head the share of probes where the encoder's \"it\" row, and the cross-attention\n"
     "                       row that writes the adjective, weigh the referent above the other noun\n"
+    "  --translations FILE  also write the translations there, one line per pair in the pairs' order (an empty\n"
+    "                       line for a pair too long for max_len); txcli score and other tools can read them\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
     "  --json               print one JSON object (bleu and chrf in [0, 1]; the text shows them x100)\n"
     "Decoding stops at EOS or after 2 x the source length + 10 tokens (within max_len).\n";
+
+// One translation a line, in the pairs' order: opened before decoding, so that a path that cannot
+// be written is refused at once, and renamed into place only when complete.
+class TranslationsFile {
+public:
+    explicit TranslationsFile(std::string path) : m_path(std::move(path)), m_temporary(m_path + ".tmp") {
+        m_out.open(m_temporary, std::ios::binary | std::ios::trunc);
+        if (!m_out) throw CliError("--translations: cannot write '" + m_temporary + "'");
+    }
+    void write(const std::vector<std::string>& lines) {
+        for (const std::string& line : lines) m_out << line << '\n';
+        m_out.close();
+        std::error_code error;
+        if (m_out.fail()) throw CliError("--translations: writing '" + m_temporary + "' failed");
+        std::filesystem::rename(m_temporary, m_path, error);
+        if (error) throw CliError("--translations: cannot rename '" + m_temporary + "' to '" + m_path + "': " + error.message());
+    }
+
+private:
+    std::string m_path, m_temporary;
+    std::ofstream m_out;
+};
 
 // Prints the pronoun report (unless json) and returns its JSON member (", \"pronouns\": {...}").
 std::string report_pronouns(Transformer& model, const Tokenizer& tokenizer, const std::string& path, bool json) {
@@ -92,7 +121,7 @@ int cmd_evaluate(const Argv& argv) {
         std::fputs(EVALUATE_HELP, stdout);
         return 0;
     }
-    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "pronouns", "threads"}, {"json"});
+    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "pronouns", "translations", "threads"}, {"json"});
     const std::string path = args.get("checkpoint");
     const int beam = static_cast<int>(args.integer("beam", 1, 1, 64));
     const double alpha = args.real("length-penalty", 0.6, 0.0, 10.0);
@@ -108,6 +137,8 @@ int cmd_evaluate(const Argv& argv) {
     const ModelConfig& c = checkpoint.config;
 
     std::vector<SentencePair> pairs = read_parallel_corpus(data);
+    std::optional<TranslationsFile> translations;
+    if (args.has("translations")) translations.emplace(args.get("translations"));
     if (limit > 0 && pairs.size() > static_cast<size_t>(limit)) pairs.resize(static_cast<size_t>(limit));
 
     const auto start = std::chrono::steady_clock::now();
@@ -123,7 +154,7 @@ int cmd_evaluate(const Argv& argv) {
             src.back().push_back(c.special.eos);
             longest = std::max(longest, static_cast<int>(src.back().size()));
         }
-        const auto out = greedy_decode(model, src, 2 * longest + 10);
+        const auto out = greedy_decode(model, src, translation_limit(longest, c.max_len));
         for (size_t k = 0; k < batch.size(); ++k) outputs[batch[k]] = tokenizer.decode(out[k]);
         batch.clear();
     };
@@ -138,13 +169,14 @@ int cmd_evaluate(const Argv& argv) {
             BeamOptions options;
             options.beam_size = beam;
             options.length_penalty = alpha;
-            outputs[i] = tokenizer.decode(beam_search(model, src, 2 * static_cast<int>(src.size()) + 10, options).best);
+            outputs[i] = tokenizer.decode(beam_search(model, src, translation_limit(static_cast<int>(src.size()), c.max_len), options).best);
         } else {
             batch.push_back(i);
             if (batch.size() == 100) flush();
         }
     }
     flush();
+    if (translations) translations->write(outputs);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::vector<std::vector<std::string>> hypotheses, references;

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "tx/decoding.h"
 #include "model_source.h"
+#include "tx/length_limits.h"
 #include "tx/safetensors.h"
 #include "tx/sampling.h"
 #include "tx/session.h"
@@ -84,9 +85,12 @@ std::vector<std::vector<int>> source_rows(const Session& session, const std::vec
     std::vector<std::vector<int>> rows;
     for (size_t i = 0; i < sources.size(); ++i) {
         std::vector<int> src = session.tokenizer().encode(sources[i]);
-        if (static_cast<int>(src.size()) + 1 > c.max_len)
-            throw CliError("--src " + std::to_string(i + 1) + " has " + std::to_string(src.size()) + " tokens; with " +
-                           (session.decoder_only() ? "BOS" : "EOS") + " it must fit max_len " + std::to_string(c.max_len));
+        try {
+            require_fits(static_cast<int>(src.size()), session.decoder_only() ? Marker::Bos : Marker::Eos, c.max_len,
+                         "--src " + std::to_string(i + 1));
+        } catch (const std::invalid_argument& e) {
+            throw CliError(e.what());   // bad input: exit 2, as every option error
+        }
         src.push_back(c.special.eos);
         rows.push_back(std::move(src));
     }
@@ -99,15 +103,6 @@ std::vector<std::vector<int>> prompt_rows(const Session& session, const std::vec
     if (!session.decoder_only()) return prompts;
     for (const auto& row : src) prompts.emplace_back(row.begin(), row.end() - 1);
     return prompts;
-}
-
-// The limit of Session's greedy decoding: 2 x the longest source (EOS included) + 10, within max_len;
-// for a decoder-only model CONTINUATION_TOKENS after the prompt (decoding keeps it within max_len).
-int decode_limit(const Session& session, const std::vector<std::vector<int>>& src) {
-    if (session.decoder_only()) return CONTINUATION_TOKENS;
-    size_t longest = 0;
-    for (const auto& row : src) longest = std::max(longest, row.size());
-    return std::min(session.config().max_len - 1, 2 * static_cast<int>(longest) + 10);
 }
 
 const char* DECODE_HELP =
@@ -231,7 +226,7 @@ int cmd_decode(const Argv& argv) {
                            std::to_string(sources.size()));
         const std::vector<std::vector<int>> src = source_rows(session, sources);
         const std::vector<std::vector<int>> out =
-            sample_decode(session.model(), src, decode_limit(session, src), sampling, prompt_rows(session, src));
+            sample_decode(session.model(), src, session.decode_limit(src), sampling, prompt_rows(session, src));
         for (const auto& ids : out) std::printf("%s\n", session.tokenizer().decode(ids).c_str());
         return 0;
     }
@@ -244,7 +239,7 @@ int cmd_decode(const Argv& argv) {
     const std::vector<std::vector<int>> rows = source_rows(session, sources);
     for (size_t i = 0; i < rows.size(); ++i) {
         const auto prompt = prompt_rows(session, {rows[i]});
-        const BeamResult result = beam_search(session.model(), rows[i], decode_limit(session, {rows[i]}), beam,
+        const BeamResult result = beam_search(session.model(), rows[i], session.decode_limit({rows[i]}), beam,
                                               prompt.empty() ? std::vector<int>{} : prompt.front());
         if (!args.flag("nbest")) {
             std::printf("%s\n", session.tokenizer().decode(result.best).c_str());

@@ -4,10 +4,12 @@
 // the greedy outputs part.
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "commands.h"
 #include "model_source.h"
 #include "tx/decoding.h"
+#include "tx/length_limits.h"
 #include "tx/precision_comparison.h"
 
 namespace tx::cli {
@@ -23,14 +25,18 @@ int forward_compare_precision(const Args& args, const Checkpoint& checkpoint, Pr
     size_t longest = 0;
     for (const std::string& text : args.all("src")) {
         std::vector<int> ids = tokenizer.encode(text);
-        if (static_cast<int>(ids.size()) + 1 > c.max_len)
-            throw CliError("--src '" + text + "' does not fit max_len " + std::to_string(c.max_len));
+        try {
+            require_fits(static_cast<int>(ids.size()), decoder_only ? Marker::Bos : Marker::Eos, c.max_len,
+                         "--src '" + text + "'");
+        } catch (const std::invalid_argument& e) {
+            throw CliError(e.what());   // bad input: exit 2, as every option error
+        }
         if (decoder_only) prompts.push_back(ids);
         ids.push_back(c.special.eos);
         longest = std::max(longest, ids.size());
         src.push_back(std::move(ids));
     }
-    const int limit = decoder_only ? CONTINUATION_TOKENS : std::min(c.max_len - 1, 2 * static_cast<int>(longest) + 10);
+    const int limit = decoder_only ? CONTINUATION_TOKENS : translation_limit(static_cast<int>(longest), c.max_len);
     const PrecisionComparison r = compare_precision(checkpoint, mode, src, limit, prompts);
 
     std::printf("fp32 against %s, teacher-forced on the fp32 greedy output (docs/precision.md)\n",

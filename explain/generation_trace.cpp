@@ -14,6 +14,7 @@
 #include "tx/decoding.h"
 #include "tx/incremental_decoder.h"
 #include "tx/layer_plan.h"
+#include "tx/length_limits.h"
 #include "tx/tasks.h"
 
 namespace tx::explain {
@@ -98,8 +99,7 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
     trace.H = c.heads;
     trace.dk = c.d_k();
     trace.V = c.tgt_vocab;
-    trace.limit = trace.decoder_only ? std::min(CONTINUATION_TOKENS, c.max_len - 1 - P)
-                                     : std::min(c.max_len - 1, 2 * trace.S + 10);
+    trace.limit = trace.decoder_only ? continuation_limit(P, c.max_len) : translation_limit(trace.S, c.max_len);
     trace.capacity = std::max(P + trace.limit, 1);
     trace.repeats = std::max(repeats, 1);
     RunOptions options = source_model.options();

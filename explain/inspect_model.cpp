@@ -7,6 +7,7 @@
 
 #include "tx/decoding.h"
 #include "tx/layer_plan.h"
+#include "tx/length_limits.h"
 
 namespace tx::explain {
 
@@ -36,32 +37,25 @@ InspectInput InspectModel::input(const std::string& source, const std::optional<
     InspectInput in;
     in.tgt = {c.special.bos};
     if (decoder_only()) {
-        if (static_cast<int>(1 + tokens.size() + forced.size()) > c.max_len)
-            throw std::invalid_argument("the prompt has " + std::to_string(tokens.size()) + " tokens" +
-                                        (target ? " and the target text " + std::to_string(forced.size()) : "") +
-                                        "; with BOS they must fit max_len " + std::to_string(c.max_len));
+        require_fits(static_cast<int>(tokens.size() + forced.size()), Marker::Bos, c.max_len,
+                     target ? "the prompt with the target text" : "the prompt");
         in.tgt.insert(in.tgt.end(), tokens.begin(), tokens.end());
         if (target) {
             in.tgt.insert(in.tgt.end(), forced.begin(), forced.end());
         } else {
-            const int limit = std::clamp(c.max_len - 1 - static_cast<int>(tokens.size()), 0, CONTINUATION_TOKENS);
+            const int limit = continuation_limit(static_cast<int>(tokens.size()), c.max_len);
             const auto out = greedy_decode(*m_model, {{}}, limit, nullptr, {tokens});
             in.tgt.insert(in.tgt.end(), out[0].begin(), out[0].end());
         }
     } else {
-        if (static_cast<int>(tokens.size()) + 1 > c.max_len)
-            throw std::invalid_argument("the source sentence has " + std::to_string(tokens.size()) +
-                                        " tokens; with EOS it must fit max_len " + std::to_string(c.max_len));
+        require_fits(static_cast<int>(tokens.size()), Marker::Eos, c.max_len, "the source sentence");
         in.src = tokens;
         in.src.push_back(c.special.eos);
         if (target) {
-            if (static_cast<int>(forced.size()) + 1 > c.max_len)
-                throw std::invalid_argument("the target text has " + std::to_string(forced.size()) +
-                                            " tokens; with BOS it must fit max_len " + std::to_string(c.max_len));
+            require_fits(static_cast<int>(forced.size()), Marker::Bos, c.max_len, "the target text");
             in.tgt.insert(in.tgt.end(), forced.begin(), forced.end());
         } else {
-            // The Session's limit: 2 x the source (EOS included) + 10 tokens, within max_len.
-            const int limit = std::min(c.max_len - 1, 2 * static_cast<int>(in.src.size()) + 10);
+            const int limit = translation_limit(static_cast<int>(in.src.size()), c.max_len);
             const auto out = greedy_decode(*m_model, {in.src}, limit);
             in.tgt.insert(in.tgt.end(), out[0].begin(), out[0].end());
         }

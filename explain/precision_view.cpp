@@ -16,6 +16,7 @@
 #include "tx/decoding.h"
 #include "tx/half_float.h"
 #include "tx/int8_quantize.h"
+#include "tx/length_limits.h"
 #include "tx/parameters.h"
 
 namespace tx::explain {
@@ -301,16 +302,14 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, c
         std::vector<int> ids = tokenizer.encode(request.source);
         if (ids.empty())
             throw std::invalid_argument(r.decoder_only ? "the prompt is empty: type a few words" : "the sentence is empty: type a sentence");
-        if (static_cast<int>(ids.size()) + 1 > c.max_len)
-            throw std::invalid_argument("the sentence has " + std::to_string(ids.size()) + " tokens; with EOS it must fit max_len " +
-                                        std::to_string(c.max_len));
+        require_fits(static_cast<int>(ids.size()), r.decoder_only ? Marker::Bos : Marker::Eos, c.max_len,
+                     r.decoder_only ? "the prompt" : "the sentence");
         std::vector<std::vector<int>> prompts;
         if (r.decoder_only) prompts.push_back(ids);
         std::vector<int> src = ids;
         src.push_back(c.special.eos);
-        const int limit = r.decoder_only
-                              ? std::clamp(c.max_len - 1 - static_cast<int>(ids.size()), 0, CONTINUATION_TOKENS)
-                              : std::min(c.max_len - 1, 2 * static_cast<int>(src.size()) + 10);
+        const int limit = r.decoder_only ? continuation_limit(static_cast<int>(ids.size()), c.max_len)
+                                         : translation_limit(static_cast<int>(src.size()), c.max_len);
         const PrecisionComparison cmp = compare_precision(checkpoint, request.mode, {src}, limit, prompts);
         for (int id : cmp.fp32_output[0]) r.fp32_output.push_back(tokenizer.display(id));
         for (int id : cmp.low_output[0]) r.low_output.push_back(tokenizer.display(id));

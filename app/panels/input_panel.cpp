@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "tx/decoding.h"
+#include "tx/length_limits.h"
 #include "imgui_stdlib.h"
 #include "known_words.h"
 #include "widgets/ui.h"
@@ -309,7 +310,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
         else ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%s", out.c_str());
         ImGui::PopTextWrapPos();
         // Session::decode_limit: S counts the longest source with its EOS.
-        const int limit = std::min(v.config.max_len - 1, 2 * v.S + 10);
+        const int limit = translation_limit(v.S, v.config.max_len);
         if (b < static_cast<int>(v.decoded_ids.size()) &&
             static_cast<int>(v.decoded_ids[static_cast<size_t>(b)].size()) >= limit)
             ImGui::TextDisabled("stopped without EOS at the length limit, min(max_len \xE2\x88\x92 1, 2\xC2\xB7S + 10) = %d "

@@ -9,6 +9,7 @@
 #include "tx/alignment.h"
 #include "tx/bleu.h"
 #include "tx/decoding.h"
+#include "tx/length_limits.h"
 
 namespace tx {
 
@@ -166,7 +167,7 @@ PronounReport score_pronouns(Transformer& model, const Tokenizer& tokenizer, con
         const bool marked = !other_gender_form(adjective).empty();
         r.marked += marked;
         if (decode) {
-            const int max_new = std::min(2 * S + 10, c.max_len - 1);
+            const int max_new = translation_limit(S, c.max_len);
             const std::vector<int> out = greedy_decode(model, {src}, max_new).front();
             const std::vector<std::string> words = bleu_words(tokenizer.decode(out));
             const bool agrees = std::find(words.begin(), words.end(), adjective) != words.end();

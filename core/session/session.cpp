@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tx/decoding.h"
+#include "tx/length_limits.h"
 
 namespace tx {
 
@@ -92,22 +93,13 @@ void Session::set_input(const std::vector<std::string>& sentences, const std::op
         tokens.push_back(m_tokenizer.tokenize(sentences[i]));
         if (decoder_only()) {
             // BOS + the prompt (+ the target text, teacher forced) is the decoder input.
-            const size_t length = 1 + tokens.back().size() + target_tokens;
-            if (static_cast<int>(length) > config().max_len)
-                throw std::invalid_argument("prompt " + std::to_string(i + 1) + " has " +
-                                            std::to_string(tokens.back().size()) + " tokens" +
-                                            (target ? " and the target text " + std::to_string(target_tokens) : "") +
-                                            "; with BOS they must fit max_len " + std::to_string(config().max_len));
+            require_fits(static_cast<int>(tokens.back().size() + target_tokens), Marker::Bos, config().max_len,
+                         "prompt " + std::to_string(i + 1) + (target ? " with the target text" : ""));
             continue;
         }
-        // +1 for EOS on the source; the decoder input needs BOS + tokens as well.
-        if (static_cast<int>(tokens.back().size()) + 1 > config().max_len)
-            throw std::invalid_argument("sentence " + std::to_string(i + 1) + " has " +
-                                        std::to_string(tokens.back().size()) + " tokens; with EOS it must fit max_len " +
-                                        std::to_string(config().max_len));
+        require_fits(static_cast<int>(tokens.back().size()), Marker::Eos, config().max_len, "sentence " + std::to_string(i + 1));
     }
-    if (target && static_cast<int>(m_tokenizer.tokenize(*target).size()) + 1 > config().max_len)
-        throw std::invalid_argument("the target text is longer than max_len " + std::to_string(config().max_len));
+    if (target) require_fits(static_cast<int>(target_tokens), Marker::Bos, config().max_len, "the target text");
     m_sentences = sentences;
     m_target_text = target;
     m_source_tokens = std::move(tokens);
@@ -117,7 +109,7 @@ void Session::set_input(const std::vector<std::string>& sentences, const std::op
 int Session::output_limit(size_t row) const {
     if (!decoder_only()) return decode_limit(source_ids());
     const int prompt = row < m_source_tokens.size() ? static_cast<int>(m_source_tokens[row].size()) : 0;
-    return std::clamp(config().max_len - 1 - prompt, 0, CONTINUATION_TOKENS);
+    return continuation_limit(prompt, config().max_len);
 }
 
 std::vector<std::vector<int>> Session::prompt_ids() const {
@@ -134,7 +126,7 @@ int Session::decode_limit(const std::vector<std::vector<int>>& src) const {
     if (decoder_only()) return CONTINUATION_TOKENS;   // decoding clamps each prompt's continuation to max_len
     size_t longest = 0;
     for (const auto& row : src) longest = std::max(longest, row.size());
-    return std::min(config().max_len - 1, 2 * static_cast<int>(longest) + 10);
+    return translation_limit(static_cast<int>(longest), config().max_len);
 }
 
 void Session::rerun() {

@@ -14,6 +14,7 @@
 
 #include "tx/decoding.h"
 #include "tx/evaluation.h"
+#include "tx/length_limits.h"
 #include "tx/optimizer.h"
 #include "tx/tasks.h"
 #include "tx/transformer.h"
@@ -221,8 +222,7 @@ void TrainingRun::probe(TrainingSnapshot& snapshot) {
     int max_new = 0;
     if (!m_training.probe.empty() && !(src = tok.encode(m_training.probe)).empty()) {
         if (static_cast<int>(src.size()) > m_model_config.max_len - 1) src.resize(static_cast<size_t>(m_model_config.max_len - 1));
-        // As Session's decode limit: room for an output somewhat longer than its input.
-        max_new = std::min(2 * static_cast<int>(src.size()) + 10, m_model_config.max_len - 1);
+        max_new = translation_limit(static_cast<int>(src.size()) + 1, m_model_config.max_len);   // + EOS
     } else {
         const Example& e = m_task->held_out().front();
         src = e.input;

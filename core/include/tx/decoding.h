@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "tx/length_limits.h"   // CONTINUATION_TOKENS, translation_limit: the limits callers pass
 #include "tx/transformer.h"
 
 namespace tx {
@@ -40,9 +41,5 @@ std::vector<std::vector<int>> greedy_decode(Transformer& model, const std::vecto
 using ChooseNext = std::function<int(int row, const float* log_probs)>;
 std::vector<std::vector<int>> decode_with(Transformer& model, const std::vector<std::vector<int>>& src, int max_new,
                                           const ChooseNext& choose, const std::vector<std::vector<int>>& prompts = {});
-
-// The continuation a Session and txcli give a decoder-only model's prompt: at most this many
-// tokens (and what fits max_len), enough to see where it goes without burying every view.
-constexpr int CONTINUATION_TOKENS = 32;
 
 }  // namespace tx

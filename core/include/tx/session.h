@@ -115,12 +115,14 @@ public:
     // Total forward time of the last full run, in ms, and per step (StepInfo::ms).
     double last_forward_ms() const;
 
+    // The output limit of decoding the rows src (ids with EOS): translation_limit of the longest
+    // (output_limit.h); an untrained model rarely emits EOS, and a 127-token output would bury every
+    // view. A decoder-only prompt's continuation: CONTINUATION_TOKENS (decoding keeps each prompt's
+    // within max_len).
+    int decode_limit(const std::vector<std::vector<int>>& src) const;
+
 private:
     void rerun();                         // decode + set batch + run all steps, cursor at end
-    // Greedy decoding stops at EOS, or after 2 × the longest source + 10 tokens (within max_len):
-    // an untrained model rarely emits EOS, and a 127-token output would bury every view. A
-    // decoder-only prompt's continuation: CONTINUATION_TOKENS (decoding keeps it within max_len).
-    int decode_limit(const std::vector<std::vector<int>>& src) const;
     std::vector<std::vector<int>> source_ids() const;
     std::vector<std::vector<int>> prompt_ids() const;   // decoder-only: each prompt's ids; else empty
 
