@@ -10,8 +10,10 @@
 # "assets/corpus/everyday/train.tsv.gz", as the shipped model's does, because TX_ASSETS_DIR points
 # at RUN_DIR/assets. Settings (environment): VOCAB (SentencePiece pieces, default 12000), THREADS
 # (default 2), STEPS (a total to stop at, default 400000), SAVE_EVERY (default 500), NICE (default
-# 19: the run yields the CPU to everything else). TXCLI defaults to build/app/txcli; a copy outside
-# the build folder is safer while the tree is being rebuilt.
+# 19: the run yields the CPU to everything else). INIT=FILE fine-tunes that checkpoint instead of
+# starting from fresh weights (tools/warm_start_vocabulary.py makes one from the shipped model and a
+# new tokenizer), with LR (default 0.3) and WARMUP (default 1000). TXCLI defaults to
+# build/app/txcli; a copy outside the build folder is safer while the tree is being rebuilt.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 run="${1:?usage: tools/train_everyday_cpu.sh RUN_DIR [TXCLI]}"
@@ -28,6 +30,10 @@ export TX_ASSETS_DIR="$run/assets" OMP_NUM_THREADS="$threads"
 if [ -e "$run/everyday.safetensors.state" ]; then
   what=(train --resume --save "$run/everyday.safetensors" --steps "$steps" --save-every "$save_every"
         --log "$run/curve.csv" --threads "$threads")
+elif [ -n "${INIT:-}" ]; then
+  what=(train --init "$INIT" --task translate --preset everyday --lr "${LR:-0.3}" --warmup "${WARMUP:-1000}"
+        --clip 1 --steps "$steps" --eval-every 2000 --eval-sequences 200 --save "$run/everyday.safetensors"
+        --save-every "$save_every" --log "$run/curve.csv" --threads "$threads")
 else
   what=(train --task translate --preset everyday --subword-vocab "$vocab" --clip 1 --steps "$steps"
         --eval-every 2000 --eval-sequences 200 --save "$run/everyday.safetensors" --save-every "$save_every"
