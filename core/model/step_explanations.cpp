@@ -90,9 +90,13 @@ StepText scores_text(const ModelConfig& c, AttentionKind kind) {
                      "mean 0 and variance 1 (the paper's assumption, §3.2.1), q·k would have variance dk; dividing "
                      "by √dk cancels that growth, so at the start of training softmax is not pushed into one-hot "
                      "rows by the size of dk alone. A trained model can still make rows one-hot when it needs to."
-                   : "How well each query matches each key. Scaling by 1/√dk is switched off: for the same q and k "
-                     "every score is √dk times larger, so softmax rows are more peaked; the paper suspected that "
-                     "with large dk this pushes softmax into near one-hot rows, where training's gradients are tiny."};
+                   : std::string("How well each query matches each key. Scaling by 1/√dk is switched off: for the "
+                                 "same q and k ") +
+                         (alibi ? "the q·k part of every score is √dk times larger (the ALiBi bias below is added after "
+                                  "the scaling and is unchanged)"
+                                : "every score is √dk times larger") +
+                         ", so softmax rows are more peaked; the paper suspected that with large dk this pushes "
+                         "softmax into near one-hot rows, where training's gradients are tiny."};
     if (alibi)
         t.explanation += std::string(" ALiBi (Press et al. 2022) then subtracts a penalty that grows with distance, with "
                          "one fixed slope per head, a geometric sequence: m_h = 2^(−8(h+1)/H) for heads h = 0 … H−1 "

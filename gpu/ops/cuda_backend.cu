@@ -4,6 +4,7 @@
 // Every failure becomes tx::DeviceError naming the op; nothing here aborts the process.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <string>
 
@@ -269,9 +270,13 @@ const DeviceProbe& probe() {
         const cudaError_t err = cudaGetDeviceCount(&count);
         if (err != cudaSuccess) {
             cudaGetLastError();
-            // Any error here means "no GPU": without a driver it is cudaErrorInsufficientDriver,
-            // not cudaErrorNoDevice (docs/design.md §7).
-            result.unavailable_reason = "no usable CUDA device: " + cuda::error_text(err);
+            // Any error here means "no GPU". Without a driver CUDA answers cudaErrorInsufficientDriver,
+            // which reads as "update your driver" (docs/design.md §7): the reason says what is missing.
+            const bool driver_loaded = std::filesystem::exists("/proc/driver/nvidia/version");
+            if (!driver_loaded && (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice))
+                result.unavailable_reason = NO_DRIVER_REASON;
+            else
+                result.unavailable_reason = "no usable CUDA device: " + cuda::error_text(err);
             return;
         }
         if (count == 0) {

@@ -3,12 +3,22 @@
 // tests: tests/ops/test_cpu_backend.cpp.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+
+#include "tx/cuda_backend.h"
 
 #include "support/cuda_op_parity.h"
 
 namespace tx::test {
 namespace {
+
+// Without an NVIDIA driver, CUDA answers "driver version is insufficient"; a learner would read
+// that as "update your driver". The reason the app shows says what is missing instead.
+TEST(CudaProbe, WithoutADriverTheReasonSaysWhatIsMissing) {
+    if (std::filesystem::exists("/proc/driver/nvidia/version")) GTEST_SKIP() << "an NVIDIA driver is loaded";
+    EXPECT_EQ(cuda_unavailable_reason(), NO_DRIVER_REASON);
+}
 
 // Device errors are exceptions that name the op, and the backend goes on working afterwards.
 TEST_F(OpParity, OutOfMemoryIsAReportedErrorNotACrash) {

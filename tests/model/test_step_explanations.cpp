@@ -61,7 +61,21 @@ TEST(StepExplanations, TheScalingTextPromisesNoSpreadOfOne) {
     c.scale_attention = false;
     const StepText unscaled = scores_text(c, AttentionKind::EncoderSelf);
     EXPECT_TRUE(has(unscaled.formula, "(unscaled)")) << unscaled.formula;
-    EXPECT_TRUE(has(unscaled.explanation, "√dk times larger")) << unscaled.explanation;
+    EXPECT_TRUE(has(unscaled.explanation, "same q and k every score is √dk times larger")) << unscaled.explanation;
+}
+
+// Under ALiBi the bias is added after the scaling (transformer.cpp's scores step), so switching the
+// scaling off multiplies only the q·k part: the text must not say every score grows √dk times.
+TEST(StepExplanations, UnscaledAlibiScoresKeepTheirBias) {
+    ModelConfig c = config(PositionalKind::Alibi);
+    c.scale_attention = false;
+    const StepText t = scores_text(c, AttentionKind::EncoderSelf);
+    EXPECT_TRUE(has(t.formula, "Q·Kᵀ (unscaled) − m_h·|i − j|")) << t.formula;
+    EXPECT_FALSE(has(t.explanation, "same q and k every score is")) << t.explanation;
+    EXPECT_TRUE(has(t.explanation, "the q·k part of every score is √dk times larger")) << t.explanation;
+    EXPECT_TRUE(has(t.explanation, "unchanged")) << t.explanation;
+    // Cross-attention has no ALiBi bias: there every score is √dk times larger.
+    EXPECT_TRUE(has(scores_text(c, AttentionKind::Cross).explanation, "same q and k every score is √dk times larger"));
 }
 
 TEST(StepExplanations, RopeDependsOnTheOffsetAndTheContent) {

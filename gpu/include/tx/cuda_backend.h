@@ -10,10 +10,12 @@
 
 namespace tx {
 
-// The reason no CUDA device can be used (the driver's own words, e.g. "CUDA driver version is
-// insufficient for CUDA runtime version (cudaErrorInsufficientDriver)"), or "" when one can.
-// Cheap after the first call: the answer is kept.
+// The reason no CUDA device can be used, or "" when one can. NO_DRIVER_REASON where no NVIDIA
+// driver is loaded (CUDA itself then says "CUDA driver version is insufficient", which reads as
+// "update your driver"); otherwise the driver's own words. Cheap after the first call: the answer
+// is kept.
 std::string cuda_unavailable_reason();
+inline constexpr const char* NO_DRIVER_REASON = "no NVIDIA GPU or driver found (no GPU, or its driver is not installed)";
 
 // "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)" for the device the backend uses; "" when unavailable.
 std::string cuda_device_description();
