@@ -75,6 +75,7 @@ struct OpenModel { std::string key; };             // a File → Models entry by
 struct SelectAttention {           // the attention block by its prefix, and its head
     std::string prefix;
     int head = 0;
+    bool alone = false;               // draw that head alone ("selected head only"); false leaves the choice as it is
 };
 // --head/--neuron: the selected head (drawn alone) and/or the Neuron view's cell (query, key) of the
 // selected block; -1: not given. A value outside the model ends the run as a bad argument does (exit 2).

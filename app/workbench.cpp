@@ -415,6 +415,7 @@ void Workbench::apply_one(const Command& command) {
                         }
                         m_selection.attention_block = static_cast<int>(i);
                         m_selection.head = c.head;
+                        if (c.alone) m_selection.single_head = true;
                         return;
                     }
                 report_error("no attention block '" + c.prefix + "' in this model");

@@ -126,6 +126,7 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
         case LessonActionKind::SelectAttention:
             a.name = text(j, "block", at);
             a.number = whole(j, "head", 0, 63, at);
+            a.on = j.contains("alone") && flag(j, "alone", at);
             break;
         case LessonActionKind::ShowPanel:
         case LessonActionKind::HighlightPanel: a.name = one_of(text(j, "panel", at), panel_keys, "panel", at); break;

@@ -24,7 +24,8 @@ enum class LessonActionKind {
     PaddingMask,          // "padding_mask": {"on": false}
     PositionalEncoding,   // "positional_encoding": {"on": false}
     AttentionScaling,     // "attention_scaling": {"on": false} — 1/√dk, same weights
-    SelectAttention,      // "select_attention": {"block": "decoder.layers.2.cross_attn", "head": 0}
+    SelectAttention,      // "select_attention": {"block": "decoder.layers.2.cross_attn", "head": 0, "alone": true} —
+                          // "alone" (optional, default false) draws that head alone ("selected head only")
     ShowPanel,            // "show_panel": {"panel": "masks"} — open and raise it
     HighlightPanel,       // "highlight": {"panel": "attention"} — raise it and frame it for a few seconds
     Decoding,             // "decoding": {"beam": 4} — 1 is greedy
@@ -47,7 +48,8 @@ struct LessonAction {
     LessonActionKind kind = LessonActionKind::ShowPanel;
     std::string name;                     // model key, step name, panel key, attention block or task
     std::vector<std::string> sentences;   // SetSentences
-    bool on = true;                       // the toggles; HeadEnabled: the head on; Generation: sample
+    bool on = true;                       // the toggles; HeadEnabled: the head on; Generation: sample;
+                                          // SelectAttention: the head alone
     int number = 0;                       // SelectAttention, HeadEnabled: head; Decoding: beam size; NeuronView: query
     int key = 0;                          // NeuronView: key
     SamplingOptions sampling;             // Generation (validated when read); `on` says whether it samples

@@ -35,7 +35,8 @@ std::string describe(const explain::LessonAction& a, const std::map<std::string,
         case explain::LessonActionKind::PaddingMask: return "padding mask " + on_off(a.on);
         case explain::LessonActionKind::PositionalEncoding: return "positional encoding " + on_off(a.on);
         case explain::LessonActionKind::AttentionScaling: return "1/\xE2\x88\x9A" "dk scaling " + on_off(a.on);
-        case explain::LessonActionKind::SelectAttention: return "select " + a.name + " head " + std::to_string(a.number);
+        case explain::LessonActionKind::SelectAttention:
+            return "select " + a.name + " head " + std::to_string(a.number) + (a.on ? " alone" : "");
         case explain::LessonActionKind::ShowPanel: return "open " + panel;
         case explain::LessonActionKind::HighlightPanel: return "point at " + panel;
         case explain::LessonActionKind::Decoding: return a.number == 1 ? "greedy decoding" : "beam search, " + std::to_string(a.number) + " beams";
@@ -179,7 +180,7 @@ void LessonsPanel::perform(const explain::LessonAction& a, CommandSink& commands
         case explain::LessonActionKind::PaddingMask: commands.send(SetPaddingMask{a.on}); break;
         case explain::LessonActionKind::PositionalEncoding: commands.send(SetPositionalEncoding{a.on}); break;
         case explain::LessonActionKind::AttentionScaling: commands.send(SetAttentionScaling{a.on}); break;
-        case explain::LessonActionKind::SelectAttention: commands.send(SelectAttention{a.name, a.number}); break;
+        case explain::LessonActionKind::SelectAttention: commands.send(SelectAttention{a.name, a.number, a.on}); break;
         case explain::LessonActionKind::ShowPanel: commands.send(ShowPanel{a.name}); break;
         case explain::LessonActionKind::HighlightPanel: commands.send(HighlightPanel{a.name}); break;
         case explain::LessonActionKind::Decoding: commands.send(SetDecoding{a.number, 0.6}); break;   // the paper's alpha

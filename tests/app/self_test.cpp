@@ -1402,8 +1402,9 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 break;
             case explain::LessonActionKind::SelectAttention:
                 check(sel.attention_block >= 0 && sel.attention_block < static_cast<int>(v.attention.size()) &&
-                          v.attention[static_cast<size_t>(sel.attention_block)].prefix == a.name && sel.head == a.number,
-                      what + ": that block and head are selected");
+                          v.attention[static_cast<size_t>(sel.attention_block)].prefix == a.name && sel.head == a.number &&
+                          (!a.on || sel.single_head),
+                      what + ": that block and head are selected" + (a.on ? ", the head drawn alone" : ""));
                 break;
             case explain::LessonActionKind::ShowPanel: {
                 const Panel* p = panel(app, a.name);

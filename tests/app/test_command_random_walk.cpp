@@ -95,7 +95,7 @@ public:
             case 17: case 18: return SetHeadEnabled{prefix(v), pick(v.config.heads + 2) - 1, coin()};
             case 19: return pick(3) == 0 ? Command(EnableAllHeads{}) : Command(SetFusedAttention{coin()});
             case 20: return SetDecoding{pick(7), pick(4) == 0 ? -1.0 : 0.6};
-            case 21: case 22: return SelectAttention{prefix(v), pick(v.config.heads + 2) - 1};
+            case 21: case 22: return SelectAttention{prefix(v), pick(v.config.heads + 2) - 1, coin()};
             case 23: return OpenNeuronView{pick(v.S + 3) - 1, pick(v.S + 3) - 1};
             case 24: return pick(3) == 0 ? Command(HighlightPanel{coin() ? "attention" : "nope"})
                                          : Command(ShowPanel{coin() ? "steps" : "masks"});

@@ -538,6 +538,14 @@ TEST(LessonClaims, APreviousTokenHeadAndAnInductionHead) {
     const int col = brightest_column(v, "decoder.layers.1.self_attn.probs", 2, second_3, v.T, v.T);
     EXPECT_EQ(labels[static_cast<size_t>(col)], "17");
     EXPECT_NE(answer(l).find("“" + labels[static_cast<size_t>(col)] + "”"), std::string::npos) << answer(l);
+    // The step that sends the learner to layer 1, head 2 draws that head alone: the panel's first map
+    // would otherwise be head 0's, where the second "3" peaks on the distractor, the second "12".
+    EXPECT_EQ(labels[static_cast<size_t>(brightest_column(v, "decoder.layers.1.self_attn.probs", 0, second_3, v.T, v.T))], "12");
+    bool alone = false;
+    for (const LessonStep& s : l.steps)
+        for (const LessonAction& a : s.actions)
+            if (a.kind == LessonActionKind::SelectAttention && a.name == "decoder.layers.1.self_attn" && a.number == 2) alone = a.on;
+    EXPECT_TRUE(alone) << "lesson 17 selects layer 1's head 2 without drawing it alone";
 }
 
 // The Look inside panel's logit lens on the everyday model's "tired" sentence.
