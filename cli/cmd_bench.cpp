@@ -143,6 +143,7 @@ void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, 
     const cpu::MachineInfo machine = cpu::machine_info();
     out["cpu"] = machine.cpu_model;
     out["isa"] = cpu::isa_name(cpu::active_isa());
+    out["bf16_products"] = cpu::bf16_path_name(cpu::bf16_path());   // the path a BF16 run's products take on the CPU
     out["flops_per_cycle"] = machine.flops_per_cycle;
     if (machine.max_ghz > 0.0) out["fma_ceiling_gflops"] = machine.ceiling_gflops();
     out["config"] = {{"d_model", c.d_model}, {"heads", c.heads}, {"d_ff", c.d_ff},

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "tx/backend.h"
+#include "tx/cpu_isa.h"
 #include "tx/decoding.h"
 #include "tx/half_float.h"
 #include "tx/int8_quantize.h"
@@ -279,6 +280,7 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, c
     const auto start = std::chrono::steady_clock::now();
     PrecisionView r;
     r.request = request;
+    if (request.mode.format == Precision::Bf16) r.bf16_products = cpu::bf16_path_name(cpu::bf16_path());
     try {
         if (auto problem = validate(request.mode)) throw std::invalid_argument(*problem);
         if (!std::isfinite(request.embedding_scale) || request.embedding_scale <= 0.0f)

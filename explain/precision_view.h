@@ -131,6 +131,8 @@ struct PrecisionStepRow {
 struct PrecisionView {
     PrecisionRequest request;
     std::string error;                     // the input was refused (empty, too long); nothing else then
+    std::string bf16_products;             // BF16: the CPU path of the linear layers' products, as
+                                           // cpu::bf16_path_name names it ("vdpbf16ps", "widened"); else 
     bool decoder_only = false;
     std::vector<std::string> source_tokens, target_tokens;   // [S] (empty decoder-only), [T]: BOS + FP32's greedy output
     std::vector<std::string> fp32_output, low_output;       // the greedy outputs' pieces

@@ -17,6 +17,7 @@
 #include "precision_view.h"
 #include "tx/backend.h"
 #include "tx/checkpoint.h"
+#include "tx/cpu_isa.h"
 #include "tx/safetensors.h"
 
 namespace tx::explain {
@@ -292,6 +293,23 @@ TEST(PrecisionView, Fp32IsExactAndBf16IsNot) {
     EXPECT_FALSE(softmax_hides_nonfinite_scores(bf16));
     EXPECT_EQ(bf16.absolute.size(), linear_weight_names(golden().config).size());
     EXPECT_NE(bf16.fp32_logits, bf16.low_logits);
+}
+
+// The panel names the path the BF16 products took (docs/precision.md, "BF16 by vdpbf16ps"): the
+// one in force when the view was computed, and nothing for the other formats.
+TEST(PrecisionView, Bf16NamesThePathOfItsProducts) {
+    PrecisionRequest request;
+    request.source = "the cat sat on a mat";
+    EXPECT_EQ(compute_precision_view(golden(), request).bf16_products, "");
+    request.mode = {Precision::Bf16, false};
+    const cpu::Bf16Path before = cpu::bf16_path();
+    for (cpu::Bf16Path path : cpu::supported_bf16_paths()) {
+        ASSERT_TRUE(cpu::set_bf16_path(path));
+        EXPECT_EQ(compute_precision_view(golden(), request).bf16_products, cpu::bf16_path_name(path));
+    }
+    cpu::set_bf16_path(before);
+    request.mode = {Precision::Fp16, false};
+    EXPECT_EQ(compute_precision_view(golden(), request).bf16_products, "");
 }
 
 TEST(PrecisionView, Fp16OverflowIsReportedNotThrown) {
