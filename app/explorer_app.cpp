@@ -163,6 +163,7 @@ void ExplorerApp::load_fonts() {
                                     0x25A0, 0x25FF,   // geometric shapes (▶ ■ ●)
                                     0x2700, 0x27BF,   // dingbats (✓ ✗)
                                     0x1D00, 0x1DBF,   // phonetic extensions (ᵀ)
+                                    0xFFFD, 0xFFFD,   // � : bytes from byte pieces that form no character
                                     0};
     builder.AddRanges(extra);
     builder.BuildRanges(&m_ranges);

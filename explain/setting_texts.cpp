@@ -71,7 +71,8 @@ std::string step_training_note(const StepInfo& s, float label_smoothing) {
     return std::string("This model was trained with label smoothing \xCE\xB5 = ") + eps +
            (label_smoothing == 0.1f ? " (the paper's value)" : "") +
            ": its training target put 1 \xE2\x88\x92 \xCE\xB5 on the right token and spread \xCE\xB5 over the others, "
-           "so its top probability stays below 1 even when it is right.";
+           "so its top probability stays below 1 even when it is right (it can still exceed 1 \xE2\x88\x92 \xCE\xB5: "
+           "training moves each prediction toward that target without reaching it exactly).";
 }
 
 std::string positional_off_text(const ModelConfig& c) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "eos_parking.h"
 #include "setting_texts.h"
 #include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
@@ -192,6 +193,13 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         }
         ImGui::PopID();
     }
+    // The bright <eos> column a learner sees first, explained where it appears.
+    const explain::EosParking parking = explain::eos_parking(v, std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0)));
+    if (parking.parked > 0)
+        ImGui::TextWrapped("%d of these %d encoder and cross-attention heads put most of their weight on <eos> (a bright "
+                           "column on the right): a head with nothing to look for parks its weight there, and every row "
+                           "that does reads the same value vector. BERT's heads do the same on [SEP] (Clark et al. 2019).",
+                           parking.parked, parking.heads);
 
     ImGui::Separator();
     ImGui::TextUnformatted("Head ablation");

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "byte_pieces.h"
 #include "widgets/heat_strip.h"
 #include "widgets/ui.h"
 
@@ -559,6 +560,10 @@ void GeneratePanel::draw_content(PanelContext& ctx) {
     ImGui::TextColored(TITLE, g.decoder_only ? "Prompt 1: %s" : "Sentence 1: %s", g.sentence.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("\xE2\x86\x92 %s%s", g.text.c_str(), g.finished ? "" : " (cut at the length limit)");
+    if (const std::string note = explain::replacement_character_note(g.text); !note.empty()) {
+        ImGui::SameLine();
+        help_marker(note.c_str());
+    }
     draw_cursor(ctx);
     ImGui::Separator();
     if (ImGui::BeginTable("##generate", 2, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame)) {

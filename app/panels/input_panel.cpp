@@ -8,6 +8,7 @@
 
 #include "tx/decoding.h"
 #include "tx/length_limits.h"
+#include "byte_pieces.h"
 #include "imgui_stdlib.h"
 #include "known_words.h"
 #include "widgets/ui.h"
@@ -63,9 +64,8 @@ void source_chip(const explain::SessionView& v, const std::vector<Token>& toks, 
     const std::string text = source_chip_text(v, toks, b, s);
     if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) {
         const std::string tip =
-            v.config.tokenizer == TokenizerKind::SentencePiece && id != sp.unk
-                ? "\"" + text + "\" is a byte piece: a character outside the model's pieces became its UTF-8 bytes (the "
-                  "model has rarely seen them)"
+            explain::is_byte_piece(text)
+                ? explain::byte_piece_text(text)
                 : "\"" + text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")";
         token_chip(text, id, ChipKind::Unknown, tip.c_str());
     } else if (id == sp.pad) {
@@ -105,7 +105,10 @@ void prompt_row(const explain::SessionView& v, int b) {
             const Token& token = toks[static_cast<size_t>(t - 1)];
             if (token.unknown)
                 token_chip(token.text, id, ChipKind::Unknown,
-                           ("\"" + token.text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")").c_str());
+                           (explain::is_byte_piece(token.text)
+                                ? explain::byte_piece_text(token.text)
+                                : "\"" + token.text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")")
+                               .c_str());
             else
                 token_chip(v.token_text(id), id, ChipKind::Normal, "prompt: typed, read by the model");
         } else if (id == sp.pad) {
@@ -298,6 +301,8 @@ void InputPanel::draw_content(PanelContext& ctx) {
             else if (id == sp.pad) token_chip("PAD", id, ChipKind::Pad, "padding");
             else if (id == sp.unk) token_chip("UNK", id, ChipKind::Unknown, "the unknown token");
             else if (id == sp.eos) token_chip("EOS", id, ChipKind::Special);
+            else if (explain::is_byte_piece(v.token_text(id)))
+                token_chip(v.token_text(id), id, ChipKind::Unknown, explain::byte_piece_text(v.token_text(id)).c_str());
             else token_chip(v.token_text(id), id, ChipKind::Normal);
             ImGui::PopID();
         }
@@ -308,6 +313,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
         ImGui::PushTextWrapPos(0.0f);
         if (out.empty()) ImGui::TextDisabled("(empty: EOS was the first prediction)");
         else ImGui::TextColored(ImVec4(0.55f, 0.85f, 1.0f, 1.0f), "%s", out.c_str());
+        if (const std::string note = explain::replacement_character_note(out); !note.empty()) ImGui::TextDisabled("%s", note.c_str());
         ImGui::PopTextWrapPos();
         // Session::decode_limit: S counts the longest source with its EOS.
         const int limit = translation_limit(v.S, v.config.max_len);

@@ -348,7 +348,9 @@ void LessonsPanel::draw_question(const explain::Lesson& lesson) {
     ImGui::BeginDisabled(m_choice < 0);
     if (ImGui::Button("Check")) check_answer(m_choice);
     ImGui::EndDisabled();
-    if (!m_quiz.explanation_shown()) {
+    // "Show why" only once an answer has been checked: before that the explanation would give the
+    // answer away, and the question is there to be answered from the screen first.
+    if (m_quiz.verdict() != explain::QuizVerdict::Unanswered && !m_quiz.explanation_shown()) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Show why")) m_quiz.reveal();
     }

@@ -48,12 +48,6 @@ std::string kind_title(AttentionKind kind) {
     return "";
 }
 
-void paragraph(const std::string& text) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", text.c_str());
-    ImGui::PopTextWrapPos();
-}
-
 void warning(const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, WARNING_COLOUR);
     ImGui::PushTextWrapPos(0.0f);
@@ -215,7 +209,7 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
     if (!v.options.disabled_heads.empty()) differs += "Heads switched off in the explorer are on here. ";
     if (v.beam_size > 1) differs += "The decoder input here is the greedy output, not beam search's. ";
     if (v.B > 1) differs += "Only the first sentence is looked at. ";
-    if (!differs.empty()) paragraph("Note: " + differs);
+    if (!differs.empty()) disabled_paragraph("Note: " + differs);
     if (!result) {
         ImGui::TextUnformatted("Computing the views (a few seconds on the everyday model)\xE2\x80\xA6");
         return;
@@ -255,7 +249,7 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
 
 void LookInsidePanel::draw_lens(const explain::LookInside& r) {
     const explain::LogitLens& lens = r.lens;
-    paragraph("Each decoder layer's output (rows) at each decoder position (columns) is read out as if it were the last "
+    disabled_paragraph("Each decoder layer's output (rows) at each decoder position (columns) is read out as if it were the last "
               "layer's: through " + lens.readout + ". A cell shows the read-out's most probable next token; its colour is "
               "the probability it gives the token the model finally chose at that position, so the last row is the model's "
               "own output. It does not prove that an early layer \"knows\" the answer: only the last layer was trained to be read this "
@@ -356,7 +350,7 @@ void LookInsidePanel::draw_patch_settings(PanelContext& ctx, const explain::Look
 
 void LookInsidePanel::draw_patching(PanelContext& ctx, const explain::LookInside& r) {
     const explain::ActivationPatching& p = r.patching;
-    paragraph(std::string(r.decoder_only ? "The corrupted prompt, as many pieces long as the clean one, is followed by the clean "
+    disabled_paragraph(std::string(r.decoder_only ? "The corrupted prompt, as many pieces long as the clean one, is followed by the clean "
                                            "run's continuation. "
                                          : "The corrupted sentence (as many pieces as the clean one) runs with the clean run's "
                                            "decoder input. ") +
@@ -424,7 +418,7 @@ void LookInsidePanel::draw_patching(PanelContext& ctx, const explain::LookInside
 
 void LookInsidePanel::draw_heads(PanelContext& ctx, const explain::LookInside& r) {
     const explain::HeadImportance& h = r.heads;
-    paragraph("Each head in turn is switched off (its context zeroed, as the Attention panel's head switches do) and the change "
+    disabled_paragraph("Each head in turn is switched off (its context zeroed, as the Attention panel's head switches do) and the change "
               "in " + (h.metric_text.empty() ? std::string("the log-probability of the tokens the model chose") : h.metric_text) +
               " is shown: negative (blue) = the output got less likely without the head. Click a cell to open that head in "
               "the Attention panel. Zeroing is not neutral (the next layers never saw a silent head in training), and heads "
@@ -476,7 +470,7 @@ void LookInsidePanel::draw_heads(PanelContext& ctx, const explain::LookInside& r
 
 void LookInsidePanel::draw_rollout(const explain::LookInside& r) {
     const explain::AttentionRollout& ro = r.rollout;
-    paragraph("Rollout averages each " + (ro.stack.empty() ? std::string("self-attention") : ro.stack) + " layer over its "
+    disabled_paragraph("Rollout averages each " + (ro.stack.empty() ? std::string("self-attention") : ro.stack) + " layer over its "
               "heads (A), adds the residual connection as 0.5\xC2\xB7" "A + 0.5\xC2\xB7I with rows renormalised, and multiplies "
               "the layers: how much each position's state (rows) draws on each input token (columns) if attention were the "
               "only thing that moved information between positions; the values' sizes, the FFNs and the norms are ignored. " +
@@ -518,7 +512,7 @@ void LookInsidePanel::draw_rollout(const explain::LookInside& r) {
 
 void LookInsidePanel::draw_entropy(const explain::LookInside& r) {
     const explain::AttentionEntropy& e = r.entropy;
-    paragraph("Entropy: each head's \xE2\x88\x92\xCE\xA3 p\xC2\xB7ln p per query row in nats, averaged over the rows, against the "
+    disabled_paragraph("Entropy: each head's \xE2\x88\x92\xCE\xA3 p\xC2\xB7ln p per query row in nats, averaged over the rows, against the "
               "uniform maximum ln(keys the row may see) averaged the same way (masked keys do not count). A low entropy means a "
               "sharp head, not an important one.");
     if (!e.error.empty()) {
@@ -551,7 +545,7 @@ void LookInsidePanel::draw_entropy(const explain::LookInside& r) {
 // Direct logit attribution: one bar per part, the remainder, and their sum against the logit.
 
 void LookInsidePanel::draw_attribution(const explain::LookInside& r) {
-    paragraph(std::string("The chosen token's logit at one position is split into what each part wrote into the residual "
+    disabled_paragraph(std::string("The chosen token's logit at one position is split into what each part wrote into the residual "
                           "stream: each head's context through its slice of W_O, each FFN's output, the embeddings. The norms "
                           "on the way to the generator are treated as linear at this point (each divides by the \xCF\x83 the "
                           "forward computed). The remainder is the biases no part owns (attention b_O, the norms' and the "

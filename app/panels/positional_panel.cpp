@@ -26,12 +26,6 @@ void wrapped(const std::string& text) {
     ImGui::PopTextWrapPos();
 }
 
-void wrapped_disabled(const std::string& text) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", text.c_str());
-    ImGui::PopTextWrapPos();
-}
-
 std::string format(const char* fmt, double a, double b = 0.0, double c = 0.0, double d = 0.0) {
     char buf[256];
     std::snprintf(buf, sizeof buf, fmt, a, b, c, d);
@@ -124,12 +118,12 @@ void PositionalPanel::draw_none(PanelContext& ctx) {
                   "t + 1 tokens, so its positions are not interchangeable (Haviv et al. 2022 show language models "
                   "without positions still learn where they are).";
     wrapped(text);
-    wrapped_disabled("Pick a position scheme in the Model panel (positions) and rebuild to compare.");
+    disabled_paragraph("Pick a position scheme in the Model panel (positions) and rebuild to compare.");
 }
 
 void PositionalPanel::draw_sinusoidal(PanelContext& ctx, int shown) {
     const explain::SessionView& v = ctx.view;
-    wrapped_disabled("Each position p gets a fixed vector added to its embedding: PE[p,2i] = sin(p/10000^(2i/d_model)), "
+    disabled_paragraph("Each position p gets a fixed vector added to its embedding: PE[p,2i] = sin(p/10000^(2i/d_model)), "
                      "PE[p,2i+1] = cos(\xE2\x80\xA6). Low dimensions oscillate fast, high ones slowly. For a fixed offset "
                      "k, PE(p+k) is a fixed rotation of each (sin, cos) pair of PE(p); the paper hypothesised that "
                      "this makes relative positions easy to attend to.");
@@ -250,7 +244,7 @@ void PositionalPanel::draw_sinusoidal(PanelContext& ctx, int shown) {
 void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
     const explain::SessionView& v = ctx.view;
     const int H = v.config.heads, dk = v.d_k();
-    wrapped_disabled("RoPE (Su et al., RoFormer) adds nothing to the embeddings: every self-attention rotates each pair "
+    disabled_paragraph("RoPE (Su et al., RoFormer) adds nothing to the embeddings: every self-attention rotates each pair "
                      "of dimensions (2i, 2i+1) of its q and k by the position times the pair's frequency "
                      "\xCE\xB8_i = 10000^(\xE2\x88\x92" "2i/dk). Here the q of one token and the k of another, as this model "
                      "projected them, are each rotated to every position 0\xE2\x80\xA6L\xE2\x88\x92" "1 with the model's "
@@ -318,7 +312,7 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
     const std::vector<float>* q = v.output(a.q);
     const std::vector<float>* k = v.output(a.k);
     if (!q || !k) {
-        wrapped_disabled(v.missing_reason(q ? a.k : a.q));
+        disabled_paragraph(v.missing_reason(q ? a.k : a.q));
         return;
     }
     if (m_rope_version != v.version || m_rope_row != row || m_rope_choice.block != want.block ||
@@ -387,7 +381,7 @@ void PositionalPanel::draw_rope(PanelContext& ctx, int L) {
                               "|q\xC2\xB7k| (%.4g): rounding only.", r.spread, relative, r.scale)
                            .c_str());
     ImGui::PopTextWrapPos();
-    wrapped_disabled(std::string("Every diagonal of the matrix holds one number: rotating q by p and k by p' leaves the "
+    disabled_paragraph(std::string("Every diagonal of the matrix holds one number: rotating q by p and k by p' leaves the "
                                  "angle (p \xE2\x88\x92 p')\xC2\xB7\xCE\xB8_i between each pair, so the score depends on the "
                                  "positions only through p \xE2\x88\x92 p'. In the model each position holds its own token's "
                                  "q and k; the rotation adds only the offset.") +
@@ -416,7 +410,7 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
     const explain::SessionView& v = ctx.view;
     const int H = v.config.heads;
     const bool power_of_two = H > 0 && (H & (H - 1)) == 0;
-    wrapped_disabled(std::string("ALiBi (Press et al. 2022) adds nothing to the embeddings: each head h subtracts "
+    disabled_paragraph(std::string("ALiBi (Press et al. 2022) adds nothing to the embeddings: each head h subtracts "
                                  "m_h\xC2\xB7|i \xE2\x88\x92 j| from its self-attention scores before softmax, a penalty "
                                  "that grows linearly with the distance between query i and key j. The slopes are fixed, "
                                  "not learned: ") +
@@ -441,7 +435,7 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
     for (int h = 0; h < H; ++h) slopes += " m_" + std::to_string(h) + " = " + slope_text(m_slopes[static_cast<size_t>(h)]) + (h + 1 < H ? "," : "");
     wrapped(slopes);
     const bool decoder_only = v.config.arch == Arch::DecoderOnly;
-    wrapped_disabled(std::string("Query rows \xC3\x97 key columns for positions 0\xE2\x80\xA6") + std::to_string(L - 1) +
+    disabled_paragraph(std::string("Query rows \xC3\x97 key columns for positions 0\xE2\x80\xA6") + std::to_string(L - 1) +
                      (m_alibi_own_scale ? ", each head on its own colour scale. " : ", one colour scale for all heads. ") +
                      (decoder_only ? "The causal mask hides the keys right of the diagonal (j > i), so only the lower "
                                      "triangle reaches softmax."
@@ -500,7 +494,7 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
 void PositionalPanel::draw_learned(PanelContext& ctx, int shown) {
     const explain::SessionView& v = ctx.view;
     const bool has_src = !v.learned_src_positions.empty(), has_tgt = !v.learned_tgt_positions.empty();
-    wrapped_disabled("Each position p has a row of its own in a [max_len, d_model] table, trained with the rest of the "
+    disabled_paragraph("Each position p has a row of its own in a [max_len, d_model] table, trained with the rest of the "
                      "model and added to the embeddings (as BERT and GPT-2). Nothing ties one row to the next: whatever "
                      "code for order the rows hold, training put there, and rows of positions never seen in training "
                      "keep their random start.");

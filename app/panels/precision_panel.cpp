@@ -20,12 +20,6 @@ const ImVec4 WARNING_COLOUR(1.0f, 0.72f, 0.35f, 1.0f);
 const ImVec4 ERROR_COLOUR(1.0f, 0.45f, 0.45f, 1.0f);
 const ImVec4 LOW_COLOUR(0.45f, 0.75f, 1.0f, 1.0f);
 
-void paragraph(const std::string& text) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", text.c_str());
-    ImGui::PopTextWrapPos();
-}
-
 void coloured_paragraph(const ImVec4& colour, const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, colour);
     ImGui::PushTextWrapPos(0.0f);
@@ -209,7 +203,7 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
     if (!v.options.causal_mask || !v.options.padding_mask || !v.options.positional_encoding || !v.options.disabled_heads.empty())
         differs += "The Masks / Positional toggles and switched-off heads do not apply here: both runs use the model as trained. ";
     if (v.B > 1) differs += "Only the first sentence is compared. ";
-    if (!differs.empty()) paragraph("Note: " + differs);
+    if (!differs.empty()) disabled_paragraph("Note: " + differs);
     if (!result) {
         ImGui::TextUnformatted("Running the sentence in both precisions\xE2\x80\xA6");
         return;
@@ -264,11 +258,18 @@ void PrecisionPanel::draw_outputs(const explain::PrecisionView& r) {
         ImGui::TextDisabled("The greedy outputs are the same, token for token.");
     else
         ImGui::TextColored(WARNING_COLOUR, "The greedy outputs part at output token %d (framed).", r.first_change + 1);
+    if (r.bf16_products == "vdpbf16ps")
+        disabled_paragraph("BF16 products on this CPU: vdpbf16ps (AVX512_BF16: pairs of BF16 values multiplied and "
+                           "summed into FP32) for the linear layers; the attention products multiply BF16-rounded "
+                           "values in FP32.");
+    else if (!r.bf16_products.empty())
+        disabled_paragraph("BF16 products on this CPU: each BF16 weight widened to FP32 and summed with FP32 "
+                           "multiply-adds (the CPU has no BF16 dot-product instruction, or TX_BF16=widened).");
     if (r.request.embedding_scale != 1.0f)
-        paragraph("With the embeddings \xC3\x97" + number(r.request.embedding_scale, "%g") + " this is no longer the trained "
+        disabled_paragraph("With the embeddings \xC3\x97" + number(r.request.embedding_scale, "%g") + " this is no longer the trained "
                   "model: its FP32 run is the reference the comparison needs, not a translation.");
     if (r.low_nan_logits > 0 && !r.vocabulary.empty())
-        paragraph("The " + std::string(explain::format_name(r.request.mode.format)) + " run's logits hold NaN, so no token is the most "
+        disabled_paragraph("The " + std::string(explain::format_name(r.request.mode.format)) + " run's logits hold NaN, so no token is the most "
                   "probable: greedy decoding's argmax then keeps the first id, 0 (" + r.vocabulary.front() + "), until the "
                   "length limit.");
 }
@@ -475,7 +476,7 @@ void PrecisionPanel::draw_logits(const explain::PrecisionView& r) {
 void PrecisionPanel::draw_histogram(const explain::PrecisionView& r) {
     ImGui::TextUnformatted("A weight matrix's rounding error");
     if (r.absolute.empty()) {
-        paragraph("FP32 uses the weights as they are: no rounding error. Choose BF16, FP16 or INT8 to see it.");
+        disabled_paragraph("FP32 uses the weights as they are: no rounding error. Choose BF16, FP16 or INT8 to see it.");
         return;
     }
     m_weight = std::clamp(m_weight, 0, static_cast<int>(r.absolute.size()) - 1);
@@ -501,7 +502,7 @@ void PrecisionPanel::draw_histogram(const explain::PrecisionView& r) {
         line += "; " + std::to_string(h.subnormal) + " weights below " + fmt + "'s smallest normal left out (as subnormals "
                 "they round in fixed steps and can err more)";
     if (h.overflowed > 0) line += "; " + std::to_string(h.overflowed) + " weights overflow to inf (left out)";
-    paragraph(line + ".");
+    disabled_paragraph(line + ".");
     draw_bits(h);
 
     // Bars over [−range, range], the ±step/2 bound as two lines.

@@ -243,7 +243,10 @@ std::string reported_text(const ComparisonResult& r, TaskKind task) {
 }  // namespace
 
 void TrainingPanel::draw_comparison_chooser(PanelContext& ctx) {
-    if (!ImGui::CollapsingHeader("Compare variants", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    // Closed at first: its rows describe other set-ups than the settings under it (lesson 13's reverse
+    // run sits right below). It opens by itself when a row is started elsewhere (--train-row).
+    if (!ctx.trainer.comparison_row.empty() && ctx.trainer.comparison_row != m_shown_comparison) ImGui::SetNextItemOpen(true);
+    if (!ImGui::CollapsingHeader("Compare variants")) return;
     const std::vector<ComparisonRow>& rows = comparison_rows();
     // A row started elsewhere (--train-row, the self-test) shows as the chosen one.
     if (ctx.trainer.comparison_row != m_shown_comparison) {

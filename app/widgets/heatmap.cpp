@@ -254,15 +254,20 @@ HeatmapResult draw_heatmap(const HeatmapSpec& spec, CommandSink* commands) {
             }
     }
 
-    // Labels; when cells are smaller than the font, every k-th.
+    // Labels. Rows shorter than the font get every label in a smaller font, down to 55% of it (a
+    // thinned list reads as a sentence of its own: "▁My ster ads ▁book"); below that, and for the
+    // columns (rotated text), every k-th label. The hover read-out names any cell's row and column.
     if (labels) {
-        const int row_step = std::max(1, static_cast<int>(std::ceil(font * 0.95f / cell_h)));
+        const float row_font = std::clamp(cell_h * 0.95f, font * 0.55f, font);
+        const int row_step = std::max(1, static_cast<int>(std::ceil(row_font * 0.95f / cell_h)));
         const int col_step = std::max(1, static_cast<int>(std::ceil(font * 0.95f / cell_w)));
+        const float shrink = row_font / font;
         for (int r = 0; r < spec.rows && r < static_cast<int>(spec.row_labels->size()); r += row_step) {
-            const std::string l = fit_text((*spec.row_labels)[static_cast<size_t>(r)], label_w - 8.0f);
+            const std::string l = fit_text((*spec.row_labels)[static_cast<size_t>(r)], (label_w - 8.0f) / shrink);
             const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
-            dl->AddText(ImVec2(grid_min.x - 5.0f - ts.x, grid_min.y + cell_h * (static_cast<float>(r) + 0.5f) - ts.y * 0.5f),
-                        text_col, l.c_str());
+            const ImVec2 at(grid_min.x - 5.0f - ts.x * shrink, grid_min.y + cell_h * (static_cast<float>(r) + 0.5f) - ts.y * shrink * 0.5f);
+            if (shrink < 1.0f) add_scaled_text(dl, row_font, at, text_col, l.c_str());
+            else dl->AddText(at, text_col, l.c_str());
         }
         for (int c = 0; c < spec.cols && c < static_cast<int>(spec.col_labels->size()); c += col_step) {
             const std::string l = fit_text((*spec.col_labels)[static_cast<size_t>(c)], label_h - 8.0f);

@@ -101,6 +101,12 @@ std::string format_value(float v) {
     return buf;
 }
 
+void disabled_paragraph(const std::string& text) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", text.c_str());
+    ImGui::PopTextWrapPos();
+}
+
 std::string fit_text(const std::string& text, float max_width) {
     if (ImGui::CalcTextSize(text.c_str()).x <= max_width) return text;
     std::string s = text;

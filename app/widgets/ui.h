@@ -28,5 +28,7 @@ std::string format_bytes(double bytes);
 std::string format_value(float v);
 // Truncates text to at most `max_width` pixels with an ellipsis.
 std::string fit_text(const std::string& text, float max_width);
+// Text in the disabled colour, wrapped at the window's edge: the panels' explanatory sentences.
+void disabled_paragraph(const std::string& text);
 
 }  // namespace tx::app

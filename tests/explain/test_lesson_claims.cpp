@@ -344,6 +344,10 @@ TEST(LessonClaims, BeamAgainstGreedy) {
         top = std::max(top, *std::max_element(log_probs.begin() + static_cast<std::ptrdiff_t>(r * V),
                                               log_probs.begin() + static_cast<std::ptrdiff_t>((r + 1) * V)));
     std::printf("lesson 14: the largest next-token probability of the bird sentence: %.4f\n", std::exp(top));
+    // "Its top probability can still be above 90%": above the smoothed target, below 1.
+    EXPECT_GT(std::exp(top), 0.9f);
+    EXPECT_LT(std::exp(top), 1.0f);
+    EXPECT_NE(l.paragraphs.at(0).find("still be above 90%"), std::string::npos);
     EXPECT_LT(std::exp(top), 0.99f);
     EXPECT_NEAR(v.label_smoothing, 0.1f, 1e-6f);
     session.set_input({"The unbelievable dogs sleep."});

@@ -146,8 +146,9 @@ TEST_P(Autocast, ProductsAreRoundedAndSoftmaxAndNormsStayFp32) {
         const tx::StepInfo& s = model->steps()[i];
         SCOPED_TRACE(s.name);
         if (s.kind == tx::StepKind::Scores || s.kind == tx::StepKind::Projection || s.kind == tx::StepKind::Generator ||
-            s.kind == tx::StepKind::Context || s.kind == tx::StepKind::OutputProjection || s.kind == tx::StepKind::FfnOut)
+            s.kind == tx::StepKind::Context || s.kind == tx::StepKind::OutputProjection || s.kind == tx::StepKind::FfnOut) {
             EXPECT_TRUE(representable(out[i], p));
+        }
         if (s.kind == tx::StepKind::Softmax) {
             // exactly FP32 softmax of the rounded-product scores (the masked scores step before it)
             const size_t masked = i - 1;
@@ -295,11 +296,16 @@ TEST(PrecisionModes, ComparisonOfBf16AgainstFp32) {
     EXPECT_LT(r.logits_relative, 0.05);        // a few BF16 steps (2^-8 each) over two layers
     for (const auto& s : r.steps) {
         EXPECT_EQ(s.nonfinite, 0) << s.name;
-        if (s.materialised) EXPECT_GT(s.finite_pairs, 0) << s.name;   // every value compared
+        if (s.materialised) {
+            EXPECT_GT(s.finite_pairs, 0) << s.name;   // every value compared
+        }
     }
     ASSERT_EQ(r.first_change.size(), 2u);
-    for (size_t b = 0; b < 2; ++b)
-        if (r.first_change[b] < 0) EXPECT_EQ(r.fp32_output[b], r.low_output[b]);
+    for (size_t b = 0; b < 2; ++b) {
+        if (r.first_change[b] < 0) {
+            EXPECT_EQ(r.fp32_output[b], r.low_output[b]);
+        }
+    }
 }
 
 // docs/precision.md's example: 128 and 128.5 are one BF16 value, so their softmax goes from
