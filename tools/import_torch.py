@@ -12,6 +12,9 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # safetensors_file.py, beside this file
+import safetensors_file  # noqa: E402
+
 USAGE_NOTE = """\
 The import config (JSON; paths relative to the config file):
   "module":       "transformer" (nn.Transformer: encoder + decoder with cross-attention)
@@ -379,28 +382,14 @@ def order_like_ours(tensors, config):
 
 def write_safetensors(path, tensors, metadata, sp_model):
     """F32 parameters, then the SentencePiece model as the U8 tensor "tokenizer.model"; atomic."""
-    header, blobs, offset = {}, [], 0
+    entries = []
     for name, t in tensors:
         values = t.to("cpu").reshape(-1).tolist()
-        blob = struct.pack(f"<{len(values)}f", *values)
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
+        entries.append((name, "F32", t.shape, struct.pack(f"<{len(values)}f", *values)))
     if sp_model is not None:
-        header["tokenizer.model"] = {"dtype": "U8", "shape": [len(sp_model)],
-                                     "data_offsets": [offset, offset + len(sp_model)]}
-        blobs.append(sp_model)
-    header["__metadata__"] = metadata
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    temporary = path + ".tmp"
+        entries.append(("tokenizer.model", "U8", [len(sp_model)], sp_model))
     try:
-        with open(temporary, "wb") as f:
-            f.write(struct.pack("<Q", len(text)))
-            f.write(text)
-            for blob in blobs:
-                f.write(blob)
-        os.replace(temporary, path)
+        safetensors_file.write_safetensors(path, entries, metadata)
     except OSError as e:
         fail(f"cannot write {path}: {e.strerror}")
 

@@ -24,6 +24,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # safetensors_file.py, beside this file
+import safetensors_file  # noqa: E402
+
 WORD_MARK = "\u2581"
 VOCAB_TABLES = ("src_embed.weight", "tgt_embed.weight", "generator.weight", "generator.bias")
 DTYPES = {"F32": np.float32, "U8": np.uint8}
@@ -47,24 +50,11 @@ def read_safetensors(path):
     return metadata, tensors
 
 
-def write_safetensors(path, metadata, tensors):
-    """Writes to PATH.tmp, then renames: a failed write leaves no half file at PATH."""
-    header, offset, chunks = {"__metadata__": metadata}, 0, []
-    for name, array in tensors.items():
-        data = np.ascontiguousarray(array).tobytes()
-        dtype = next(k for k, v in DTYPES.items() if v == array.dtype)
-        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        chunks.append(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)   # the tensor data starts 8-byte aligned
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for data in chunks:
-            f.write(data)
-    os.replace(tmp, path)
+def write_checkpoint(path, metadata, tensors):
+    """The arrays as F32 / U8 tensors, in their order; written atomically (safetensors_file.py)."""
+    entries = [(name, next(k for k, v in DTYPES.items() if v == a.dtype), a.shape, np.ascontiguousarray(a).tobytes())
+               for name, a in tensors.items()]
+    safetensors_file.write_safetensors(path, entries, metadata)
 
 
 def processor(tensors):
@@ -118,7 +108,7 @@ def main():
             out[name] = array
         else:
             out[name] = trained[name]
-    write_safetensors(args.out, metadata, out)
+    write_checkpoint(args.out, metadata, out)
     kept = sum(1 for piece, ids in zip(new_pieces, rows) if len(ids) == 1)
     print(f"{args.out}: {len(new_pieces)} pieces, {kept} with one old row, "
           f"{len(new_pieces) - kept} the mean of several")
