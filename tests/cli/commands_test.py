@@ -7,14 +7,9 @@ import re
 import subprocess
 import sys
 
+from cli_checks import check, finish  # tests/cli/cli_checks.py, beside this script
+
 txcli, cli_md = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
 
 
 def run(*args):
@@ -46,6 +41,4 @@ unknown = run("no-such-command")
 check(unknown.returncode == 2 and unknown.stderr == "txcli: unknown command 'no-such-command'\n" + usage.stdout,
       "an unknown command exits 2, names it and prints the usage on stderr")
 
-if failures:
-    sys.exit(str(len(failures)) + " check(s) failed")
-print("ok   txcli lists, dispatches and documents the same " + str(len(documented)) + " commands")
+finish("ok   txcli lists, dispatches and documents the same " + str(len(documented)) + " commands")

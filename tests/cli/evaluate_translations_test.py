@@ -10,19 +10,14 @@ import subprocess
 import sys
 import tempfile
 
+from cli_checks import check, finish  # tests/cli/cli_checks.py, beside this script
+
 txcli, models = sys.argv[1], sys.argv[2]
 model = os.path.join(models, "grammar.safetensors")
 PAIRS = ["The red car is big.\tEl coche rojo es grande.",
          "The small dog sleeps.\tEl perro pequeño duerme.",
          "",   # an empty line is skipped, as every pairs reader here does
          "My sister reads a green book.\tMi hermana lee un libro verde."]
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
 
 
 def run(*args):
@@ -55,6 +50,4 @@ with tempfile.TemporaryDirectory() as work:
           "an unwritable --translations path is refused before decoding, naming it: " + repr(p.stderr))
     check(not os.path.exists(os.path.dirname(missing)), "nothing is created for a refused path")
 
-if failures:
-    sys.exit(str(len(failures)) + " check(s) failed")
-print("ok   evaluate --translations writes what score reads back to the same scores")
+finish("ok   evaluate --translations writes what score reads back to the same scores")

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+from cli_checks import check, finish  # tests/cli/cli_checks.py, beside this script
+
 txcli, models = sys.argv[1], sys.argv[2]
 # The small-grammar translation model (fast), and the decoder-only LM.
 model = os.path.join(models, "grammar.safetensors")
@@ -17,13 +19,6 @@ lm = os.path.join(models, "lm.safetensors")
 if not os.path.exists(model):
     sys.exit("FAIL: " + model + " is not there")
 CLEAN, CORRUPT = "The red car is big.", "The red car is small."
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
 
 
 def run(*args, expect_ok=True):
@@ -98,7 +93,4 @@ e = view("entropy", "--src", CLEAN)
 check(all(0.0 <= x <= g["max_entropy"] + 1e-6 for g in e["grids"] for x in g["entropy"]),
       "entropy between 0 and the uniform maximum")
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("txcli inspect: every check passed")
+finish("txcli inspect: every check passed")
