@@ -60,6 +60,14 @@ public:
         m_out.open(m_temporary, std::ios::binary | std::ios::trunc);
         if (!m_out) throw CliError("--translations: cannot write '" + m_temporary + "'");
     }
+    TranslationsFile(const TranslationsFile&) = delete;
+    TranslationsFile& operator=(const TranslationsFile&) = delete;
+    ~TranslationsFile() {   // a run that failed before write() leaves no temporary file behind
+        if (m_renamed) return;
+        m_out.close();
+        std::error_code ignored;
+        std::filesystem::remove(m_temporary, ignored);
+    }
     void write(const std::vector<std::string>& lines) {
         for (const std::string& line : lines) m_out << line << '\n';
         m_out.close();
@@ -67,11 +75,13 @@ public:
         if (m_out.fail()) throw CliError("--translations: writing '" + m_temporary + "' failed");
         std::filesystem::rename(m_temporary, m_path, error);
         if (error) throw CliError("--translations: cannot rename '" + m_temporary + "' to '" + m_path + "': " + error.message());
+        m_renamed = true;
     }
 
 private:
     std::string m_path, m_temporary;
     std::ofstream m_out;
+    bool m_renamed = false;
 };
 
 // Prints the pronoun report (unless json) and returns its JSON member (", \"pronouns\": {...}").

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "eos_parking.h"
 #include "setting_texts.h"
 #include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
@@ -194,7 +193,13 @@ void AttentionPanel::draw_overview(PanelContext& ctx) {
         ImGui::PopID();
     }
     // The bright <eos> column a learner sees first, explained where it appears.
-    const explain::EosParking parking = explain::eos_parking(v, std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0)));
+    const int parking_row = std::clamp(sel.batch_row, 0, std::max(v.B - 1, 0));
+    if (v.version != m_parking_version || parking_row != m_parking_row) {
+        m_parking = explain::eos_parking(v, parking_row);
+        m_parking_version = v.version;
+        m_parking_row = parking_row;
+    }
+    const explain::EosParking& parking = m_parking;
     if (parking.parked > 0)
         ImGui::TextWrapped("%d of these %d encoder and cross-attention heads put most of their weight on <eos> (a bright "
                            "column on the right): a head with nothing to look for parks its weight there, and every row "

@@ -2,6 +2,7 @@
 // (encoder self, decoder masked self, cross), an overview of all layers × heads, head ablation
 // (switch a head off and see the decode change), and raw scores vs probabilities.
 #pragma once
+#include "eos_parking.h"
 #include "panel.h"
 
 namespace tx::app {
@@ -20,6 +21,11 @@ private:
     void draw_lines(PanelContext& ctx);
     int m_values = 0;            // 0 probabilities, 1 scores, 2 masked scores
     std::vector<bool> m_line_heads;   // heads drawn as lines
+    // The <eos> count under the overview, for the snapshot version and batch row it was counted on
+    // (it reads every encoder and cross-attention map: once per change, not once per frame).
+    explain::EosParking m_parking;
+    uint64_t m_parking_version = 0;
+    int m_parking_row = -1;
 };
 
 }  // namespace tx::app

@@ -47,6 +47,12 @@ std::string unseen_tooltip(const std::string& word, const std::string& key, cons
     return tip;
 }
 
+// A chip's piece is one of a SentencePiece vocabulary's byte pieces (not a typed "<0xE2>" that
+// became UNK under the word tokenizer).
+bool byte_piece_chip(const explain::SessionView& v, const std::string& text, int id) {
+    return v.config.tokenizer == TokenizerKind::SentencePiece && id != v.config.special.unk && explain::is_byte_piece(text);
+}
+
 std::string source_chip_text(const explain::SessionView& v, const std::vector<Token>& toks, int b, int s) {
     const int id = v.src_ids[static_cast<size_t>(b * v.S + s)];
     const SpecialTokens& sp = v.config.special;
@@ -64,7 +70,7 @@ void source_chip(const explain::SessionView& v, const std::vector<Token>& toks, 
     const std::string text = source_chip_text(v, toks, b, s);
     if (s < static_cast<int>(toks.size()) && toks[static_cast<size_t>(s)].unknown) {
         const std::string tip =
-            explain::is_byte_piece(text)
+            byte_piece_chip(v, text, id)
                 ? explain::byte_piece_text(text)
                 : "\"" + text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")";
         token_chip(text, id, ChipKind::Unknown, tip.c_str());
@@ -105,7 +111,7 @@ void prompt_row(const explain::SessionView& v, int b) {
             const Token& token = toks[static_cast<size_t>(t - 1)];
             if (token.unknown)
                 token_chip(token.text, id, ChipKind::Unknown,
-                           (explain::is_byte_piece(token.text)
+                           (byte_piece_chip(v, token.text, id)
                                 ? explain::byte_piece_text(token.text)
                                 : "\"" + token.text + "\" is not in the vocabulary: it became UNK (id " + std::to_string(sp.unk) + ")")
                                .c_str());
@@ -301,7 +307,7 @@ void InputPanel::draw_content(PanelContext& ctx) {
             else if (id == sp.pad) token_chip("PAD", id, ChipKind::Pad, "padding");
             else if (id == sp.unk) token_chip("UNK", id, ChipKind::Unknown, "the unknown token");
             else if (id == sp.eos) token_chip("EOS", id, ChipKind::Special);
-            else if (explain::is_byte_piece(v.token_text(id)))
+            else if (byte_piece_chip(v, v.token_text(id), id))
                 token_chip(v.token_text(id), id, ChipKind::Unknown, explain::byte_piece_text(v.token_text(id)).c_str());
             else token_chip(v.token_text(id), id, ChipKind::Normal);
             ImGui::PopID();

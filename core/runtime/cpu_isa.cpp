@@ -80,15 +80,18 @@ std::string supported_list() {
     return list;
 }
 
-Isa choose_isa() {
+// A setting read once from the environment (TX_ISA, TX_BF16): the parsed value, with the parser's
+// warning (a value this CPU cannot run, or an unknown one) on stderr.
+template <typename T>
+T from_environment(const char* variable, T (*parse)(const char*, std::string&)) {
     std::string warning;
-    const Isa isa = isa_from_setting(std::getenv("TX_ISA"), warning);
+    const T value = parse(std::getenv(variable), warning);
     if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
-    return isa;
+    return value;
 }
 
 std::atomic<Isa>& active() {
-    static std::atomic<Isa> isa{choose_isa()};
+    static std::atomic<Isa> isa{from_environment("TX_ISA", isa_from_setting)};
     return isa;
 }
 
@@ -117,15 +120,8 @@ bool bf16_runs(Bf16Path path, Isa isa) {
     return path == Bf16Path::Widened || (isa == Isa::Avx512 && cpu_has_avx512_bf16());
 }
 
-Bf16Path choose_bf16_path() {
-    std::string warning;
-    const Bf16Path path = bf16_path_from_setting(std::getenv("TX_BF16"), warning);
-    if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
-    return path;
-}
-
 std::atomic<Bf16Path>& bf16_active() {
-    static std::atomic<Bf16Path> path{choose_bf16_path()};
+    static std::atomic<Bf16Path> path{from_environment("TX_BF16", bf16_path_from_setting)};
     return path;
 }
 
