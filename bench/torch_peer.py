@@ -130,7 +130,8 @@ def checkpoint_header(path):
 
 
 def read_checkpoint(path):
-    """(config dict, {name: numpy array}) of one of our checkpoints (its F32 tensors only)."""
+    """(config dict, {name: float32 numpy array}) of one of our checkpoints: its F32, BF16 and F16
+    tensors (the parameters; BF16 is the top half of a float32's bits, so widening is exact)."""
     import numpy as np
 
     with open(path, "rb") as f:
@@ -139,10 +140,17 @@ def read_checkpoint(path):
     metadata = header.pop("__metadata__", {})
     tensors = {}
     for name, entry in header.items():
-        if entry["dtype"] != "F32":
-            continue
         begin, end = entry["data_offsets"]
-        tensors[name] = np.frombuffer(data, dtype="<f4", count=(end - begin) // 4, offset=begin).reshape(entry["shape"])
+        if entry["dtype"] == "F32":
+            values = np.frombuffer(data, dtype="<f4", count=(end - begin) // 4, offset=begin)
+        elif entry["dtype"] == "BF16":
+            halves = np.frombuffer(data, dtype="<u2", count=(end - begin) // 2, offset=begin)
+            values = (halves.astype(np.uint32) << 16).view(np.float32)
+        elif entry["dtype"] == "F16":
+            values = np.frombuffer(data, dtype="<f2", count=(end - begin) // 2, offset=begin).astype(np.float32)
+        else:
+            continue
+        tensors[name] = values.reshape(entry["shape"])
     return json.loads(metadata["config"]), tensors
 
 

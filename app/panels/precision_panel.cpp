@@ -503,6 +503,10 @@ void PrecisionPanel::draw_histogram(const explain::PrecisionView& r) {
                 "they round in fixed steps and can err more)";
     if (h.overflowed > 0) line += "; " + std::to_string(h.overflowed) + " weights overflow to inf (left out)";
     disabled_paragraph(line + ".");
+    if (h.max_abs_error == 0.0 && h.format != Precision::Int8 && h.overflowed == 0)
+        disabled_paragraph("Every weight of this matrix is already exactly a " + fmt + " number, so rounding changes none of them: "
+                           "the model file stores it in a 16-bit format (the everyday model keeps its embedding tables and "
+                           "output layer in BF16, and its layers in FP32).");
     draw_bits(h);
 
     // Bars over [−range, range], the ±step/2 bound as two lines.

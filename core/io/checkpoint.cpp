@@ -85,7 +85,8 @@ Tokenizer make_tokenizer(const Checkpoint& checkpoint) {
     return Tokenizer(c.tokenizer, Vocabulary(checkpoint.vocabulary), c.special);
 }
 
-void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, const std::string& parameter_dtype) {
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, const std::string& parameter_dtype,
+                     const std::set<std::string>& stored_low) {
     const ModelConfig& config = checkpoint.config;
     if (parameter_dtype != "F32" && parameter_dtype != "BF16" && parameter_dtype != "F16")
         throw SafetensorsError(path + ": parameter dtype '" + printable(parameter_dtype) + "': expected F32, BF16 or F16");
@@ -115,9 +116,12 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, cons
     file.metadata["format"] = CHECKPOINT_FORMAT;
     file.metadata["config"] = std::move(config_text);
     file.tensors.reserve(table.entries().size());
+    for (const std::string& name : stored_low)
+        if (!table.find(name)) throw SafetensorsError(path + ": no parameter named '" + printable(name) + "' to store as " + parameter_dtype);
     for (const ParameterInfo& p : table.entries()) {
         const auto first = checkpoint.parameters.begin() + p.offset;
-        file.tensors.push_back({p.name, p.shape, std::vector<float>(first, first + p.numel()), {}, parameter_dtype});
+        const bool low = stored_low.empty() || stored_low.count(p.name) > 0;
+        file.tensors.push_back({p.name, p.shape, std::vector<float>(first, first + p.numel()), {}, low ? parameter_dtype : "F32"});
     }
     if (!checkpoint.tokenizer_model.empty()) {
         NamedTensor model;

@@ -7,6 +7,7 @@
 #   usage: torch_peer_test.py REPO_ROOT
 import math
 import os
+import struct
 import subprocess
 import sys
 
@@ -58,6 +59,23 @@ try:
 finally:
     os.remove(small)
 check(list(arrays[name].shape) == shape, f"read_checkpoint keeps {name}'s shape {shape}")
+parameters = [n for n, e in header.items() if n != "__metadata__" and e["dtype"] != "U8"]
+check(sorted(arrays) == sorted(parameters), "read_checkpoint reads every parameter, whatever its dtype")
+# A half tensor's first values, widened here with struct from its raw bytes.
+for n in parameters:
+    dtype = header[n]["dtype"]
+    if dtype not in ("BF16", "F16"):
+        continue
+    begin, _ = header[n]["data_offsets"]
+    with open(MODEL, "rb") as f:
+        (header_bytes,) = struct.unpack("<Q", f.read(8))
+        f.seek(8 + header_bytes + begin)
+        raw = f.read(8)
+    halves = struct.unpack("<4H", raw)
+    expected = ([struct.unpack("<f", struct.pack("<I", h << 16))[0] for h in halves] if dtype == "BF16"
+                else list(struct.unpack("<4e", raw)))
+    check(arrays[n].ravel()[:4].tolist() == expected, f"read_checkpoint widens {dtype} {n} exactly")
+    break
 tokenizer = torch_peer.checkpoint_u8(MODEL, "tokenizer.model")
 begin, end = header["tokenizer.model"]["data_offsets"]
 check(len(tokenizer) == end - begin and tokenizer[:1] == b"\n",

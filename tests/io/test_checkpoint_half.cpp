@@ -62,6 +62,40 @@ TEST_P(HalfCheckpoint, RoundTripsTheRoundedValues) {
 
 INSTANTIATE_TEST_SUITE_P(Checkpoint, HalfCheckpoint, ::testing::Values("BF16", "F16"));
 
+// stored_low names the only parameters written in the low dtype: those come back rounded, every
+// other one exact and F32; a name the config lacks is refused by name and writes nothing.
+TEST(HalfCheckpoint, OnlyTheNamedParametersAreStoredLow) {
+    const tx::Checkpoint c = small_checkpoint();
+    const tx::ParameterTable table(c.config);
+    const std::string low = "generator.weight";
+    ASSERT_NE(table.find(low), nullptr);
+    const std::string path = temp_path("mixed");
+    tx::save_checkpoint(path, c, "BF16", {low});
+    for (const tx::NamedTensor& t : tx::read_safetensors(path).tensors)
+        if (t.dtype != "U8") EXPECT_EQ(t.dtype, t.name == low ? "BF16" : "F32") << t.name;
+    const tx::Checkpoint back = tx::load_checkpoint(path);
+    std::filesystem::remove(path);
+    ASSERT_EQ(back.parameters.size(), c.parameters.size());
+    int64_t rounded_differ = 0;
+    for (const tx::ParameterInfo& p : table.entries())
+        for (int64_t i = p.offset; i < p.offset + p.numel(); ++i) {
+            const float x = c.parameters[static_cast<size_t>(i)];
+            float expected = x;
+            if (p.name == low) tx::round_floats(&expected, &x, 1, tx::Precision::Bf16);
+            rounded_differ += expected != x;
+            ASSERT_EQ(back.parameters[static_cast<size_t>(i)], expected) << p.name << " [" << i - p.offset << "]";
+        }
+    EXPECT_GT(rounded_differ, 0);   // the named matrix did change: the test sees the rounding
+    const std::string missing = temp_path("missing");
+    try {
+        tx::save_checkpoint(missing, c, "BF16", {"no.such.weight"});
+        ADD_FAILURE() << "accepted";
+    } catch (const tx::SafetensorsError& e) {
+        EXPECT_NE(std::string(e.what()).find("no parameter named 'no.such.weight'"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(missing));
+}
+
 TEST(HalfCheckpoint, TruncatedHalfTensorIsRefusedByName) {
     // 3 BF16 values need 6 bytes; the offsets give 4.
     const std::string header = R"({"w":{"dtype":"BF16","shape":[3],"data_offsets":[0,4]}})";

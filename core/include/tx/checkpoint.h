@@ -4,6 +4,7 @@
 // SentencePiece model's bytes travel as the U8 tensor "tokenizer.model", so one file still holds
 // everything (Python: SentencePieceProcessor(model_proto=bytes)).
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,11 @@ struct Checkpoint {
 // Atomic write (temporary name, then rename). Throws SafetensorsError on I/O failure.
 // parameter_dtype: "F32" (the default, exact), or "BF16" / "F16", half the size, each parameter
 // rounded to nearest even (half_float.h; FP16 overflows to inf beyond 65504); loading converts
-// them back to float exactly.
-void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, const std::string& parameter_dtype = "F32");
+// them back to float exactly. stored_low, when not empty, names the only parameters stored in
+// parameter_dtype (the rest stay F32: the everyday model keeps its three 16,000-row tables in BF16
+// and its layers exact); a name the config does not have is a SafetensorsError.
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, const std::string& parameter_dtype = "F32",
+                     const std::set<std::string>& stored_low = {});
 // Parameters may be F32, F16 or BF16 (converted to float). Refuses with a SafetensorsError naming
 // the problem: truncated file, bad header, wrong dtype,
 // missing or extra tensor, a shape that does not match the config, a bad config or vocabulary
