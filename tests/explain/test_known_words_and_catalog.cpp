@@ -13,6 +13,7 @@
 #include "known_words.h"
 #include "model_catalog.h"
 #include "tx/session.h"
+#include "support/temp_path.h"
 
 namespace tx::explain {
 namespace {
@@ -74,7 +75,7 @@ TEST(ModelCatalog, TheShippedCatalogListsEveryFile) {
 }
 
 TEST(ModelCatalog, ABadFileIsNamedInTheError) {
-    const std::string path = (std::filesystem::temp_directory_path() / "tx-bad-catalog.json").string();
+    const std::string path = tx::test::unique_temp_path("bad-catalog.json");
     std::ofstream(path) << "{ \"models\": [ {\"file\": 3} ] ";
     try {
         read_model_catalog(path);

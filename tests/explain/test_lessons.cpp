@@ -9,6 +9,7 @@
 
 #include "lesson_progress.h"
 #include "lessons.h"
+#include "support/temp_path.h"
 
 namespace tx::explain {
 namespace {
@@ -29,7 +30,7 @@ const char* GOOD = R"({"title": "T", "paragraphs": ["P."],
 class LessonFiles : public ::testing::Test {
 protected:
     void SetUp() override {
-        m_dir = fs::temp_directory_path() / ("tx_lessons_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+        m_dir = fs::path(tx::test::unique_temp_path("lessons-test"));
         fs::remove_all(m_dir);
         fs::create_directories(m_dir);
     }

@@ -14,6 +14,7 @@
 
 #include "tx/checkpoint.h"
 #include "tx/parameters.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
@@ -388,7 +389,7 @@ TEST(Safetensors, ReadsAHandMadeStandardFile) {
 }
 
 TEST(Safetensors, WriterRefusesInconsistentTensors) {
-    const std::string p = (fs::temp_directory_path() / "tx_test_never_written.safetensors").string();
+    const std::string p = tx::test::unique_temp_path("never-written.safetensors");
     SafetensorsFile f;
     f.tensors.push_back({"x", {2, 3}, {1, 2, 3}});
     EXPECT_MENTIONS(message_of([&] { write_safetensors(p, f); }), "'x' has shape [2, 3]");

@@ -13,12 +13,13 @@
 #include "tx/transformer.h"
 #include "tx/pronoun_probe.h"
 #include "tx/tasks.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
 
 std::string write_file(const std::string& name, const std::string& text) {
-    const std::string path = (std::filesystem::temp_directory_path() / ("tx-pronoun-" + name)).string();
+    const std::string path = tx::test::unique_temp_path("pronoun-" + name);
     std::ofstream(path) << text;
     return path;
 }

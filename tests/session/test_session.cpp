@@ -9,6 +9,7 @@
 
 #include "tx/decoding.h"
 #include "tx/session.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
@@ -222,7 +223,7 @@ TEST(Session, AttentionScalingToggleKeepsTheWeights) {
 TEST(Session, SaveAndReloadGiveTheSameOutputs) {
     Session s = make_session();
     s.set_input({SENTENCE});
-    const std::string path = (std::filesystem::temp_directory_path() / "tx_session_test.safetensors").string();
+    const std::string path = tx::test::unique_temp_path("session-test.safetensors");
     s.save(path);
     Session loaded = Session::load(path);
     loaded.set_input({SENTENCE});

@@ -11,6 +11,7 @@
 
 #include "tx/tasks.h"
 #include "tx/variant_comparison.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
@@ -121,7 +122,7 @@ TEST(VariantComparison, ResultsFileCoversEveryRow) {
 }
 
 TEST(VariantComparison, ResultsLoaderReadsNullStepsAndRefusesBadFiles) {
-    const std::string path = (std::filesystem::temp_directory_path() / "tx_compare_results_test.json").string();
+    const std::string path = tx::test::unique_temp_path("compare-results-test.json");
     {
         std::ofstream f(path);
         f << R"({"rows": {"copy-none-relu-s1": {"steps": null, "budget": 2000, "at_train_length": "3% exact",)"

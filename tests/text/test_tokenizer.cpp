@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "tx/tokenizer.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
@@ -38,8 +39,7 @@ struct TempFile {
     std::filesystem::path dir;
     std::filesystem::path path;
     explicit TempFile(const std::string& contents) {
-        dir = std::filesystem::temp_directory_path() /
-              ("tx_test_tokenizer_" + std::to_string(std::random_device{}()) + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+        dir = std::filesystem::path(tx::test::unique_temp_path("tokenizer-" + std::to_string(std::random_device{}())));
         std::filesystem::create_directories(dir);
         path = dir / "vocab.txt";
         std::ofstream(path, std::ios::binary) << contents;

@@ -14,6 +14,7 @@
 #include "tx/asset_paths.h"
 #include "tx/tasks.h"
 #include "tx/trainer.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
@@ -267,7 +268,7 @@ TEST(Trainer, FineTuningTranslationKeepsTheCheckpointsTokenizer) {
     const Checkpoint shipped = load_checkpoint(find_asset("assets/models/grammar.safetensors"));
     ASSERT_EQ(shipped.config.tokenizer, TokenizerKind::SentencePiece);
     // A few hundred pairs of the corpus keep the test fast; every 20th is held out.
-    const std::string data = (std::filesystem::temp_directory_path() / "tx-finetune-pairs.tsv").string();
+    const std::string data = tx::test::unique_temp_path("finetune-pairs.tsv");
     {
         std::ifstream in(find_asset("assets/corpus/en-es/train.tsv"));
         std::ofstream out(data);

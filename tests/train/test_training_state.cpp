@@ -18,12 +18,13 @@
 #include "tx/tasks.h"
 #include "tx/trainer.h"
 #include "tx/training_state.h"
+#include "support/temp_path.h"
 
 namespace tx {
 namespace {
 
 std::string temp_path(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("tx-state-" + name)).string();
+    return tx::test::unique_temp_path("state-" + name);
 }
 
 ModelConfig small_model() {
