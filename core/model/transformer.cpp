@@ -530,206 +530,266 @@ void Transformer::build_generator(size_t y) {
              });
 }
 
+// An attention block: its steps in order, each built by one function below. Where positions
+// enter (position_entry) and which attention path runs (attention_path) are the two branch points.
 size_t Transformer::build_attention(const std::string& prefix, AttentionKind kind, int layer, Stack stack,
                                     size_t query_input, size_t kv_input) {
-    const int D = m_config.d_model, H = m_config.heads, dk = m_config.d_k();
-    const float scale = m_config.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-    const bool decoder = stack == Stack::Decoder;
-    const bool self_on_target = kind == AttentionKind::DecoderSelf;
-    auto rows = [this, decoder] { return decoder ? m_T : m_S; };           // query positions
-    auto keys = [this, kind] { return kind == AttentionKind::EncoderSelf || kind == AttentionKind::Cross ? m_S : m_T; };
-    const std::string q_letter = decoder ? "T" : "S";
-    const std::string k_letter = self_on_target ? "T" : "S";
-    auto keep = [this, kind]() -> const float* {
-        switch (kind) {
-            case AttentionKind::EncoderSelf: return m_src_keep.data();
-            case AttentionKind::DecoderSelf: return m_tgt_keep.data();
-            case AttentionKind::Cross: return m_cross_keep.data();
-        }
-        return nullptr;
-    };
+    const bool decoder = stack == Stack::Decoder, on_source = kind != AttentionKind::DecoderSelf;
+    AttentionGeometry g{prefix, kind, stack, layer,
+                        [this, decoder] { return decoder ? m_T : m_S; },
+                        [this, on_source] { return on_source ? m_S : m_T; },
+                        decoder ? "T" : "S", on_source ? "S" : "T",
+                        [this, kind]() -> const float* {
+                            switch (kind) {
+                                case AttentionKind::EncoderSelf: return m_src_keep.data();
+                                case AttentionKind::DecoderSelf: return m_tgt_keep.data();
+                                case AttentionKind::Cross: return m_cross_keep.data();
+                            }
+                            return nullptr;
+                        }};
     AttentionBlock block{prefix, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-
-    // Q, K, V: a projection of the input, split into H heads of dk columns.
-    auto projection = [&](char role, size_t input, bool query) {
-        const std::string proj = prefix + "." + role + "_proj";
-        const float* w = param(proj + ".weight");
-        const float* b = param(proj + ".bias");
-        float* gw = grad(proj + ".weight");
-        float* gb = grad(proj + ".bias");
-        auto len = query ? std::function<int()>(rows) : std::function<int()>(keys);
-        const std::string letter = query ? q_letter : k_letter;
-        auto bd = [this, len, D] { return static_cast<int64_t>(m_B) * len() * D; };
-        const ProjectionCache cache{buffer(bd), buffer(bd)};
-        const StepText text = projection_text(m_config, kind, role);
-        const size_t n = m_steps.size();
-        return add_step(
-            {prefix + "." + role, StepKind::Projection, stack, layer, text.formula, text.explanation, {}, true},
-            [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
-            [this, n, input, w, b, len, D, H, dk, cache] {
-                linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, D);
-                m_backend.split_heads_forward(out(n), cache.flat->data(), m_B, len(), H, dk);
-            },
-            [this, n, input, w, gw, gb, len, D, H, dk, cache] {
-                const int rows_n = m_B * len();
-                m_backend.fill_zero(cache.dflat->data(), static_cast<size_t>(rows_n) * D * sizeof(float));
-                m_backend.split_heads_backward(cache.dflat->data(), dout(n), m_B, len(), H, dk);
-                m_backend.linear_backward(dout(input), gw, gb, cache.dflat->data(), out(input), w, rows_n, D, D);
-            });
-    };
     // The position hook's second place: RoPE rotates self-attention's q and k right after their
     // projections. Cross-attention gets no position term: a source and a target position have
     // no distance between them.
-    const bool self = kind != AttentionKind::Cross;
-    const PositionEntry entry = position_entry(m_config.positional);
-    auto rotation = [&](char role, size_t projected, bool query) {
-        auto len = query ? std::function<int()>(rows) : std::function<int()>(keys);
-        const std::string letter = query ? q_letter : k_letter;
-        const StepText text = rotation_text(role);
-        const size_t n = m_steps.size();
-        return add_step(
-            {prefix + "." + role + "_rot", StepKind::Positional, stack, layer, text.formula, text.explanation, {}, true},
-            [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
-            [this, n, projected, len, H, dk] {
-                if (m_options.positional_encoding)
-                    m_backend.rope_forward(out(n), out(projected), m_B, H, len(), dk, 0);
-                else
-                    m_backend.copy(out(n), out(projected), static_cast<size_t>(m_B) * H * len() * dk * sizeof(float));
-            },
-            [this, n, projected, len, H, dk] {
-                if (m_options.positional_encoding)
-                    m_backend.rope_backward(dout(projected), dout(n), m_B, H, len(), dk, 0);
-                else   // the identity's gradient, += (positional_backward adds dout to dinp)
-                    m_backend.positional_backward(dout(projected), dout(n), m_B * H, len(), dk);
-            });
-    };
-    const bool rotate = self && entry == PositionEntry::RotateQK;
-    block.q = projection('q', query_input, true);
-    block.scores_q = rotate ? rotation('q', block.q, true) : block.q;
-    block.k = projection('k', kv_input, false);
-    block.scores_k = rotate ? rotation('k', block.k, false) : block.k;
-    block.v = projection('v', kv_input, false);
-
-    auto bhtk = [this, rows, keys, H] { return static_cast<int64_t>(m_B) * H * rows() * keys(); };
-    auto bhts = [this, rows, keys, H, q_letter, k_letter] {
-        return TensorShape({m_B, H, rows(), keys()}, {"B", "H", q_letter, k_letter});
-    };
-    const StepText scores_info = scores_text(m_config, kind);
-    // The position hook's third place: ALiBi's distance bias on self-attention's scores, inside
-    // this step (scores = QKᵀ/√dk + bias), its gradient passed through in `dscores`.
-    Buffer* dscores = self && entry == PositionEntry::ScoreBias ? buffer(bhtk) : nullptr;
-    block.scores = add_step(
-        {prefix + ".scores", StepKind::Scores, stack, layer, scores_info.formula, scores_info.explanation, {}, true},
-        bhts,
-        [this, q = block.scores_q, k = block.scores_k, dscores, rows, keys, H, dk, scale, n = m_steps.size()] {
-            if (fused_attention_active()) return;
-            m_backend.scores_forward(out(n), out(q), out(k), m_B, H, rows(), keys(), dk, scale);
-            if (dscores && m_options.positional_encoding)
-                m_backend.alibi_forward(out(n), out(n), m_B, H, rows(), keys(), 0);
-        },
-        [this, q = block.scores_q, k = block.scores_k, dscores, bhtk, rows, keys, H, dk, scale, n = m_steps.size()] {
-            const float* g = dout(n);
-            if (dscores) {
-                m_backend.fill_zero(dscores->data(), static_cast<size_t>(bhtk()) * sizeof(float));
-                m_backend.alibi_backward(dscores->data(), dout(n), m_B, H, rows(), keys());
-                g = dscores->data();
-            }
-            m_backend.scores_backward(dout(q), dout(k), g, out(q), out(k), m_B, H, rows(), keys(), dk, scale);
-        });
-    const StepText mask_info = mask_text(m_config, kind);
-    block.masked_scores = add_step(
-        {prefix + ".masked_scores", StepKind::Mask, stack, layer, mask_info.formula, mask_info.explanation, {}, true},
-        bhts,
-        [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
-            if (fused_attention_active() || fused_softmax_active()) return;
-            m_backend.attention_mask_forward(out(n), out(s), keep(), m_B, H, rows(), keys());
-        },
-        [this, keep, rows, keys, H, s = block.scores, n = m_steps.size()] {
-            if (fused_softmax_active()) return;   // the softmax step's backward wrote dscores
-            m_backend.attention_mask_backward(dout(s), dout(n), keep(), m_B, H, rows(), keys());
-        });
+    const bool rotate = kind != AttentionKind::Cross && position_entry(m_config.positional) == PositionEntry::RotateQK;
+    block.q = build_head_projection(g, 'q', query_input, true);
+    block.scores_q = rotate ? build_rotation(g, 'q', block.q, true) : block.q;
+    block.k = build_head_projection(g, 'k', kv_input, false);
+    block.scores_k = rotate ? build_rotation(g, 'k', block.k, false) : block.k;
+    block.v = build_head_projection(g, 'v', kv_input, false);
+    block.scores = build_scores(g, block.scores_q, block.scores_k);
+    block.masked_scores = build_mask(g, block.scores);
     // In training, dropout acts on a copy of the probabilities (`dropped`); the step output stays
     // the pre-dropout attention that learners see.
+    const int H = m_config.heads;
+    auto bhtk = [this, g, H] { return static_cast<int64_t>(m_B) * H * g.rows() * g.keys(); };
     const ProbsCache probs_cache{buffer(bhtk), buffer(bhtk), buffer(bhtk)};
-    const StepText probs_info = probs_text();
-    block.probs = add_step(
-        {prefix + ".probs", StepKind::Softmax, stack, layer, probs_info.formula, probs_info.explanation, {}, true},
-        bhts,
-        [this, keep, rows, keys, H, s = block.scores, m = block.masked_scores, cache = probs_cache,
-         n = m_steps.size()] {
-            if (fused_attention_active()) return;
-            const int R = m_B * H * rows(), C = keys();
-            if (fused_softmax_active())   // the scores are scaled already: scale 1
-                m_backend.masked_softmax_forward(out(n), out(s), keep(), m_B, H, rows(), keys(), 1.0f);
+    block.probs = build_probs(g, block.scores, block.masked_scores, probs_cache);
+    block.context = build_context(g, block, probs_cache);
+    block.out = build_attention_out(g, block.context);
+    m_attention.push_back(block);
+    return block.out;
+}
+
+// Q, K or V [B,H,L,dk]: a projection of the input [B,L,D], split into H heads of dk columns.
+size_t Transformer::build_head_projection(const AttentionGeometry& g, char role, size_t input, bool query) {
+    const int D = m_config.d_model, H = m_config.heads, dk = m_config.d_k();
+    const std::string proj = g.prefix + "." + role + "_proj";
+    const float* w = param(proj + ".weight");
+    const float* b = param(proj + ".bias");
+    float* gw = grad(proj + ".weight");
+    float* gb = grad(proj + ".bias");
+    const std::function<int()> len = query ? g.rows : g.keys;
+    const std::string letter = query ? g.q_letter : g.k_letter;
+    auto bd = [this, len, D] { return static_cast<int64_t>(m_B) * len() * D; };
+    const ProjectionCache cache{buffer(bd), buffer(bd)};
+    const StepText text = projection_text(m_config, g.kind, role);
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + "." + role, StepKind::Projection, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
+        [this, n, input, w, b, len, D, H, dk, cache] {
+            linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, D);
+            m_backend.split_heads_forward(out(n), cache.flat->data(), m_B, len(), H, dk);
+        },
+        [this, n, input, w, gw, gb, len, D, H, dk, cache] {
+            const int rows_n = m_B * len();
+            m_backend.fill_zero(cache.dflat->data(), static_cast<size_t>(rows_n) * D * sizeof(float));
+            m_backend.split_heads_backward(cache.dflat->data(), dout(n), m_B, len(), H, dk);
+            m_backend.linear_backward(dout(input), gw, gb, cache.dflat->data(), out(input), w, rows_n, D, D);
+        });
+}
+
+// RoPE on q or k [B,H,L,dk]; with the positional encoding switched off, the identity.
+size_t Transformer::build_rotation(const AttentionGeometry& g, char role, size_t projected, bool query) {
+    const int H = m_config.heads, dk = m_config.d_k();
+    const std::function<int()> len = query ? g.rows : g.keys;
+    const std::string letter = query ? g.q_letter : g.k_letter;
+    const StepText text = rotation_text(role);
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + "." + role + "_rot", StepKind::Positional, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
+        [this, n, projected, len, H, dk] {
+            if (m_options.positional_encoding)
+                m_backend.rope_forward(out(n), out(projected), m_B, H, len(), dk, 0);
             else
-                m_backend.softmax_forward(out(n), out(m), R, C);
+                m_backend.copy(out(n), out(projected), static_cast<size_t>(m_B) * H * len() * dk * sizeof(float));
+        },
+        [this, n, projected, len, H, dk] {
+            if (m_options.positional_encoding)
+                m_backend.rope_backward(dout(projected), dout(n), m_B, H, len(), dk, 0);
+            else   // the identity's gradient, += (positional_backward adds dout to dinp)
+                m_backend.positional_backward(dout(projected), dout(n), m_B * H, len(), dk);
+        });
+}
+
+// The shape of every [B,H,rows,keys] attention step.
+std::function<TensorShape()> Transformer::attention_map_shape(const AttentionGeometry& g) const {
+    return [this, g, H = m_config.heads] { return TensorShape({m_B, H, g.rows(), g.keys()}, {"B", "H", g.q_letter, g.k_letter}); };
+}
+
+// scores = QKᵀ·scale [B,H,rows,keys]. The position hook's third place: ALiBi's distance bias on
+// self-attention's scores, inside this step (scores = QKᵀ/√dk + bias), its gradient passed
+// through in `dscores`.
+size_t Transformer::build_scores(const AttentionGeometry& g, size_t q, size_t k) {
+    const int H = m_config.heads, dk = m_config.d_k();
+    const float scale = m_config.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
+    auto bhtk = [this, g, H] { return static_cast<int64_t>(m_B) * H * g.rows() * g.keys(); };
+    const bool bias = g.kind != AttentionKind::Cross && position_entry(m_config.positional) == PositionEntry::ScoreBias;
+    Buffer* dscores = bias ? buffer(bhtk) : nullptr;
+    const StepText text = scores_text(m_config, g.kind);
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + ".scores", StepKind::Scores, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        attention_map_shape(g),
+        [this, g, q, k, dscores, H, dk, scale, n] {
+            switch (attention_path()) {
+                case AttentionPath::Fused: return;   // the context step computes from q and k itself
+                case AttentionPath::Steps:
+                case AttentionPath::FusedSoftmax:
+                    m_backend.scores_forward(out(n), out(q), out(k), m_B, H, g.rows(), g.keys(), dk, scale);
+                    if (dscores && m_options.positional_encoding)
+                        m_backend.alibi_forward(out(n), out(n), m_B, H, g.rows(), g.keys(), 0);
+                    return;
+            }
+        },
+        [this, g, q, k, dscores, bhtk, H, dk, scale, n] {
+            const float* d = dout(n);
+            if (dscores) {
+                m_backend.fill_zero(dscores->data(), static_cast<size_t>(bhtk()) * sizeof(float));
+                m_backend.alibi_backward(dscores->data(), dout(n), m_B, H, g.rows(), g.keys());
+                d = dscores->data();
+            }
+            m_backend.scores_backward(dout(q), dout(k), d, out(q), out(k), m_B, H, g.rows(), g.keys(), dk, scale);
+        });
+}
+
+// The masked scores [B,H,rows,keys]: −∞ (a large negative) where the keep matrix is 0.
+size_t Transformer::build_mask(const AttentionGeometry& g, size_t scores) {
+    const int H = m_config.heads;
+    const StepText text = mask_text(m_config, g.kind);
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + ".masked_scores", StepKind::Mask, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        attention_map_shape(g),
+        [this, g, H, scores, n] {
+            switch (attention_path()) {
+                case AttentionPath::Fused:          // the context step masks
+                case AttentionPath::FusedSoftmax:   // the softmax step masks
+                    return;
+                case AttentionPath::Steps:
+                    m_backend.attention_mask_forward(out(n), out(scores), g.keep(), m_B, H, g.rows(), g.keys());
+                    return;
+            }
+        },
+        [this, g, H, scores, n] {
+            // Backward runs in training only: Steps or FusedSoftmax.
+            if (attention_path() == AttentionPath::FusedSoftmax) return;   // the softmax step's backward wrote dscores
+            m_backend.attention_mask_backward(dout(scores), dout(n), g.keep(), m_B, H, g.rows(), g.keys());
+        });
+}
+
+// The attention probabilities [B,H,rows,keys]: softmax over each row of keys; then, in training,
+// dropout on a copy (cache.dropped).
+size_t Transformer::build_probs(const AttentionGeometry& g, size_t scores, size_t masked, ProbsCache cache) {
+    const int H = m_config.heads;
+    const StepText text = probs_text();
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + ".probs", StepKind::Softmax, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        attention_map_shape(g),
+        [this, g, H, scores, masked, cache, n] {
+            const int R = m_B * H * g.rows(), C = g.keys();
+            switch (attention_path()) {
+                case AttentionPath::Fused: return;   // the context step normalises
+                case AttentionPath::FusedSoftmax:    // from the scores, scaled already: scale 1
+                    m_backend.masked_softmax_forward(out(n), out(scores), g.keep(), m_B, H, g.rows(), g.keys(), 1.0f);
+                    break;
+                case AttentionPath::Steps:
+                    m_backend.softmax_forward(out(n), out(masked), R, C);
+                    break;
+            }
             if (dropping())
                 m_backend.dropout_forward(cache.dropped->data(), cache.dropout_mask->data(), out(n), R * C,
                                           m_config.dropout, dropout_seed(n, DROPOUT_STREAM));
         },
-        [this, keep, rows, keys, H, s = block.scores, m = block.masked_scores, cache = probs_cache,
-         n = m_steps.size()] {
-            const int R = m_B * H * rows(), C = keys();
+        [this, g, H, scores, masked, cache, n] {
+            // Backward runs in training only: Steps or FusedSoftmax.
+            const int R = m_B * H * g.rows(), C = g.keys();
             if (dropping()) m_backend.dropout_backward(dout(n), cache.ddropped->data(), cache.dropout_mask->data(), R * C);
-            if (fused_softmax_active())
-                m_backend.masked_softmax_backward(dout(s), dout(n), out(n), keep(), m_B, H, rows(), keys(), 1.0f);
+            if (attention_path() == AttentionPath::FusedSoftmax)
+                m_backend.masked_softmax_backward(dout(scores), dout(n), out(n), g.keep(), m_B, H, g.rows(), g.keys(), 1.0f);
             else
-                m_backend.softmax_backward(dout(m), dout(n), out(n), R, C);
+                m_backend.softmax_backward(dout(masked), dout(n), out(n), R, C);
         });
-    const size_t probs = block.probs;
-    const StepText context_info = context_text();
-    block.context = add_step(
-        {prefix + ".context", StepKind::Context, stack, layer, context_info.formula, context_info.explanation, {}, true},
-        [this, rows, H, dk, q_letter] { return TensorShape({m_B, H, rows(), dk}, {"B", "H", q_letter, "dk"}); },
-        [this, prefix, probs, rows, keys, H, dk, scale, keep, q = block.scores_q, k = block.scores_k, v = block.v,
-         cache = probs_cache, n = m_steps.size()] {
-            if (fused_attention_active()) {
-                m_backend.fused_attention_forward(out(n), out(q), out(k), out(v), keep(), m_B, H, rows(), keys(), dk,
-                                                  scale);
-            } else {
-                const float* p = dropping() ? cache.dropped->data() : out(probs);
-                m_backend.context_forward(out(n), p, out(v), m_B, H, rows(), keys(), dk);
+}
+
+// The context [B,H,rows,dk]: the probabilities (after dropout) times V; switched-off heads give 0.
+size_t Transformer::build_context(const AttentionGeometry& g, const AttentionBlock& block, ProbsCache cache) {
+    const int H = m_config.heads, dk = m_config.d_k();
+    const float scale = m_config.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
+    const StepText text = context_text();
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + ".context", StepKind::Context, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        [this, g, H, dk] { return TensorShape({m_B, H, g.rows(), dk}, {"B", "H", g.q_letter, "dk"}); },
+        [this, g, H, dk, scale, q = block.scores_q, k = block.scores_k, v = block.v, probs = block.probs, cache, n] {
+            switch (attention_path()) {
+                case AttentionPath::Fused:
+                    m_backend.fused_attention_forward(out(n), out(q), out(k), out(v), g.keep(), m_B, H, g.rows(), g.keys(),
+                                                      dk, scale);
+                    break;
+                case AttentionPath::Steps:
+                case AttentionPath::FusedSoftmax:
+                    m_backend.context_forward(out(n), dropping() ? cache.dropped->data() : out(probs), out(v), m_B, H,
+                                              g.rows(), g.keys(), dk);
+                    break;
             }
             // Head ablation: a switched-off head contributes nothing (eval-mode teaching toggle).
-            const auto off = m_options.disabled_heads.find(prefix);
+            const auto off = m_options.disabled_heads.find(g.prefix);
             if (off != m_options.disabled_heads.end() && !m_options.training)
                 for (int h : off->second)
                     if (h >= 0 && h < H)
                         for (int b = 0; b < m_B; ++b)
-                            m_backend.fill_zero(out(n) + (static_cast<size_t>(b) * H + h) * rows() * dk,
-                                                static_cast<size_t>(rows()) * dk * sizeof(float));
+                            m_backend.fill_zero(out(n) + (static_cast<size_t>(b) * H + h) * g.rows() * dk,
+                                                static_cast<size_t>(g.rows()) * dk * sizeof(float));
         },
-        [this, probs, rows, keys, H, dk, v = block.v, cache = probs_cache, n = m_steps.size()] {
+        [this, g, H, dk, v = block.v, probs = block.probs, cache, n] {
             const bool d = dropping();
-            const size_t count = static_cast<size_t>(m_B) * H * rows() * keys();
+            const size_t count = static_cast<size_t>(m_B) * H * g.rows() * g.keys();
             if (d) m_backend.fill_zero(cache.ddropped->data(), count * sizeof(float));
             m_backend.context_backward(d ? cache.ddropped->data() : dout(probs), dout(v), dout(n),
-                                       d ? cache.dropped->data() : out(probs), out(v), m_B, H, rows(), keys(), dk);
+                                       d ? cache.dropped->data() : out(probs), out(v), m_B, H, g.rows(), g.keys(), dk);
         });
-    const float* wo = param(prefix + ".out_proj.weight");
-    const float* bo = param(prefix + ".out_proj.bias");
-    float* gwo = grad(prefix + ".out_proj.weight");
-    float* gbo = grad(prefix + ".out_proj.bias");
-    auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
-    const AttentionOutCache out_cache{buffer(bd), buffer(bd), buffer(bd), buffer(bd)};
-    const StepText out_info = attention_out_text(kind);
-    block.out = add_step(
-        {prefix + ".out", StepKind::OutputProjection, stack, layer, out_info.formula, out_info.explanation, {}, false},
-        [this, rows, D, q_letter] { return TensorShape({m_B, rows(), D}, {"B", q_letter, "D"}); },
-        [this, rows, H, dk, D, wo, bo, bd, ctx = block.context, cache = out_cache, n = m_steps.size()] {
-            m_backend.merge_heads_forward(cache.merged->data(), out(ctx), m_B, rows(), H, dk);
-            linear_forward(out(n), cache.merged->data(), wo, bo, m_B * rows(), D, D);
+}
+
+// The block's output [B,rows,D]: the heads merged back into D columns, then W_o (and dropout).
+size_t Transformer::build_attention_out(const AttentionGeometry& g, size_t context) {
+    const int D = m_config.d_model, H = m_config.heads, dk = m_config.d_k();
+    const float* wo = param(g.prefix + ".out_proj.weight");
+    const float* bo = param(g.prefix + ".out_proj.bias");
+    float* gwo = grad(g.prefix + ".out_proj.weight");
+    float* gbo = grad(g.prefix + ".out_proj.bias");
+    auto bd = [this, g, D] { return static_cast<int64_t>(m_B) * g.rows() * D; };
+    const AttentionOutCache cache{buffer(bd), buffer(bd), buffer(bd), buffer(bd)};
+    const StepText text = attention_out_text(g.kind);
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + ".out", StepKind::OutputProjection, g.stack, g.layer, text.formula, text.explanation, {}, false},
+        [this, g, D] { return TensorShape({m_B, g.rows(), D}, {"B", g.q_letter, "D"}); },
+        [this, g, H, dk, D, wo, bo, bd, context, cache, n] {
+            m_backend.merge_heads_forward(cache.merged->data(), out(context), m_B, g.rows(), H, dk);
+            linear_forward(out(n), cache.merged->data(), wo, bo, m_B * g.rows(), D, D);
             apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM_ATTENTION_OUT, bd());
         },
-        [this, rows, H, dk, D, wo, gwo, gbo, bd, ctx = block.context, cache = out_cache, n = m_steps.size()] {
-            const int N = m_B * rows();
-            const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
+        [this, g, H, dk, D, wo, gwo, gbo, bd, context, cache, n] {
+            const int N = m_B * g.rows();
+            const float* d = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
             m_backend.fill_zero(cache.dmerged->data(), static_cast<size_t>(bd()) * sizeof(float));
-            m_backend.linear_backward(cache.dmerged->data(), gwo, gbo, g, cache.merged->data(), wo, N, D, D);
-            m_backend.merge_heads_backward(dout(ctx), cache.dmerged->data(), m_B, rows(), H, dk);
+            m_backend.linear_backward(cache.dmerged->data(), gwo, gbo, d, cache.merged->data(), wo, N, D, D);
+            m_backend.merge_heads_backward(dout(context), cache.dmerged->data(), m_B, g.rows(), H, dk);
         });
-    m_attention.push_back(block);
-    return block.out;
 }
 
 size_t Transformer::build_norm(const std::string& name, Stack stack, int layer, size_t input, size_t residual,

@@ -141,6 +141,17 @@ public:
     // Training on a backend with the fused mask+softmax: one pass from the scores to the
     // probabilities (and back), the mask step's own output left unmaterialised.
     bool fused_softmax_active() const { return m_options.training && m_backend.fuses_masked_softmax(); }
+    // How the attention steps run now: each of their forwards and backwards branches on this once.
+    //   Steps: scores, mask, softmax and context each compute and keep their output.
+    //   FusedSoftmax (training, fused_softmax_active): the softmax step masks and normalises the
+    //     scores in one pass; the mask step keeps no output.
+    //   Fused (inference, fused_attention_active): the context step computes softmax(mask(QKᵀ))V
+    //     from q, k and v in tiles; scores, mask and probabilities keep no output.
+    enum class AttentionPath { Steps, FusedSoftmax, Fused };
+    AttentionPath attention_path() const {
+        if (fused_attention_active()) return AttentionPath::Fused;
+        return fused_softmax_active() ? AttentionPath::FusedSoftmax : AttentionPath::Steps;
+    }
     // Training on a backend with the fused sublayer connection (core/ops/ops_add_norm.h): the sublayer's
     // dropout, the residual and (Post-LN) the norm in one pass each way. The sublayer's own step then
     // keeps its output before dropout, as the attention step keeps its probabilities.
@@ -206,8 +217,26 @@ private:
     void build();
     size_t build_embedding(Stack stack, bool source);
     size_t build_positions(Stack stack, bool source, size_t embedded);
+    // One attention block's sizes and mask, read when a step runs (B, S and T change per batch).
+    struct AttentionGeometry {
+        std::string prefix;            // "decoder.layers.0.cross_attn"
+        AttentionKind kind;
+        Stack stack;
+        int layer;
+        std::function<int()> rows, keys;      // query positions (S or T), key positions
+        std::string q_letter, k_letter;       // their names in the shapes: "S" or "T"
+        std::function<const float*()> keep;   // the keep matrix [B,1,rows,keys]
+    };
     size_t build_attention(const std::string& prefix, AttentionKind kind, int layer, Stack stack,
                            size_t query_input, size_t kv_input);
+    std::function<TensorShape()> attention_map_shape(const AttentionGeometry& g) const;   // [B,H,rows,keys]
+    size_t build_head_projection(const AttentionGeometry& g, char role, size_t input, bool query);
+    size_t build_rotation(const AttentionGeometry& g, char role, size_t projected, bool query);
+    size_t build_scores(const AttentionGeometry& g, size_t q, size_t k);
+    size_t build_mask(const AttentionGeometry& g, size_t scores);
+    size_t build_probs(const AttentionGeometry& g, size_t scores, size_t masked, ProbsCache cache);
+    size_t build_context(const AttentionGeometry& g, const AttentionBlock& block, ProbsCache cache);
+    size_t build_attention_out(const AttentionGeometry& g, size_t context);
     size_t build_ffn(const std::string& prefix, Stack stack, int layer, size_t input);
     size_t build_norm(const std::string& name, Stack stack, int layer, size_t input, size_t residual,
                       StepKind kind);
