@@ -43,7 +43,8 @@ constexpr const char* EVALUATE_HELP =
     "  --alignments FILE    also score cross-attention alignments against reference links\n"
     "                       (source<TAB>target<TAB>t-s ..., e.g. assets/corpus/en-es/test.align.tsv)\n"
     "  --pronouns FILE      also score pronoun probes (e.g. assets/corpus/everyday/pronoun_test.tsv): how often\n"
-    "                       the greedy translation's adjective agrees with the noun \"it\" refers to, and per\n"
+    "                       the greedy translation's adjective agrees with the noun \"it\" refers to, in how\n"
+    "                       many pairs (sentences that differ only in the last word) every sentence agrees, and per\n"
     "                       head the share of probes where the encoder's \"it\" row, and the cross-attention\n"
     "                       row that writes the adjective, weigh the referent above the other noun\n"
     "  --translations FILE  also write the translations there, one line per pair in the pairs' order (an empty\n"
@@ -91,12 +92,16 @@ std::string report_pronouns(Transformer& model, const Tokenizer& tokenizer, cons
     const auto percent = [](int a, int b) { return b ? 100.0 * a / b : 0.0; };
     std::string out = ", \"pronouns\": {\"probes\": " + std::to_string(r.probes) +
                       ", \"agreeing\": " + std::to_string(r.agreeing) + ", \"gender_marked\": " + std::to_string(r.marked) +
-                      ", \"gender_marked_agreeing\": " + std::to_string(r.marked_agreeing);
-    if (!json)
+                      ", \"gender_marked_agreeing\": " + std::to_string(r.marked_agreeing) +
+                      ", \"pairs\": " + std::to_string(r.pairs) + ", \"pairs_agreeing\": " + std::to_string(r.pairs_agreeing);
+    if (!json) {
         std::printf("pronouns: %d probes from %s; the greedy translation holds the reference adjective in %d (%.1f%%); "
                     "of the %d whose adjective shows gender, %d (%.1f%%)\n",
                     r.probes, path.c_str(), r.agreeing, percent(r.agreeing, r.probes), r.marked, r.marked_agreeing,
                     percent(r.marked_agreeing, r.marked));
+        std::printf("  pairs (sentences that differ only in the last word, \"it\" naming each noun): every sentence right "
+                    "in %d of %d (%.1f%%)\n", r.pairs_agreeing, r.pairs, percent(r.pairs_agreeing, r.pairs));
+    }
     for (const auto& [name, shares] : {std::pair<const char*, const HeadShares*>{"encoder_self_it_row", &r.encoder_self},
                                        std::pair<const char*, const HeadShares*>{"cross_adjective_row", &r.cross}}) {
         if (!json)

@@ -3,6 +3,9 @@
 #include "tx/pronoun_probe.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
 #include <fstream>
 #include <stdexcept>
 
@@ -118,6 +121,29 @@ std::string other_gender_form(const std::string& a) {
     return "";
 }
 
+namespace {
+
+struct PairGroup {
+    std::set<int> referents;   // the word indices "it" refers to across the group
+    bool all_agree = true;
+};
+
+// The English words without the last one that is not punctuation: "The animal … too tired." and
+// "… too wide." share it.
+std::string pair_key(const std::string& source) {
+    std::vector<std::string> words = bleu_words(source);
+    for (size_t i = words.size(); i-- > 0;)
+        if (std::isalnum(static_cast<unsigned char>(words[i].front()))) {
+            words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+        }
+    std::string key;
+    for (const std::string& w : words) key += w + " ";
+    return key;
+}
+
+}  // namespace
+
 PronounReport score_pronouns(Transformer& model, const Tokenizer& tokenizer, const std::vector<PronounProbe>& probes,
                              bool decode) {
     const ModelConfig& c = model.config();
@@ -132,6 +158,8 @@ PronounReport score_pronouns(Transformer& model, const Tokenizer& tokenizer, con
     r.cross = shares(c.decoder_layers);
     const bool training = model.options().training;
     model.options().training = false;
+    // The pairs: probes whose English differs only in its last word ("…too tired." / "…too wide.").
+    std::map<std::string, PairGroup> pairs;
     for (const PronounProbe& p : probes) {
         const std::vector<Token> src_tokens = tokenizer.tokenize(p.source), tgt_tokens = tokenizer.tokenize(p.target);
         const std::vector<int> src_words = piece_words(p.source, src_tokens);
@@ -173,8 +201,16 @@ PronounReport score_pronouns(Transformer& model, const Tokenizer& tokenizer, con
             const bool agrees = std::find(words.begin(), words.end(), adjective) != words.end();
             r.agreeing += agrees;
             r.marked_agreeing += marked && agrees;
+            PairGroup& group = pairs[pair_key(p.source)];
+            group.referents.insert(p.referent);
+            group.all_agree = group.all_agree && agrees;
         }
     }
+    for (const auto& [key, group] : pairs)
+        if (group.referents.size() > 1) {
+            ++r.pairs;
+            r.pairs_agreeing += group.all_agree;
+        }
     model.options().training = training;
     for (HeadShares* h : {&r.encoder_self, &r.cross})
         for (double& m : h->margin) m /= std::max(h->probes, 1);

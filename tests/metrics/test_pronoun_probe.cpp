@@ -152,6 +152,27 @@ TEST(PronounProbe, HeadSharesMatchARecomputation) {
     }
 }
 
+// A pair is a group of probes that differ only in their last English word and name both nouns;
+// it counts as right when every probe of it agrees. The same pair with a wrong reference ("ancho"
+// for la calle, which the model writes "ancha") is not right; a probe alone makes no pair.
+TEST(PronounProbe, PairsNeedEverySentenceRight) {
+    const Checkpoint c = load_checkpoint(find_asset("assets/models/everyday.safetensors"));
+    auto backend = make_cpu_backend();
+    Transformer model(c.config, *backend);
+    model.set_parameters(c.parameters);
+    const PronounReport right = score_pronouns(model, make_tokenizer(c), read_pronoun_probes(write_file("pair.tsv", std::string(TIRED) + WIDE)));
+    EXPECT_EQ(right.agreeing, 2);
+    EXPECT_EQ(right.pairs, 1);
+    EXPECT_EQ(right.pairs_agreeing, 1);
+    std::string wrong_wide = WIDE;
+    wrong_wide.replace(wrong_wide.find("ancha"), 5, "ancho");
+    const std::string alone = "The dog didn't eat the soup because it was too hot.\tEl perro no comi\xC3\xB3 la sopa porque estaba demasiado caliente.\t9\t7\t1\t9\tf\n";
+    const PronounReport wrong = score_pronouns(model, make_tokenizer(c), read_pronoun_probes(write_file("wrong.tsv", std::string(TIRED) + wrong_wide + alone)));
+    EXPECT_EQ(wrong.probes, 3);
+    EXPECT_EQ(wrong.pairs, 1);
+    EXPECT_EQ(wrong.pairs_agreeing, 0);
+}
+
 TEST(PronounProbe, RefusesADecoderOnlyModel) {
     const Checkpoint c = load_checkpoint(find_asset("assets/models/lm.safetensors"));
     auto backend = make_cpu_backend();

@@ -50,6 +50,11 @@ struct PronounReport {
     int agreeing = 0;          // greedy output holds the reference adjective
     int marked = 0;            // probes whose adjective shows gender (other_gender_form non-empty)
     int marked_agreeing = 0;   // of those, the output holds the reference form
+    // Pairs (decode only): groups of probes whose English differs only in its last word, with
+    // "it" referring to different nouns across the group ("…too tired." / "…too wide."); agreeing:
+    // every probe of the group agrees.
+    int pairs = 0;
+    int pairs_agreeing = 0;
     HeadShares encoder_self;   // "it" row of each encoder layer's self-attention
     HeadShares cross;          // the adjective-writing row of each decoder layer's cross-attention
 };
