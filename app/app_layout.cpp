@@ -112,9 +112,7 @@ void ExplorerApp::draw_menu_bar() {
     }
     if (ImGui::BeginMenu("Help")) {
         // Every lesson by number, ticked when done: a click opens the Lessons panel on it.
-        LessonsPanel* lessons = nullptr;
-        for (auto& p : m_panels)
-            if (auto* l = dynamic_cast<LessonsPanel*>(p.get())) lessons = l;
+        LessonsPanel* lessons = m_handles.lessons;
         if (ImGui::BeginMenu("Lessons: a guided tour", lessons && !lessons->lessons().empty())) {
             for (int i = 0; i < static_cast<int>(lessons->lessons().size()); ++i) {
                 const std::string label = std::to_string(i + 1) + ". " + lessons->lessons()[static_cast<size_t>(i)].title;

@@ -119,13 +119,11 @@ ExplorerApp::ExplorerApp(AppOptions options, std::unique_ptr<AppDriver> driver)
     m_driver = std::move(driver);
     apply_launch_commands();
     // A first launch offers lesson 1, once (lesson_progress.h says when).
-    for (auto& p : m_panels)
-        if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get()))
-            if (!lessons->lessons().empty() &&
-                should_offer_first_lesson(lessons->progress(), m_options.headless(), m_options.opens_lesson())) {
-                lessons->offer_first_lesson();
-                show_panel("lessons");
-            }
+    LessonsPanel& lessons = *m_handles.lessons;
+    if (!lessons.lessons().empty() && should_offer_first_lesson(lessons.progress(), m_options.headless(), m_options.opens_lesson())) {
+        lessons.offer_first_lesson();
+        show_panel("lessons");
+    }
 }
 
 void ExplorerApp::apply_launch_commands() {
@@ -182,19 +180,16 @@ void ExplorerApp::load_fonts() {
 }
 
 void ExplorerApp::make_panels() {
-    m_panels = make_registered_panels();
-    for (auto& p : m_panels)
-        if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) {
-            const std::string path = m_options.lessons.empty() ? m_workbench.resolve_asset("lessons") : m_options.lessons;
-            for (const std::string& e : lessons->load(path, panel_keys())) m_workbench.report_error("lesson: " + e);
-            for (const auto& q : m_panels) lessons->name_panel(q->key(), q->title());
-            lessons->set_quiz_seed(m_settings.quiz_seed);
-            // Headless runs start from no progress, so screenshots and the self-test do not depend
-            // on what a learner did before.
-            if (!m_options.headless()) lessons->set_progress(m_settings.lessons);
-        } else if (auto* training = dynamic_cast<TrainingPanel*>(p.get())) {
-            training->load_comparison_results(m_workbench.resolve_asset("compare/results.json"));
-        }
+    m_panels = make_registered_panels(m_handles);
+    LessonsPanel& lessons = *m_handles.lessons;
+    const std::string path = m_options.lessons.empty() ? m_workbench.resolve_asset("lessons") : m_options.lessons;
+    for (const std::string& e : lessons.load(path, panel_keys())) m_workbench.report_error("lesson: " + e);
+    for (const auto& q : m_panels) lessons.name_panel(q->key(), q->title());
+    lessons.set_quiz_seed(m_settings.quiz_seed);
+    // Headless runs start from no progress, so screenshots and the self-test do not depend
+    // on what a learner did before.
+    if (!m_options.headless()) lessons.set_progress(m_settings.lessons);
+    m_handles.training->load_comparison_results(m_workbench.resolve_asset("compare/results.json"));
 }
 
 bool ExplorerApp::idle() const {
@@ -249,8 +244,7 @@ void ExplorerApp::draw() {
     heatmap_collect_garbage();
     if (m_lesson_steps_left > 0 && m_commands.empty()) {
         --m_lesson_steps_left;
-        for (auto& p : m_panels)
-            if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) lessons->do_step(*this);
+        m_handles.lessons->do_step(*this);
     }
     apply_commands();
     if (m_driver) m_driver->frame(*this);
@@ -359,33 +353,26 @@ void ExplorerApp::apply(const Command& command) {
             }
         m_workbench.report_error("no panel '" + c->key + "' to highlight");
     } else if (const auto* c = std::get_if<SetPrecision>(&command)) {
-        for (auto& p : m_panels)
-            if (auto* precision = dynamic_cast<PrecisionPanel*>(p.get())) {
-                if (!precision->set_mode(c->mode)) {
-                    m_workbench.report_error("The Precision panel cannot run " + tx::describe(c->mode) + ": " +
-                                             validate(c->mode).value_or(""));
-                    return;
-                }
-                precision->set_embedding_scale(c->embedding_scale);
-            }
+        PrecisionPanel& precision = *m_handles.precision;
+        if (!precision.set_mode(c->mode)) {
+            m_workbench.report_error("The Precision panel cannot run " + tx::describe(c->mode) + ": " +
+                                     validate(c->mode).value_or(""));
+            return;
+        }
+        precision.set_embedding_scale(c->embedding_scale);
     } else if (const auto* c = std::get_if<SetLookInside>(&command)) {
-        for (auto& p : m_panels)
-            if (auto* look = dynamic_cast<LookInsidePanel*>(p.get())) {
-                look->set_corrupted(c->corrupted);
-                if (!c->view.empty()) look->select_view(c->view);
-            }
+        m_handles.look_inside->set_corrupted(c->corrupted);
+        if (!c->view.empty()) m_handles.look_inside->select_view(c->view);
     } else if (const auto* c = std::get_if<OpenLesson>(&command)) {
-        for (auto& p : m_panels)
-            if (auto* lessons = dynamic_cast<LessonsPanel*>(p.get())) {
-                if (c->number < 1 || c->number > static_cast<int>(lessons->lessons().size())) {
-                    m_workbench.report_error("--lesson " + std::to_string(c->number) + ": there are " +
-                                             std::to_string(lessons->lessons().size()) + " lessons");
-                    return;
-                }
-                show_panel("lessons");
-                lessons->open_lesson(c->number - 1);
-                m_lesson_steps_left = c->steps;   // one "Do it" a frame, as a learner would
-            }
+        LessonsPanel& lessons = *m_handles.lessons;
+        if (c->number < 1 || c->number > static_cast<int>(lessons.lessons().size())) {
+            m_workbench.report_error("--lesson " + std::to_string(c->number) + ": there are " +
+                                     std::to_string(lessons.lessons().size()) + " lessons");
+            return;
+        }
+        show_panel("lessons");
+        lessons.open_lesson(c->number - 1);
+        m_lesson_steps_left = c->steps;   // one "Do it" a frame, as a learner would
     } else if (const auto* c = std::get_if<ExportRegionPng>(&command)) {
         const std::string path = c->path.empty() ? m_workbench.export_path(c->base_name, "png") : c->path;
         m_region_exports.push_back({ImVec2(c->region.x0, c->region.y0), ImVec2(c->region.x1, c->region.y1), path});

@@ -13,6 +13,7 @@
 #include "lesson_progress.h"
 #include "options.h"
 #include "panel.h"
+#include "panel_registry.h"
 #include "workbench.h"
 
 namespace tx::app {
@@ -44,6 +45,7 @@ public:
     Selection& selection() { return m_workbench.selection(); }
     int error_count() const { return m_workbench.error_count(); }
     const std::vector<std::unique_ptr<Panel>>& panels() const { return m_panels; }
+    const PanelHandles& panel_handles() const { return m_handles; }   // the panels by their own type
     const std::string& config_dir() const { return m_config_dir; }
     void finish(int exit_code) { m_exit_code = exit_code; m_quit = true; }
     const TrainerInfo& trainer_info() const { return m_workbench.trainer_info(); }
@@ -91,6 +93,7 @@ private:
     Workbench m_workbench;
 
     std::vector<std::unique_ptr<Panel>> m_panels;
+    PanelHandles m_handles;   // into m_panels
     std::vector<Command> m_commands;
     bool m_show_log = false;
     bool m_show_about = false;

@@ -22,8 +22,18 @@ namespace tx::app {
 namespace {
 
 template <typename P>
-std::function<std::unique_ptr<Panel>()> factory() {
-    return [] { return std::make_unique<P>(); };
+std::function<std::unique_ptr<Panel>(PanelHandles&)> factory() {
+    return [](PanelHandles&) { return std::make_unique<P>(); };
+}
+
+// A panel with a handle: built, and noted in its PanelHandles member.
+template <typename P, P* PanelHandles::*handle>
+std::function<std::unique_ptr<Panel>(PanelHandles&)> factory() {
+    return [](PanelHandles& handles) {
+        auto panel = std::make_unique<P>();
+        handles.*handle = panel.get();
+        return panel;
+    };
 }
 
 }  // namespace
@@ -35,20 +45,20 @@ const std::vector<PanelEntry>& panel_registry() {
         {"steps", "Step-through", P::Tab, true, factory<StepPanel>()},
         {"attention", "Attention", P::Tab, true, factory<AttentionPanel>()},
         {"masks", "Masks", P::Tab, true, factory<MasksPanel>()},
-        {"positional", "Positional encoding", P::Tab, true, factory<PositionalPanel>()},
+        {"positional", "Positional encoding", P::Tab, true, factory<PositionalPanel, &PanelHandles::positional>()},
         {"shapes", "Shapes", P::LeftBottom, true, factory<ShapesPanel>()},
         {"model", "Model", P::Tab, true, factory<ModelPanel>()},
         {"backend", "Backend", P::Tab, true, factory<BackendPanel>()},
-        {"training", "Training", P::Tab, true, factory<TrainingPanel>()},
+        {"training", "Training", P::Tab, true, factory<TrainingPanel, &PanelHandles::training>()},
         {"decoding", "Decoding", P::Tab, true, factory<DecodingPanel>()},
-        {"neuron", "Neuron view", P::Tab, true, factory<NeuronPanel>()},
+        {"neuron", "Neuron view", P::Tab, true, factory<NeuronPanel, &PanelHandles::neuron>()},
         // A guided tour on request (Help or View menu, --lesson).
-        {"lessons", "Lessons", P::LeftBottom, false, factory<LessonsPanel>()},
+        {"lessons", "Lessons", P::LeftBottom, false, factory<LessonsPanel, &PanelHandles::lessons>()},
         {"generate", "Generate", P::Tab, true, factory<GeneratePanel>()},
         // Five measurements of the first sentence's run (explain/look_inside.h), computed on request.
-        {"inspect", "Look inside", P::Tab, true, factory<LookInsidePanel>()},
+        {"inspect", "Look inside", P::Tab, true, factory<LookInsidePanel, &PanelHandles::look_inside>()},
         // The first sentence in FP32 and in BF16 / FP16 / INT8, compared step by step (explain/precision_view.h).
-        {"precision", "Precision", P::Tab, true, factory<PrecisionPanel>()},
+        {"precision", "Precision", P::Tab, true, factory<PrecisionPanel, &PanelHandles::precision>()},
     };
     return entries;
 }
@@ -73,10 +83,10 @@ const PanelEntry* find_panel_entry(const std::string& key) {
     return nullptr;
 }
 
-std::vector<std::unique_ptr<Panel>> make_registered_panels() {
+std::vector<std::unique_ptr<Panel>> make_registered_panels(PanelHandles& handles) {
     std::vector<std::unique_ptr<Panel>> panels;
     for (const PanelEntry& e : panel_registry()) {
-        std::unique_ptr<Panel> p = e.make();
+        std::unique_ptr<Panel> p = e.make(handles);
         p->set_identity(e.key, e.title);
         p->open() = e.open_at_start;
         panels.push_back(std::move(p));

@@ -49,9 +49,8 @@ void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* ou
     out->appendf("export_dir=%s\n", remembered.export_dir.c_str());
     out->appendf("quiz_seed=%llu\n", static_cast<unsigned long long>(s.quiz_seed));
     // The Lessons panel holds the live progress; the settings' copy is what was read at start.
-    explain::LessonProgress progress = s.lessons;
-    for (const auto& p : app->panels())
-        if (const auto* lessons = dynamic_cast<const LessonsPanel*>(p.get())) progress = lessons->progress();
+    const LessonsPanel* lessons = app->panel_handles().lessons;
+    const explain::LessonProgress progress = lessons ? lessons->progress() : s.lessons;
     out->appendf("lessons_done=%s\n", explain::encode_done(progress.done).c_str());
     out->appendf("lesson_current=%s\n", progress.current.c_str());
     out->appendf("lesson_offered=%d\n", progress.offered ? 1 : 0);

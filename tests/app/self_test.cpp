@@ -38,11 +38,7 @@ namespace tx::app {
 
 namespace {
 
-LessonsPanel* lessons_panel(ExplorerApp& app) {
-    for (const auto& p : app.panels())
-        if (auto* l = dynamic_cast<LessonsPanel*>(p.get())) return l;
-    return nullptr;
-}
+LessonsPanel* lessons_panel(ExplorerApp& app) { return app.panel_handles().lessons; }
 
 const Panel* panel(ExplorerApp& app, const std::string& key) {
     for (const auto& p : app.panels())
@@ -52,17 +48,9 @@ const Panel* panel(ExplorerApp& app, const std::string& key) {
 
 bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrameCount(); }
 
-LookInsidePanel* look_inside_panel(ExplorerApp& app) {
-    for (const auto& p : app.panels())
-        if (auto* l = dynamic_cast<LookInsidePanel*>(p.get())) return l;
-    return nullptr;
-}
+LookInsidePanel* look_inside_panel(ExplorerApp& app) { return app.panel_handles().look_inside; }
 
-PrecisionPanel* precision_panel(ExplorerApp& app) {
-    for (const auto& p : app.panels())
-        if (auto* l = dynamic_cast<PrecisionPanel*>(p.get())) return l;
-    return nullptr;
-}
+PrecisionPanel* precision_panel(ExplorerApp& app) { return app.panel_handles().precision; }
 
 // Waits (at most 40 frames) until the Precision panel's runs are computed for its settings.
 std::function<bool(ExplorerApp&)> precision_ready() {
@@ -617,9 +605,7 @@ void SelfTest::build_neuron_view() {
     };
     auto neuron_check = [this](const char* what, std::function<void(const explain::NeuronTrace&, const explain::SessionView&)> more) {
         return [=, this](ExplorerApp& app) {
-            const NeuronPanel* panel = nullptr;
-            for (const auto& p : app.panels())
-                if (p->key() == "neuron") panel = dynamic_cast<const NeuronPanel*>(p.get());
+            const NeuronPanel* panel = app.panel_handles().neuron;
             check(panel != nullptr, "the Neuron view exists");
             if (!panel) return true;
             const explain::NeuronTrace& t = panel->last_trace();
@@ -690,11 +676,7 @@ void SelfTest::build_neuron_view() {
 // The Positional panel's views of RoPE, ALiBi and a learned table, each on a model with fresh
 // weights, against numbers recomputed here from the formulas; then the Model panel's presets.
 void SelfTest::build_positional() {
-    auto positional_panel = [](ExplorerApp& app) -> const PositionalPanel* {
-        for (const auto& p : app.panels())
-            if (auto* pp = dynamic_cast<const PositionalPanel*>(p.get())) return pp;
-        return nullptr;
-    };
+    auto positional_panel = [](ExplorerApp& app) -> const PositionalPanel* { return app.panel_handles().positional; };
     auto rebuild_with = [](PositionalKind kind) {
         return [kind](ExplorerApp& app) {
             ModelConfig c = app.view().config;
@@ -1735,9 +1717,7 @@ void SelfTest::build_decoder_only() {
                       t.base_lr == want_t.base_lr && t.warmup == want_t.warmup,
                   id + ": the task, budget, target and schedule are the row's (task " + to_string(t.task) + ")");
             check(app.training().step >= 5 && !app.training().history.empty(), id + ": it trained and published its history");
-            const TrainingPanel* panel = nullptr;
-            for (const auto& p : app.panels())
-                if (auto* tp = dynamic_cast<const TrainingPanel*>(p.get())) panel = tp;
+            const TrainingPanel* panel = app.panel_handles().training;
             check(panel && comparison_rows().at(static_cast<size_t>(panel->comparison_choice())).id == id,
                   id + ": the Training panel's chooser shows the row being trained");
             return true;
