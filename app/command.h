@@ -178,7 +178,7 @@ using Command = std::variant<
 // The commands only a window can carry out (ExplorerApp::apply); see the section above.
 inline bool needs_window(const Command& c) {
     return std::holds_alternative<ShowPanel>(c) || std::holds_alternative<HighlightPanel>(c) ||
-           std::holds_alternative<SetPrecision>(c) || std::holds_alternative<SetLookInside>(c) ||
+           std::holds_alternative<SetLookInside>(c) ||
            std::holds_alternative<OpenLesson>(c) || std::holds_alternative<ExportRegionPng>(c);
 }
 

@@ -352,14 +352,6 @@ void ExplorerApp::apply(const Command& command) {
                 return;
             }
         m_workbench.report_error("no panel '" + c->key + "' to highlight");
-    } else if (const auto* c = std::get_if<SetPrecision>(&command)) {
-        PrecisionPanel& precision = *m_handles.precision;
-        if (!precision.set_mode(c->mode)) {
-            m_workbench.report_error("The Precision panel cannot run " + tx::describe(c->mode) + ": " +
-                                     validate(c->mode).value_or(""));
-            return;
-        }
-        precision.set_embedding_scale(c->embedding_scale);
     } else if (const auto* c = std::get_if<SetLookInside>(&command)) {
         m_handles.look_inside->set_corrupted(c->corrupted);
         if (!c->view.empty()) m_handles.look_inside->select_view(c->view);

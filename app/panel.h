@@ -21,6 +21,7 @@ struct PanelContext {
     const TrainerInfo& trainer;
     CommandSink& commands;      // send(Command): applied after the frame
     Selection& selection;
+    const Workbench::PrecisionSettings& precision;   // the Precision panel's mode and scale (SetPrecision)
     bool driven = false;         // a program drives the app (AppOptions::driven): deterministic, no confirmations
 };
 

@@ -58,7 +58,7 @@ const std::vector<PanelEntry>& panel_registry() {
         // Five measurements of the first sentence's run (explain/look_inside.h), computed on request.
         {"inspect", "Look inside", P::Tab, true, factory<LookInsidePanel, &PanelHandles::look_inside>()},
         // The first sentence in FP32 and in BF16 / FP16 / INT8, compared step by step (explain/precision_view.h).
-        {"precision", "Precision", P::Tab, true, factory<PrecisionPanel, &PanelHandles::precision>()},
+        {"precision", "Precision", P::Tab, true, factory<PrecisionPanel>()},
     };
     return entries;
 }

@@ -21,18 +21,16 @@ class LessonsPanel;
 class LookInsidePanel;
 class NeuronPanel;
 class PositionalPanel;
-class PrecisionPanel;
 class TrainingPanel;
 
 // The panels that the app and its self-test talk to by their own type (the lessons it drives, the
-// training panel's comparison results, the precision mode and Look inside's sentence that lessons
-// set), filled in as make_registered_panels builds them: nobody casts a Panel to find one.
+// training panel's comparison results, Look inside's sentence that lessons set), filled in as
+// make_registered_panels builds them: nobody casts a Panel to find one.
 struct PanelHandles {
     LessonsPanel* lessons = nullptr;
     LookInsidePanel* look_inside = nullptr;
     NeuronPanel* neuron = nullptr;
     PositionalPanel* positional = nullptr;
-    PrecisionPanel* precision = nullptr;
     TrainingPanel* training = nullptr;
 };
 

@@ -32,7 +32,6 @@ bool same_file(const std::string& a, const std::string& b) {
 const char* window_command_name(const Command& c) {
     if (std::holds_alternative<ShowPanel>(c)) return "showing a panel";
     if (std::holds_alternative<HighlightPanel>(c)) return "highlighting a panel";
-    if (std::holds_alternative<SetPrecision>(c)) return "the Precision panel's settings";
     if (std::holds_alternative<SetLookInside>(c)) return "the Look inside panel's settings";
     if (std::holds_alternative<OpenLesson>(c)) return "opening a lesson";
     return "a picture of the screen";
@@ -484,12 +483,18 @@ void Workbench::apply_one(const Command& command) {
                 use_trained_model();
             } else if constexpr (std::is_same_v<C, ExportCsv>) {
                 export_csv(c);
+            } else if constexpr (std::is_same_v<C, SetPrecision>) {
+                if (const auto problem = validate(c.mode)) {
+                    report_error("The Precision panel cannot run " + tx::describe(c.mode) + ": " + *problem);
+                    return;
+                }
+                m_precision_settings = {c.mode, c.embedding_scale};
             } else {
-                // ShowPanel, HighlightPanel, SetPrecision, SetLookInside, OpenLesson, ExportRegionPng:
-                // the window's (ExplorerApp::apply). Without one there is nothing to show or read.
+                // ShowPanel, HighlightPanel, SetLookInside, OpenLesson, ExportRegionPng: the window's
+                // (ExplorerApp::apply). Without one there is nothing to show or read.
                 static_assert(std::is_same_v<C, ShowPanel> || std::is_same_v<C, HighlightPanel> ||
-                              std::is_same_v<C, SetPrecision> || std::is_same_v<C, SetLookInside> ||
-                              std::is_same_v<C, OpenLesson> || std::is_same_v<C, ExportRegionPng>);
+                              std::is_same_v<C, SetLookInside> || std::is_same_v<C, OpenLesson> ||
+                              std::is_same_v<C, ExportRegionPng>);
                 report_status(std::string("no window: ") + window_command_name(c) + " is left out");
             }
         },

@@ -134,6 +134,13 @@ public:
     };
     Remembered& remembered() { return m_remembered; }
 
+    // The Precision panel's settings, which its next run uses; only SetPrecision changes them.
+    struct PrecisionSettings {
+        PrecisionMode mode{Precision::Bf16, false};
+        float embedding_scale = 1.0f;
+    };
+    const PrecisionSettings& precision_settings() const { return m_precision_settings; }
+
 private:
     struct PreparedTrainer;
     enum class WhenReady { Nothing, Start, Step };
@@ -171,6 +178,7 @@ private:
     bool m_headless = false;
     std::vector<explain::CatalogModel> m_catalog;   // File -> Models
     Remembered m_remembered;
+    PrecisionSettings m_precision_settings;
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
     std::mt19937_64 m_random{std::random_device{}()};
 

@@ -115,18 +115,11 @@ PrecisionPanel::PrecisionPanel()
             "same decoder input: FP32's greedy output. The linear layers read weights stored in the low format and "
             "sum in FP32; this panel shows what rounding does, not the time it saves (txcli bench --precision).") {}
 
-bool PrecisionPanel::set_mode(PrecisionMode mode) {
-    if (validate(mode)) return false;
-    m_mode = mode;
-    m_relative = mode.format != Precision::Int8;
-    return true;
-}
-
-explain::PrecisionRequest PrecisionPanel::request_for(const explain::SessionView& v) const {
+explain::PrecisionRequest PrecisionPanel::request_for(const explain::SessionView& v, const Workbench::PrecisionSettings& settings) {
     explain::PrecisionRequest r;
     r.source = v.sentences.empty() ? "" : v.sentences.front();
-    r.mode = m_mode;
-    r.embedding_scale = m_embedding_scale;
+    r.mode = settings.mode;
+    r.embedding_scale = settings.embedding_scale;
     return r;
 }
 
@@ -152,32 +145,44 @@ std::string PrecisionPanel::describe_mode(PrecisionMode mode) {
     return "";
 }
 
-void PrecisionPanel::draw_controls() {
+void PrecisionPanel::draw_controls(PanelContext& ctx) {
+    // The settings are the Workbench's: edit a copy, send it when a control changed it.
+    Workbench::PrecisionSettings want = ctx.precision;
+    PrecisionMode& mode = want.mode;
+    // The histogram starts relative for BF16 and FP16, absolute for INT8 (whose relative error is unbounded).
+    if (mode.format != m_relative_for) {
+        m_relative = mode.format != Precision::Int8;
+        m_relative_for = mode.format;
+    }
     const char* names[] = {"FP32", "BF16", "FP16", "INT8 weight-only"};
     const Precision formats[] = {Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Int8};
     int current = 0;
     for (int i = 0; i < 4; ++i)
-        if (formats[i] == m_mode.format) current = i;
+        if (formats[i] == mode.format) current = i;
+    bool changed = false;
     ImGui::SetNextItemWidth(170.0f);
     if (ImGui::Combo("precision", &current, names, 4)) {
-        m_mode.format = formats[current];
-        m_relative = m_mode.format != Precision::Int8;
-        if (m_mode.format != Precision::Bf16 && m_mode.format != Precision::Fp16) m_mode.all_low = false;
+        mode.format = formats[current];
+        if (mode.format != Precision::Bf16 && mode.format != Precision::Fp16) mode.all_low = false;
+        changed = true;
     }
     ImGui::SameLine(0.0f, 20.0f);
-    const bool can_all_low = m_mode.format == Precision::Bf16 || m_mode.format == Precision::Fp16;
+    const bool can_all_low = mode.format == Precision::Bf16 || mode.format == Precision::Fp16;
     ImGui::BeginDisabled(!can_all_low);
-    ImGui::Checkbox("everything in low precision", &m_mode.all_low);
+    changed |= ImGui::Checkbox("everything in low precision", &mode.all_low);
     ImGui::EndDisabled();
     item_tooltip("BF16 and FP16 only: every step's output is rounded to the format, not only the matrix products'.");
     ImGui::SameLine(0.0f, 20.0f);
     char label[32];
-    std::snprintf(label, sizeof label, "\xC3\x97%g", static_cast<double>(m_embedding_scale));
+    std::snprintf(label, sizeof label, "\xC3\x97%g", static_cast<double>(want.embedding_scale));
     ImGui::SetNextItemWidth(90.0f);
     if (ImGui::BeginCombo("embeddings", label)) {
         for (float s : EMBEDDING_SCALES) {
             std::snprintf(label, sizeof label, "\xC3\x97%g", static_cast<double>(s));
-            if (ImGui::Selectable(label, s == m_embedding_scale)) m_embedding_scale = s;
+            if (ImGui::Selectable(label, s == want.embedding_scale)) {
+                want.embedding_scale = s;
+                changed = true;
+            }
         }
         ImGui::EndCombo();
     }
@@ -185,17 +190,18 @@ void PrecisionPanel::draw_controls() {
     help_marker("Multiplies both embedding tables, in both runs, by this factor. \xC3\x97" "1 is the model as trained; a "
                 "large factor makes the activations large enough to pass FP16's largest value, 65504, so that FP16 "
                 "overflow shows (FP32 and BF16 reach 3.4\xC2\xB7" "10^38).");
-    coloured_paragraph(LOW_COLOUR, describe_mode(m_mode));
+    coloured_paragraph(LOW_COLOUR, describe_mode(mode));
+    if (changed) ctx.commands.send(SetPrecision{mode, want.embedding_scale});
 }
 
 void PrecisionPanel::draw_content(PanelContext& ctx) {
     const explain::SessionView& v = ctx.view;
-    draw_controls();
+    draw_controls(ctx);
     if (v.sentences.empty() || v.sentences.front().empty()) {
         ImGui::TextUnformatted("Type a sentence in the Input panel to compare precisions on it.");
         return;
     }
-    const explain::PrecisionRequest request = request_for(v);
+    const explain::PrecisionRequest request = request_for(v, ctx.precision);
     const std::shared_ptr<const explain::PrecisionView> result = v.precision;
     const bool current = result && result->request == request;
     if (!current && !v.precision_computing) ctx.commands.send(ComputePrecision{request});

@@ -17,13 +17,9 @@ public:
     // The embedding scales offered (1: the model as trained; larger ones provoke FP16 overflow).
     static constexpr float EMBEDDING_SCALES[] = {1.0f, 100.0f, 10000.0f};
     PrecisionPanel();
-    // The mode, as --precision / --all-low choose it; false (and nothing changed) for an invalid one.
-    bool set_mode(PrecisionMode mode);
-    PrecisionMode mode() const { return m_mode; }
-    void set_embedding_scale(float scale) { m_embedding_scale = scale; }
-    float embedding_scale() const { return m_embedding_scale; }
-    // The request the panel sends for this view (the first sentence, the chosen mode).
-    explain::PrecisionRequest request_for(const explain::SessionView& v) const;
+    // The request the panel sends for this view: the first sentence, in the Workbench's mode and
+    // embedding scale (SetPrecision changes them; the panel's controls send it).
+    static explain::PrecisionRequest request_for(const explain::SessionView& v, const Workbench::PrecisionSettings& settings);
     // One line: what the mode does (docs/precision.md, "The modes").
     static std::string describe_mode(PrecisionMode mode);
 
@@ -31,7 +27,7 @@ protected:
     void draw_content(PanelContext& ctx) override;
 
 private:
-    void draw_controls();
+    void draw_controls(PanelContext& ctx);
     void draw_outputs(const explain::PrecisionView& r);
     void draw_steps(const explain::PrecisionView& r);
     void draw_attention(PanelContext& ctx, const explain::PrecisionView& r);
@@ -39,8 +35,6 @@ private:
     void draw_histogram(const explain::PrecisionView& r);
     void draw_bits(const explain::RoundingHistogram& h);   // w[0, 0] of the chosen matrix in FP32, BF16 and FP16 bits
 
-    PrecisionMode m_mode{Precision::Bf16, false};
-    float m_embedding_scale = 1.0f;
     int m_block = -1;             // attention block (index into PrecisionView::attention); -1: the first cross-attention
     int m_head = 0;
     int m_position = -1;          // logits position; -1: where the outputs part, else the first
@@ -48,6 +42,7 @@ private:
     // The histogram of relative errors: the default for BF16/FP16, whose relative error is bounded
     // (2^-8, 2^-11); INT8's is not (a small weight can round to 0), so it starts absolute.
     bool m_relative = true;
+    Precision m_relative_for = Precision::Bf16;   // the format m_relative was last set for
 };
 
 }  // namespace tx::app

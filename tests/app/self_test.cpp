@@ -50,14 +50,13 @@ bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrame
 
 LookInsidePanel* look_inside_panel(ExplorerApp& app) { return app.panel_handles().look_inside; }
 
-PrecisionPanel* precision_panel(ExplorerApp& app) { return app.panel_handles().precision; }
 
 // Waits (at most 40 frames) until the Precision panel's runs are computed for its settings.
 std::function<bool(ExplorerApp&)> precision_ready() {
     return [frames = 0](ExplorerApp& app) mutable {
         const auto& r = app.view().precision;
-        const PrecisionPanel* p = precision_panel(app);
-        return (r && p && r->request == p->request_for(app.view()) && !app.view().precision_computing) || ++frames > 40;
+        const auto request = PrecisionPanel::request_for(app.view(), app.workbench().precision_settings());
+        return (r && r->request == request && !app.view().precision_computing) || ++frames > 40;
     };
 }
 
@@ -1257,10 +1256,7 @@ void SelfTest::build_look_inside() {
 // and does not fail.
 void SelfTest::build_precision() {
     add("precision: fp32", [](ExplorerApp& app) {
-        if (PrecisionPanel* p = precision_panel(app)) {
-            p->set_mode({Precision::Fp32, false});
-            p->set_embedding_scale(1.0f);
-        }
+        app.send(SetPrecision{{Precision::Fp32, false}, 1.0f});
         app.send(SetInput{{INSPECT_CLEAN}, std::nullopt});
         app.send(ShowPanel{"precision"});
         return true;
@@ -1274,8 +1270,12 @@ void SelfTest::build_precision() {
         for (const explain::PrecisionStepRow& s : r->steps) zero = zero && s.difference.max_abs == 0.0 && s.difference.nonfinite == 0;
         check(zero && r->first_change < 0 && r->fp32_logits == r->low_logits, "FP32 against FP32 differs nowhere");
         check(drawn_now(panel(app, "precision")), "the Precision panel is shown");
-        if (PrecisionPanel* p = precision_panel(app)) check(!p->set_mode({Precision::Int8, true}), "INT8 everything-low is refused");
-        if (PrecisionPanel* p = precision_panel(app)) p->set_mode({Precision::Bf16, false});
+        const int errors = app.error_count();
+        app.send(SetPrecision{{Precision::Int8, true}, 1.0f});
+        check(app.error_count() == errors + 1 && app.workbench().precision_settings().mode.format == Precision::Fp32,
+              "INT8 everything-low is refused, with a message, and the settings stay");
+        ++m_baseline_errors;   // that message was asked for
+        app.send(SetPrecision{{Precision::Bf16, false}, 1.0f});
         return true;
     });
     add("precision: bf16 computed", precision_ready());
@@ -1312,10 +1312,7 @@ void SelfTest::build_precision() {
         }
         check(bounded, "every weight's BF16 rounding error is within half a step");
         check(exact < static_cast<int>(r->absolute.size()), "some weight matrix has a BF16 rounding error");
-        if (PrecisionPanel* p = precision_panel(app)) {
-            p->set_mode({Precision::Fp16, true});
-            p->set_embedding_scale(100.0f);
-        }
+        app.send(SetPrecision{{Precision::Fp16, true}, 100.0f});
         return true;
     });
     add("precision: fp16 overflow computed", precision_ready());
@@ -1325,10 +1322,7 @@ void SelfTest::build_precision() {
         if (!r || !r->error.empty()) return true;
         check(r->first_nonfinite >= 0 && !r->nonfinite_reason.empty(), "FP16 everything-low reports its first inf/NaN and why: " +
                                                                            r->nonfinite_reason);
-        if (PrecisionPanel* p = precision_panel(app)) {
-            p->set_mode({Precision::Bf16, false});
-            p->set_embedding_scale(1.0f);
-        }
+        app.send(SetPrecision{{Precision::Bf16, false}, 1.0f});
         app.send(RunToEnd{});
         if (fs::exists(m_inspect_back)) app.send(LoadCheckpoint{m_inspect_back});
         return true;
@@ -1455,11 +1449,11 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                       what + ": in that precision, with that loss scale");
                 break;
             case explain::LessonActionKind::Precision: {
-                const PrecisionPanel* p = precision_panel(app);
-                check(p && p->mode().format == a.precision.format && p->mode().all_low == a.precision.all_low &&
-                          p->embedding_scale() == a.embedding_scale,
+                const Workbench::PrecisionSettings& p = app.workbench().precision_settings();
+                check(p.mode.format == a.precision.format && p.mode.all_low == a.precision.all_low &&
+                          p.embedding_scale == a.embedding_scale,
                       what + ": the Precision panel is in that mode (" + tx::describe(a.precision) + ")");
-                check(p && drawn_now(p), what + ": the Precision panel is open and drawn");
+                check(drawn_now(panel(app, "precision")), what + ": the Precision panel is open and drawn");
                 break;
             }
             case explain::LessonActionKind::ModelVariant: {

@@ -119,6 +119,10 @@ public:
             case 34: return pick(8) == 0 ? Command(ComputeLookInside{explain::LookInsideRequest{first(v), std::nullopt, "", -1, "", ""}})
                                          : Command(StepForward{});
             case 35: {
+                if (pick(3) == 0) {   // the Precision panel's settings, INT8 everything-low (refused) among them
+                    const Precision format = std::vector<Precision>{Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Int8}[pick(4)];
+                    return SetPrecision{PrecisionMode{format, coin()}, pick(2) == 0 ? 1.0f : 100.0f};
+                }
                 if (pick(6) != 0) return StepBack{};
                 explain::PrecisionRequest r;
                 r.source = first(v);
@@ -242,6 +246,7 @@ std::string broken_invariant(const Workbench& wb) {
         return "selected attention block " + std::to_string(s.attention_block) + " of " + std::to_string(v.attention.size());
     if (s.head < 0 || s.head >= v.config.heads) return "selected head " + std::to_string(s.head) + " of " + std::to_string(v.config.heads);
     if (s.batch_row < 0 || s.batch_row >= v.B) return "selected batch row " + std::to_string(s.batch_row);
+    if (const auto problem = validate(wb.precision_settings().mode)) return "the Precision settings hold an invalid mode: " + *problem;
     const explain::GenerationTrace& g = v.generation;
     if (!g.tokens.empty() && (g.token < 1 || g.token > static_cast<int>(g.tokens.size())))
         return "generation cursor at token " + std::to_string(g.token) + " of " + std::to_string(g.tokens.size());
