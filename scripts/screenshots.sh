@@ -2,6 +2,7 @@
 # Remakes the screenshots in docs/screenshots/ with the app's own --screenshot option,
 # under a virtual X server, from an existing build (bash scripts/run.sh builds one).
 #   usage: scripts/screenshots.sh [BUILD_DIR]
+# ONLY=REGEX remakes only the pictures whose file name matches (ONLY='^(explorer|lesson-logit)').
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 app="${1:-$root/build}/app/transformer-explorer"
@@ -9,6 +10,7 @@ out="$root/docs/screenshots"
 export XDG_CONFIG_HOME="$(mktemp -d)"   # the user's saved layout must not change the pictures
 shot() {   # file, then app arguments
     local file=$1; shift
+    if [[ -n "${ONLY:-}" && ! "$file" =~ $ONLY ]]; then return 0; fi
     xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --size 1600x1000 --screenshot "$out/$file" "$@"
 }
 # The opening view: the everyday model. Most pictures below are of the small-grammar model, which the

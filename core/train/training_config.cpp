@@ -240,8 +240,8 @@ std::string describe_training(const std::string& training_json) {
                 return "Trained to translate English into Spanish, on simple sentences of a small vocabulary "
                        "(assets/corpus/en-es): expect guesses outside it.";
             if (folder == "everyday")
-                return "Trained to translate everyday English into Spanish: sentences built from about 2,000 common "
-                       "words, and short real ones (assets/corpus/everyday); other words get a guess.";
+                return "Trained to translate everyday English into Spanish: about 400,000 sentences using the 2,000 "
+                       "most common words (assets/corpus/everyday); unseen words may come out invented.";
             return "Trained to translate the left column of " + file + " into its right column.";
         }
         case TaskKind::Induction:
