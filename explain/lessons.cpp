@@ -39,6 +39,7 @@ constexpr ActionSpelling ACTIONS[] = {
     {"generation", LessonActionKind::Generation},
     {"precision", LessonActionKind::Precision},
     {"model_variant", LessonActionKind::ModelVariant},
+    {"look_inside", LessonActionKind::LookInside},
 };
 const char* const TASKS[] = {"copy", "reverse", "sort"};
 // The Precision panel's embedding scales (PrecisionPanel::EMBEDDING_SCALES): a lesson can choose
@@ -173,6 +174,11 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
                 at.fail("\"embedding_scale\" must be 1, 100 or 10000 (the Precision panel's choices)");
             break;
         }
+        case LessonActionKind::LookInside:
+            // The Look inside panel's tabs (LookInsidePanel::VIEWS).
+            a.name = one_of(text(j, "view", at), {"lens", "patch", "heads", "rollout", "entropy", "attribution"}, "Look inside view", at);
+            a.sentences = {j.contains("corrupted") ? text(j, "corrupted", at) : std::string()};
+            break;
         case LessonActionKind::ModelVariant: {
             // The Model panel's choices, spelled as in checkpoints and on the command line.
             if (j.contains("positional")) {

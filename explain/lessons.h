@@ -42,12 +42,15 @@ enum class LessonActionKind {
                           // embedding_scale one of the panel's 1, 100, 10000, default 1), then the panel is shown
     ModelVariant,         // "model_variant": {"positional": "rope", "ffn": "swiglu", "norm_kind": "rmsnorm"} — the
                           // open model rebuilt with these fields changed (at least one), fresh weights (Model panel)
+    LookInside,           // "look_inside": {"corrupted": "...", "view": "patch"} — the Look inside panel's corrupted
+                          // sentence ("" for none; optional, default "") and tab (lens, patch, heads, rollout,
+                          // entropy, attribution), then the panel is shown
 };
 
 struct LessonAction {
     LessonActionKind kind = LessonActionKind::ShowPanel;
-    std::string name;                     // model key, step name, panel key, attention block or task
-    std::vector<std::string> sentences;   // SetSentences
+    std::string name;                     // model key, step name, panel key, attention block, task or Look inside tab
+    std::vector<std::string> sentences;   // SetSentences; LookInside: the corrupted sentence (one, maybe "")
     bool on = true;                       // the toggles; HeadEnabled: the head on; Generation: sample;
                                           // SelectAttention: the head alone
     int number = 0;                       // SelectAttention, HeadEnabled: head; Decoding: beam size; NeuronView: query

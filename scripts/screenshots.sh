@@ -40,6 +40,7 @@ shot lesson-temperature.png --lesson 15,3
 shot lesson-logit-lens.png --lesson 18,3
 shot lesson-precision.png --lesson 19,1
 shot lesson-variants.png --lesson 20,2
+shot lesson-patching.png --lesson 21,2
 shot neuron.png "${grammar[@]}" --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
     --neuron 2,1 --head 0
 shot training-translate.png --train 1500 --train-task translate --panel training

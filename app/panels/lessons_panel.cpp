@@ -57,6 +57,9 @@ std::string describe(const explain::LessonAction& a, const std::map<std::string,
             return what;
         }
         case explain::LessonActionKind::ModelVariant: return "rebuild the model with " + explain::describe(a.variant) + " (fresh weights)";
+        case explain::LessonActionKind::LookInside:
+            return "Look inside panel: the " + a.name + " tab" +
+                   (a.sentences.at(0).empty() ? std::string() : ", corrupted sentence \xE2\x80\x9C" + a.sentences[0] + "\xE2\x80\x9D");
         case explain::LessonActionKind::NeuronView:
             return "open the Neuron view on query " + std::to_string(a.number) + ", key " + std::to_string(a.key);
         case explain::LessonActionKind::HeadEnabled:
@@ -208,6 +211,10 @@ void LessonsPanel::perform(const explain::LessonAction& a, CommandSink& commands
             commands.send(ShowPanel{"precision"});
             break;
         case explain::LessonActionKind::ModelVariant: commands.send(RebuildVariant{a.variant}); break;
+        case explain::LessonActionKind::LookInside:
+            commands.send(SetLookInside{a.sentences.at(0), a.name});
+            commands.send(ShowPanel{"inspect"});
+            break;
     }
 }
 

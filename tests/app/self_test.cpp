@@ -1464,6 +1464,12 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 check(v.model_source.rfind("untrained (rebuilt", 0) == 0, what + ": with fresh weights (" + v.model_source + ")");
                 break;
             }
+            case explain::LessonActionKind::LookInside: {
+                const LookInsidePanel* p = look_inside_panel(app);
+                check(p && p->request_for(v).corrupted == a.sentences.at(0), what + ": the Look inside panel has that corrupted sentence");
+                check(drawn_now(panel(app, "inspect")), what + ": the Look inside panel is open and drawn");
+                break;
+            }
         }
     }
     check(app.error_count() == m_lesson_errors, at + "no error");

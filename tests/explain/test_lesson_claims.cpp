@@ -670,6 +670,60 @@ TEST(LessonClaims, TheLensShowsTheAdjectiveOnlyAtTheLastLayer) {
 }
 
 
+// Lesson 21: activation patching of "…too tired." into "…too wide." on the everyday model, the
+// Look inside panel's grids as the lesson reads them.
+TEST(LessonClaims, PatchingFollowsTheDifferenceFromTiredToWas) {
+    const Lesson l = lesson("21-asking-a-head.json");
+    const LessonAction& look = l.steps.at(0).actions.at(2);
+    ASSERT_EQ(look.kind, LessonActionKind::LookInside);
+    LookInsideRequest request;
+    request.source = l.steps.at(0).actions.at(1).sentences.at(0);
+    request.corrupted = look.sentences.at(0);
+    const LookInside r = compute_look_inside(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/everyday.safetensors"), request);
+    const ActivationPatching& p = r.patching;
+    ASSERT_TRUE(p.error.empty()) << p.error;
+    // Step 1: the measure and its two ends ("about 9" and "about −10").
+    std::printf("lesson 21: %s; clean %.3f, corrupted %.3f\n", p.metric_text.c_str(), p.clean, p.corrupted);
+    EXPECT_EQ(p.metric_text, "log p(\xE2\x96\x81" "estaba) \xE2\x88\x92 log p(\xE2\x96\x81" "era) at target position 7");
+    EXPECT_NEAR(p.clean, 9.0, 0.5);
+    EXPECT_NEAR(p.corrupted, -10.0, 0.5);
+    const auto grid = [&](const std::string& name) -> const PatchGrid& {
+        for (const PatchGrid& g : p.grids)
+            if (g.name == name) return g;
+        ADD_FAILURE() << "no grid " << name;
+        return p.grids.front();
+    };
+    const auto column = [&](const std::string& piece) {
+        const auto at = std::find(p.clean_tokens.begin(), p.clean_tokens.end(), piece);
+        EXPECT_NE(at, p.clean_tokens.end()) << piece;
+        return static_cast<int>(at - p.clean_tokens.begin());
+    };
+    const PatchGrid& layers = grid("encoder.layer");
+    const auto cell = [&](const PatchGrid& g, int row, int col) { return g.normalised.at(static_cast<size_t>(row * g.cols + col)); };
+    const int tired = column("\xE2\x96\x81" "tired"), was = column("\xE2\x96\x81" "was");
+    // Step 2: layers 0 to 2, the difference at ▁tired alone.
+    for (int layer = 0; layer < 3; ++layer) EXPECT_GT(cell(layers, layer, tired), 0.9) << layer;
+    // The answer: after layer 3, ▁was brings back "over nine tenths", ▁tired "about a fifth"; no other position much.
+    std::printf("lesson 21: after layer 3, tired %.3f, was %.3f\n", cell(layers, 3, tired), cell(layers, 3, was));
+    EXPECT_GT(cell(layers, 3, was), 0.9);
+    EXPECT_NEAR(cell(layers, 3, tired), 0.2, 0.05);
+    for (int c = 0; c < layers.cols; ++c)
+        if (c != tired && c != was) EXPECT_LT(std::fabs(cell(layers, 3, c)), 0.05) << p.clean_tokens[static_cast<size_t>(c)];
+    EXPECT_EQ(answer(l).rfind("\xE2\x96\x81" "was", 0), 0u) << answer(l);
+    // Step 3: cross-attention carries it to position 7 in layers 2 and 3; no single cross head above ~0.1.
+    const PatchGrid& cross = grid("decoder.cross_attn");
+    const PatchGrid& heads = grid("heads.decoder.cross_attn");
+    std::printf("lesson 21: cross-attention at position 7: layer 2 %.3f, layer 3 %.3f\n", cell(cross, 2, 7), cell(cross, 3, 7));
+    EXPECT_GT(cell(cross, 2, 7), 0.2);
+    EXPECT_GT(cell(cross, 3, 7), 0.5);
+    EXPECT_LT(cell(cross, 0, 7), 0.05);
+    EXPECT_LT(cell(cross, 1, 7), 0.05);
+    double best_head = 0.0;
+    for (double x : heads.normalised) best_head = std::max(best_head, x);
+    std::printf("lesson 21: the best single cross-attention head restores %.3f\n", best_head);
+    EXPECT_LT(best_head, 0.15);   // "no single cross-attention head restores more than about a tenth"
+}
+
 // Lesson 19's "precision" actions, in step order: the Precision panel's mode and embedding scale.
 PrecisionRequest precision_request(const Lesson& l, size_t step) {
     PrecisionRequest r;

@@ -148,6 +148,29 @@ TEST_F(LessonFiles, ThePrecisionActionsReadTheirFields) {
     EXPECT_NE(bad_scale.find("unknown loss scale \"fixed\""), std::string::npos) << bad_scale;
 }
 
+TEST_F(LessonFiles, TheLookInsideActionReadsItsViewAndSentence) {
+    const char* text = R"({"title": "T", "paragraphs": ["P."],
+  "steps": [{"text": "Look.", "actions": [{"do": "look_inside", "view": "patch", "corrupted": "The cat sleeps."},
+                                          {"do": "look_inside", "view": "heads"}]}],
+  "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
+    const Lesson l = read_lesson(write("look.json", text), PANELS);
+    const auto& a = l.steps[0].actions;
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0].kind, LessonActionKind::LookInside);
+    EXPECT_EQ(a[0].name, "patch");
+    EXPECT_EQ(a[0].sentences, std::vector<std::string>{"The cat sleeps."});
+    EXPECT_EQ(a[1].name, "heads");
+    EXPECT_EQ(a[1].sentences, std::vector<std::string>{""});   // no corrupted sentence
+    std::string bad = text;
+    bad.replace(bad.find("\"heads\""), 7, "\"probes\"");
+    try {
+        read_lesson(write("look-bad.json", bad), PANELS);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown Look inside view \"probes\""), std::string::npos) << e.what();
+    }
+}
+
 TEST_F(LessonFiles, TheModelVariantActionReadsItsFields) {
     const char* text = R"({"title": "T", "paragraphs": ["P."],
   "steps": [{"text": "Variants.", "actions": [{"do": "model_variant", "positional": "rope"},
