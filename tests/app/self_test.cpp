@@ -62,7 +62,7 @@ std::function<bool(ExplorerApp&)> precision_ready() {
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
 // The lessons in assets/lessons (the curriculum's length).
-constexpr size_t LESSON_COUNT = 20;
+constexpr size_t LESSON_COUNT = 21;
 
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
