@@ -34,7 +34,7 @@ int cmd_convert(const Argv& argv) {
     const std::set<std::string> stored_low(only.begin(), only.end());
     for (const std::string& name : stored_low)
         if (!ParameterTable(checkpoint.config).find(name)) throw CliError("--only " + name + ": " + paths[0] + " has no parameter of that name");
-    check_fits_dtype(checkpoint, dtype);
+    check_fits_dtype(checkpoint, dtype, stored_low);
     save_checkpoint(paths[1], checkpoint, dtype, stored_low);
     std::printf("wrote %s (%s parameters%s, %lld bytes)\n", paths[1].c_str(), dtype.c_str(),
                 stored_low.empty() ? "" : (", " + std::to_string(stored_low.size()) + " of them; the rest F32").c_str(),

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "args.h"
+#include "tx/parameters.h"
 
 namespace tx::cli {
 
@@ -14,12 +15,16 @@ std::string parameter_dtype(const std::string& name) {
     throw CliError("--dtype must be bf16, f16 or f32, got '" + name + "'");
 }
 
-void check_fits_dtype(const Checkpoint& checkpoint, const std::string& dtype) {
+void check_fits_dtype(const Checkpoint& checkpoint, const std::string& dtype, const std::set<std::string>& stored_low) {
     if (dtype != "F16") return;
-    for (size_t i = 0; i < checkpoint.parameters.size(); ++i)
-        if (!(std::abs(checkpoint.parameters[i]) < 65520.0f))
-            throw CliError("parameter value " + std::to_string(checkpoint.parameters[i]) + " at flat index " +
-                           std::to_string(i) + " does not fit f16 (largest 65504); use bf16");
+    const ParameterTable table(checkpoint.config);   // named: a temporary's entries() would dangle in the loop
+    for (const ParameterInfo& p : table.entries()) {
+        if (!stored_low.empty() && !stored_low.count(p.name)) continue;
+        for (int64_t i = p.offset; i < p.offset + p.numel(); ++i)
+            if (!(std::abs(checkpoint.parameters[static_cast<size_t>(i)]) < 65520.0f))
+                throw CliError("parameter value " + std::to_string(checkpoint.parameters[static_cast<size_t>(i)]) + " at flat index " +
+                               std::to_string(i) + " (" + p.name + ") does not fit f16 (largest 65504); use bf16");
+    }
 }
 
 }  // namespace tx::cli
