@@ -190,7 +190,8 @@ void ExplorerApp::draw_log_window() {
 }
 
 void ExplorerApp::draw_panels() {
-    PanelContext ctx{view(), training(), trainer_info(), *this, selection(), m_workbench.precision_settings(), m_options.driven};
+    PanelContext ctx{view(), training(), trainer_info(), *this, selection(), m_workbench.precision_settings(),
+                     m_workbench.patching_settings(), m_options.driven};
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float status_h = ImGui::GetFrameHeight() + 6;
     // Below the main menu bar. ImGui 1.86 moves WorkPos below it only from the next frame on,

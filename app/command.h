@@ -109,8 +109,20 @@ struct MeasureGeneration {};       // time generating 8 … 64 tokens with and w
 struct LoadGenerationBench { std::string path; };   // a bench/run_generate_bench.sh JSON to plot
 
 // --- Look inside and Precision panels ------------------------------------------------------------
-struct ComputeLookInside { explain::LookInsideRequest request; };   // its views of the first sentence (off the GUI thread)
-struct ComputePrecision { explain::PrecisionRequest request; };     // FP32 vs the request's mode (off the GUI thread)
+// Each computes its panel's result for the current model, input and settings (Workbench::
+// look_inside_request, precision_request), off the GUI thread; nothing when it is held or running.
+struct ComputeLookInside {};       // the five views of the first sentence
+struct ComputePrecision {};        // FP32 against the Precision panel's mode (SetPrecision)
+// The patching view's corrupted sentence and metric (activation_patching.h): position -1 and
+// empty tokens choose (automatic); a token alone is log p(token) at the position, with versus
+// log p(token) − log p(versus). Tokens are piece texts ("▁cansado", "cansado", "#12").
+struct PatchingSettings {
+    std::string corrupted;         // empty: no patching
+    int metric_position = -1;
+    std::string metric_token, metric_versus;
+    bool operator==(const PatchingSettings&) const = default;
+};
+struct SetPatching { PatchingSettings settings; };
 
 // --- Training (the trainer runs on its own thread; none of these waits on it) ----------------------
 struct ConfigureTrainer {          // a new trainer: the preset's model for the task, fresh weights
@@ -153,7 +165,7 @@ struct SetPrecision {
     PrecisionMode mode{Precision::Bf16, false};
     float embedding_scale = 1.0f;
 };
-struct SetLookInside {             // the Look inside panel's corrupted sentence and, if named, its tab
+struct SetLookInside {             // the Look inside panel's corrupted sentence (SetPatching, the metric kept) and, if named, its tab
     std::string corrupted;
     std::string view;
 };
@@ -169,7 +181,7 @@ using Command = std::variant<
     RebuildModel, RebuildVariant, LoadCheckpoint, SaveCheckpoint, OpenModel,
     SelectAttention, PickAttentionCell, OpenNeuronView, DrawAttentionAsLines,
     SetGeneration, UpdateGeneration, SetGenerationCursor, ShowGeneratedToken,
-    MeasureGeneration, LoadGenerationBench, ComputeLookInside, ComputePrecision,
+    MeasureGeneration, LoadGenerationBench, ComputeLookInside, ComputePrecision, SetPatching,
     ConfigureTrainer, FineTune, TrainComparisonRow, StartTraining, PauseTraining, StepTraining, ResetTrainer,
     SaveTrainedModel, UseTrainedModel,
     ExportRegionPng, ExportCsv,

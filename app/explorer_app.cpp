@@ -353,8 +353,11 @@ void ExplorerApp::apply(const Command& command) {
             }
         m_workbench.report_error("no panel '" + c->key + "' to highlight");
     } else if (const auto* c = std::get_if<SetLookInside>(&command)) {
-        m_handles.look_inside->set_corrupted(c->corrupted);
+        PatchingSettings patching = m_workbench.patching_settings();   // the metric stays as it is
+        patching.corrupted = c->corrupted;
+        m_workbench.apply(SetPatching{patching});
         if (!c->view.empty()) m_handles.look_inside->select_view(c->view);
+        else if (!c->corrupted.empty()) m_handles.look_inside->select_view("patch");
     } else if (const auto* c = std::get_if<OpenLesson>(&command)) {
         LessonsPanel& lessons = *m_handles.lessons;
         if (c->number < 1 || c->number > static_cast<int>(lessons.lessons().size())) {

@@ -22,6 +22,7 @@ struct PanelContext {
     CommandSink& commands;      // send(Command): applied after the frame
     Selection& selection;
     const Workbench::PrecisionSettings& precision;   // the Precision panel's mode and scale (SetPrecision)
+    const PatchingSettings& patching;                // the Look inside panel's patching settings (SetPatching)
     bool driven = false;         // a program drives the app (AppOptions::driven): deterministic, no confirmations
 };
 

@@ -40,10 +40,11 @@ const char* window_command_name(const Command& c) {
 }  // namespace
 
 Workbench::Workbench(std::string assets_dir, bool headless)
-    : m_assets_dir(std::move(assets_dir)), m_headless(headless), m_print_errors(headless) {
-    m_view.cuda_unavailable = backend_unavailable_reason("cuda");
-    m_view.cuda_device = backend_device("cuda");
-}
+    : m_assets_dir(std::move(assets_dir)),
+      m_headless(headless),
+      m_cuda_unavailable(backend_unavailable_reason("cuda")),
+      m_cuda_device(backend_device("cuda")),
+      m_print_errors(headless) {}
 
 Workbench::~Workbench() {
     if (m_prepare_thread.joinable()) m_prepare_thread.join();
@@ -70,7 +71,7 @@ void Workbench::pause_trainer_now() {
 }
 
 bool Workbench::busy() const {
-    return m_prepared || m_view.look_inside_computing || m_view.precision_computing ||
+    return m_prepared || m_known_words.running() || m_look_inside.running() || m_precision.running() ||
            (m_trainer && m_training.state == TrainerState::Running);
 }
 
@@ -153,6 +154,7 @@ void Workbench::open_first_model(const std::string& checkpoint, std::vector<std:
     set_input_now(sentences, std::nullopt);
     if (!m_view.valid) set_input_now({DEFAULT_SENTENCE}, std::nullopt);
     if (!notice.empty()) report_status(notice);
+    publish_results();
 }
 
 void Workbench::refresh(bool full) {
@@ -160,16 +162,8 @@ void Workbench::refresh(bool full) {
     try {
         refresh_view(m_view, *m_session, m_model_source, full);
         m_view.backend = m_session->backend().name();
-        if (full) m_view.comparison.reset();   // it was of another input, model or backend
-        if (full) m_view.generation_timing.reset();
-        if (full) m_view.generation.stale = true;
-        if (full) {
-            // The Look inside and Precision views were of another model or input; one being
-            // computed is dropped when it finishes (it started in an earlier epoch).
-            ++m_full_refresh_epoch;
-            m_view.look_inside.reset();
-            m_view.precision.reset();
-        }
+        m_view.cuda_unavailable = m_cuda_unavailable;
+        m_view.cuda_device = m_cuda_device;
     } catch (const std::exception& e) {
         report_error(std::string("cannot read the model's state: ") + e.what());
     }
@@ -178,25 +172,6 @@ void Workbench::refresh(bool full) {
         m_view.examples.clear();
         for (const explain::CatalogModel& m : m_catalog)
             if (same_file(m_model_source, resolve_asset("models/" + m.file))) m_view.examples = m.examples;
-    }
-    // The known words change with the model only: read its corpus once, not on every input.
-    const std::string key = m_model_source + '\n' + m_session->training_json();
-    if (full && key != m_known_words_key) {
-        m_known_words_key = key;
-        auto read = [json = m_session->training_json(), tokenizer = m_session->config().tokenizer,
-                     resolve = [assets = m_assets_dir](const std::string& p) { return assets.empty() ? p : assets + "/" + p; }] {
-            return explain::load_known_words(json, tokenizer, resolve);
-        };
-        if (m_headless) {
-            // Screenshots and the self-test show the finished list, so they wait for it.
-            m_view.known_words = std::make_shared<const explain::KnownWords>(read());
-            m_view.known_words_loading = false;
-        } else {
-            if (m_known_words_reading.valid()) m_known_words_abandoned.push_back(std::move(m_known_words_reading));
-            m_known_words_reading = std::async(std::launch::async, read);
-            m_view.known_words.reset();
-            m_view.known_words_loading = true;
-        }
     }
     if (!m_view.attention.empty())
         m_selection.attention_block = std::clamp(m_selection.attention_block, 0, static_cast<int>(m_view.attention.size()) - 1);
@@ -221,7 +196,6 @@ void Workbench::replace_session(std::unique_ptr<Session> session, const std::str
     if (sentences.empty()) sentences = {DEFAULT_SENTENCE};
     m_session = std::move(session);
     m_model_source = source;
-    m_view.valid = false;
     try {
         m_session->set_input(sentences, std::nullopt);
     } catch (const std::exception& e) {
@@ -239,9 +213,7 @@ void Workbench::replace_session(std::unique_ptr<Session> session, const std::str
 }
 
 void Workbench::tick() {
-    adopt_known_words();
-    adopt_look_inside();
-    adopt_precision();
+    publish_results();
     adopt_prepared_trainer();
     if (m_trainer) {
         m_training = m_trainer->snapshot();
@@ -249,18 +221,12 @@ void Workbench::tick() {
     }
 }
 
-void Workbench::adopt_known_words() {
-    const auto ready = [](const std::future<explain::KnownWords>& f) {
-        return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    };
-    if (ready(m_known_words_reading)) {
-        m_view.known_words = std::make_shared<const explain::KnownWords>(m_known_words_reading.get());
-        m_view.known_words_loading = false;
-    }
-    std::erase_if(m_known_words_abandoned, ready);   // finished readings of models left before: dropped
+void Workbench::apply(const Command& command) {
+    apply_reporting_errors(command);
+    publish_results();
 }
 
-void Workbench::apply(const Command& command) {
+void Workbench::apply_reporting_errors(const Command& command) {
     try {
         apply_one(command);
     } catch (const DeviceError& e) {
@@ -378,9 +344,8 @@ void Workbench::apply_one(const Command& command) {
             } else if constexpr (std::is_same_v<C, CompareBackends>) {
                 if (!s || m_view.B == 0) return;
                 std::unique_ptr<Backend> backend = make_backend(s->backend().name() == "cpu" ? "cuda" : "cpu");
-                BackendComparison comparison = tx::compare_backends(s->model(), *backend);
+                m_comparison.put(s->run_version(), tx::compare_backends(s->model(), *backend));
                 refresh(true);   // the session's steps were re-run: fresh times, same values
-                m_view.comparison = std::move(comparison);
             } else if constexpr (std::is_same_v<C, RebuildModel>) {
                 rebuild_now(c.config);
             } else if constexpr (std::is_same_v<C, RebuildVariant>) {
@@ -427,34 +392,33 @@ void Workbench::apply_one(const Command& command) {
                 m_selection.attention_lines = c.on;
             } else if constexpr (std::is_same_v<C, SetGeneration>) {
                 m_generation = c.settings;
-                if (!c.compute_now) return;
+                if (!c.compute_now || !s) return;
                 compute_generation_now();
-                if (!m_view.generation.error.empty()) report_error(m_view.generation.error);
+                const auto trace = m_generation_trace.get(generation_key());
+                if (trace && !trace->error.empty()) report_error(trace->error);
             } else if constexpr (std::is_same_v<C, UpdateGeneration>) {
-                if (m_view.generation.stale) compute_generation_now();
+                compute_generation_now();
             } else if constexpr (std::is_same_v<C, SetGenerationCursor>) {
-                explain::GenerationTrace& g = m_view.generation;
-                if (g.tokens.empty() || !s) return;
-                const int steps = static_cast<int>(explain::generation_steps(s->config(), s->model().options().positional_encoding).size());
-                g.token = std::clamp(c.token, 1, static_cast<int>(g.tokens.size()));
-                g.step = std::clamp(c.step, 0, steps - 1);
-                ++m_view.version;
+                m_generation_token = c.token;   // publish_results() clamps both to the trace shown
+                m_generation_step = c.step;
             } else if constexpr (std::is_same_v<C, ShowGeneratedToken>) {
                 show_generated_token(c);
             } else if constexpr (std::is_same_v<C, MeasureGeneration>) {
                 measure_generation();
             } else if constexpr (std::is_same_v<C, LoadGenerationBench>) {
                 try {
-                    m_view.generation_bench = explain::load_generation_bench(c.path);
-                    m_view.generation_bench_error.clear();
+                    m_generation_bench = std::make_shared<const explain::GenerationBench>(explain::load_generation_bench(c.path));
+                    m_generation_bench_error.clear();
                 } catch (const std::exception& e) {
-                    m_view.generation_bench_error = e.what();
+                    m_generation_bench_error = e.what();
                     report_error(e.what());   // the rest of the app works as without it
                 }
             } else if constexpr (std::is_same_v<C, ComputeLookInside>) {
-                compute_look_inside(c);
+                compute_look_inside();
             } else if constexpr (std::is_same_v<C, ComputePrecision>) {
-                compute_precision(c);
+                compute_precision();
+            } else if constexpr (std::is_same_v<C, SetPatching>) {
+                m_patching = c.settings;
             } else if constexpr (std::is_same_v<C, ConfigureTrainer>) {
                 configure_trainer(c);
             } else if constexpr (std::is_same_v<C, FineTune>) {

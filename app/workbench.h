@@ -1,10 +1,13 @@
 // Workbench: the explorer's state without a window: the Session and its SessionView, the Trainer,
-// the selections, the Generate, Look inside and Precision results, the status line and log.
-// Everything that changes it is a Command (command.h) given to apply(). ExplorerApp owns one and
-// draws it; tests/app/test_command_random_walk.cpp drives one with no window or ImGui context.
-// Threads: known words, Look inside and Precision results and the trainer are made off the
-// calling thread in a windowed run and adopted by tick(); a headless Workbench makes the first
-// three at once (screenshots and tests see the result), the trainer always on its own thread.
+// the selections, the panels' settings, the results derived from the model and the input, the
+// status line and log. Everything that changes it is a Command (command.h) given to apply().
+// ExplorerApp owns one and draws it; tests/app/test_command_random_walk.cpp drives one with no
+// window or ImGui context.
+// The SessionView has two writers, both here: refresh() copies the Session into it after a
+// command, publish_results() the derived results (derived.h: each keyed on what it was computed
+// from, so none is ever reset by hand). Known words, Look inside and Precision are computed off the
+// calling thread in a windowed run and adopted by tick(); a headless Workbench makes them at once
+// (screenshots and tests see the result). The trainer always runs on its own thread.
 #pragma once
 #include <chrono>
 #include <deque>
@@ -17,12 +20,15 @@
 #include <vector>
 
 #include "command.h"
+#include "derived.h"
 #include "known_words.h"
 #include "look_inside.h"
 #include "model_catalog.h"
 #include "precision_view.h"
 #include "session_twin.h"
 #include "session_view.h"
+#include "tx/backend_comparison.h"
+#include "tx/generation_timing.h"
 #include "tx/checkpoint.h"
 #include "tx/trainer.h"
 #include "tx/training_config.h"
@@ -140,12 +146,19 @@ public:
         float embedding_scale = 1.0f;
     };
     const PrecisionSettings& precision_settings() const { return m_precision_settings; }
+    // The Look inside panel's patching settings, which its next run uses; only SetPatching changes them.
+    const PatchingSettings& patching_settings() const { return m_patching; }
+    // What the Look inside and Precision panels' results are computed from now: the first sentence
+    // (and target text) with the panels' settings.
+    explain::LookInsideRequest look_inside_request() const;
+    explain::PrecisionRequest precision_request() const;
 
 private:
     struct PreparedTrainer;
     enum class WhenReady { Nothing, Start, Step };
 
-    void apply_one(const Command& command);         // apply() without its error handling
+    void apply_reporting_errors(const Command& command);   // apply() without publish_results()
+    void apply_one(const Command& command);                 // … and without its error handling
     void refresh(bool full);
     void set_input_now(const std::vector<std::string>& sentences, const std::optional<std::string>& target);
     void replace_session(std::unique_ptr<Session> session, const std::string& source,
@@ -167,15 +180,22 @@ private:
     void use_trained_model();
     void random_test_sentence();
     void measure_generation();
-    void compute_look_inside(const ComputeLookInside& c);
-    void compute_precision(const ComputePrecision& c);
-    void adopt_known_words();
-    void adopt_look_inside();
-    void adopt_precision();
+    void compute_look_inside();
+    void compute_precision();
+    // The derived results: their keys now, and the one function that writes them into m_view.
+    using ModelKeyedLookInside = std::pair<uint64_t, explain::LookInsideRequest>;   // model version, request
+    using ModelKeyedPrecision = std::pair<uint64_t, explain::PrecisionRequest>;
+    using RunKeyedGeneration = std::pair<uint64_t, explain::GenerationSettings>;    // run version, settings
+    std::string known_words_key() const;
+    ModelKeyedLookInside look_inside_key() const;
+    ModelKeyedPrecision precision_key() const;
+    RunKeyedGeneration generation_key() const;
+    void publish_results();
     double now_s() const;
 
     std::string m_assets_dir;
     bool m_headless = false;
+    std::string m_cuda_unavailable, m_cuda_device;   // backend_names.h, asked once
     std::vector<explain::CatalogModel> m_catalog;   // File -> Models
     Remembered m_remembered;
     PrecisionSettings m_precision_settings;
@@ -196,19 +216,22 @@ private:
     std::thread m_prepare_thread;
     WhenReady m_when_ready = WhenReady::Nothing;   // a Play or Step pressed while it is being made
 
-    std::string m_known_words_key;                 // the model whose known words the view holds
-    // Reading a model's corpus for its known words, off the GUI thread (a 400,000-pair corpus takes
-    // about a second); adopted by the tick that finds it ready, if the model is still the same.
-    std::future<explain::KnownWords> m_known_words_reading;
-    std::vector<std::future<explain::KnownWords>> m_known_words_abandoned;   // for models left before they were read
-    // The Look inside and Precision computations, off the GUI thread; adopted if no model or input
-    // change came in between: every such change is a full refresh, which m_full_refresh_epoch
-    // counts, and each computation keeps the epoch it started in.
-    uint64_t m_full_refresh_epoch = 0;
-    std::future<std::shared_ptr<const explain::LookInside>> m_look_inside_running;
-    uint64_t m_look_inside_running_epoch = 0;
-    std::future<std::shared_ptr<const explain::PrecisionView>> m_precision_running;
-    uint64_t m_precision_running_epoch = 0;
+    // Results derived from the model and the input (derived.h), each keyed on what it depends on.
+    // Known words: the model's corpus read off the GUI thread (a 400,000-pair corpus takes about a
+    // second). Look inside and Precision: on the shared model copy, off the GUI thread. The
+    // Generate panel's trace, its timing and the backend comparison: at once, in their commands.
+    Derived<std::string, explain::KnownWords> m_known_words;
+    Derived<ModelKeyedLookInside, explain::LookInside> m_look_inside;
+    Derived<ModelKeyedPrecision, explain::PrecisionView> m_precision;
+    Derived<RunKeyedGeneration, explain::GenerationTrace> m_generation_trace;
+    Derived<uint64_t, GenerationTiming> m_generation_timing;     // keyed on the run version
+    Derived<uint64_t, BackendComparison> m_comparison;           // keyed on the run version
+    // The Generate panel's cursor (token 1 … T, step within its pass), clamped to the trace shown.
+    int m_generation_token = 1, m_generation_step = 0;
+    std::shared_ptr<const explain::GenerationTrace> m_published_trace;   // the one m_view.generation copies
+    PatchingSettings m_patching;
+    std::shared_ptr<const explain::GenerationBench> m_generation_bench;   // LoadGenerationBench's file
+    std::string m_generation_bench_error;                               // … or why it could not be read
 
     std::deque<LogMessage> m_log;
     std::string m_status;

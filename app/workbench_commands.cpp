@@ -97,8 +97,8 @@ void Workbench::pick_attention_cell(const PickAttentionCell& c) {
 
 void Workbench::compute_generation_now() {
     if (!m_session || m_session->source_tokens().empty()) return;
-    const int token = m_view.generation.token, step = m_view.generation.step;
-    const bool first = m_view.generation.tokens.empty();
+    const RunKeyedGeneration key = generation_key();
+    if (m_generation_trace.get(key)) return;
     std::vector<int> src;
     for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
     if (!m_session->decoder_only()) src.push_back(m_session->config().special.eos);   // a prompt has no EOS
@@ -106,23 +106,18 @@ void Workbench::compute_generation_now() {
     try {
         trace = compute_generation(m_session->model(), src, m_generation);
     } catch (const std::exception& e) {
-        // Shown in the panel once, not retried every frame.
+        // Shown in the panel once, not retried every frame: the result for this key is the error.
         trace = explain::GenerationTrace{};
-        trace.stale = false;
         trace.settings = m_generation;
         trace.error = std::string("Cannot generate: ") + e.what();
     }
+    trace.stale = false;
     trace.sentence = m_session->sentences().front();
     std::vector<int> out;
     for (const explain::GeneratedToken& t : trace.tokens)
         if (t.chosen != m_session->config().special.eos) out.push_back(t.chosen);
     trace.text = m_session->tokenizer().decode(out);
-    // The first trace opens at token 1 with its pass done; later ones keep the cursor's place.
-    const int steps = static_cast<int>(explain::generation_steps(m_session->config(), m_session->model().options().positional_encoding).size());
-    trace.token = first ? 1 : std::clamp(token, 1, std::max(1, static_cast<int>(trace.tokens.size())));
-    trace.step = first ? steps - 1 : std::clamp(step, 0, steps - 1);
-    m_view.generation = std::move(trace);
-    ++m_view.version;
+    m_generation_trace.put(key, std::move(trace));
 }
 
 void Workbench::show_generated_token(const ShowGeneratedToken& c) {
@@ -130,20 +125,21 @@ void Workbench::show_generated_token(const ShowGeneratedToken& c) {
     // Like --neuron: the output's length is known only once it is generated; out of range ends
     // the run as a bad argument does (exit 2, one line).
     compute_generation_now();
-    explain::GenerationTrace& g = m_view.generation;
-    std::string why = g.error;
-    if (why.empty() && c.token > static_cast<int>(g.tokens.size()))
-        why = "the output has " + std::to_string(g.tokens.size()) + " token(s)" + (g.finished ? ", EOS included" : "");
+    const auto g = m_generation_trace.get(generation_key());
+    if (!g) return;
+    std::string why = g->error;
+    if (why.empty() && c.token > static_cast<int>(g->tokens.size()))
+        why = "the output has " + std::to_string(g->tokens.size()) + " token(s)" + (g->finished ? ", EOS included" : "");
     if (!why.empty()) {
         m_bad_launch_value = "--generate " + std::to_string(c.token) + ": " + why;
         return;
     }
-    g.token = c.token;
-    g.step = static_cast<int>(explain::generation_steps(m_view.config, m_view.options.positional_encoding).size()) - 1;
+    m_generation_token = c.token;
+    m_generation_step = static_cast<int>(explain::generation_steps(m_session->config(), m_session->options().positional_encoding).size()) - 1;
 }
 
 void Workbench::measure_generation() {
-    if (!m_session || m_view.source_tokens.empty()) return;
+    if (!m_session || m_session->source_tokens().empty()) return;
     // A model of its own on a backend of the same kind, so the session's batch, cursor and views
     // stay as they are; the teaching toggles are left out (the cache needs the causal mask), fused
     // attention kept.
@@ -153,10 +149,10 @@ void Workbench::measure_generation() {
     model.set_parameters(twin->parameters);
     model.options().fused_attention = m_session->options().fused_attention;
     std::vector<int> src;
-    for (const Token& t : m_view.source_tokens.front()) src.push_back(t.id);
+    for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
     src.push_back(twin->config.special.eos);
-    m_view.generation_timing = time_generation(model, src, generation_timing_lengths(twin->config.max_len), 5);
-    ++m_view.version;
+    m_generation_timing.put(m_session->run_version(),
+                            time_generation(model, src, generation_timing_lengths(twin->config.max_len), 5));
 }
 
 void Workbench::export_csv(const ExportCsv& c) {
@@ -174,58 +170,135 @@ void Workbench::export_csv(const ExportCsv& c) {
 // thread (head importance and the patching grids take about 2 s on the everyday model). The
 // Precision panel: the first sentence in FP32 and in a lower precision, the same way (about 0.6 s).
 
-void Workbench::compute_look_inside(const ComputeLookInside& c) {
-    if (!m_session || m_view.look_inside_computing) return;
-    std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
-    if (m_headless) {
-        // Screenshots and the self-test show the finished views, so they wait for them.
-        m_view.look_inside = std::make_shared<const explain::LookInside>(explain::compute_look_inside(std::move(checkpoint), c.request));
-        ++m_view.version;
-        return;
+explain::LookInsideRequest Workbench::look_inside_request() const {
+    explain::LookInsideRequest r;
+    if (m_session && !m_session->sentences().empty()) r.source = m_session->sentences().front();
+    if (m_session) r.target = m_session->target_text();
+    r.corrupted = m_patching.corrupted;
+    r.metric_position = m_patching.metric_position;
+    r.metric_token = m_patching.metric_token;
+    r.metric_versus = m_patching.metric_versus;
+    return r;
+}
+
+explain::PrecisionRequest Workbench::precision_request() const {
+    explain::PrecisionRequest r;
+    if (m_session && !m_session->sentences().empty()) r.source = m_session->sentences().front();
+    r.mode = m_precision_settings.mode;
+    r.embedding_scale = m_precision_settings.embedding_scale;
+    return r;
+}
+
+void Workbench::compute_look_inside() {
+    if (!m_session) return;
+    // Screenshots and the self-test (headless) show the finished views, so they wait for them.
+    m_look_inside.request(look_inside_key(), [checkpoint = m_twin.get(*m_session), request = look_inside_request()]() mutable {
+        return explain::compute_look_inside(std::move(checkpoint), request);
+    }, !m_headless);
+}
+
+void Workbench::compute_precision() {
+    if (!m_session) return;
+    m_precision.request(precision_key(), [checkpoint = m_twin.get(*m_session), request = precision_request()]() mutable {
+        return compute_precision_view(std::move(checkpoint), request);
+    }, !m_headless);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The derived results in the SessionView: the one place that writes them.
+
+std::string Workbench::known_words_key() const {
+    // The known words change with the model's file and training record only, not with the input.
+    return m_model_source + '\n' + m_session->training_json();
+}
+
+Workbench::ModelKeyedLookInside Workbench::look_inside_key() const {
+    return {m_session->model_version(), look_inside_request()};
+}
+
+Workbench::ModelKeyedPrecision Workbench::precision_key() const {
+    return {m_session->model_version(), precision_request()};
+}
+
+Workbench::RunKeyedGeneration Workbench::generation_key() const { return {m_session->run_version(), m_generation}; }
+
+namespace {
+
+// Sets `field` to `value`; true when that changed it.
+template <class F, class V>
+bool assign(F& field, V&& value) {
+    if (field == value) return false;
+    field = std::forward<V>(value);
+    return true;
+}
+
+}  // namespace
+
+void Workbench::publish_results() {
+    if (!m_session) return;
+    bool changed = false;
+
+    // Known words: wanted by the Input panel whatever is open, so asked for here.
+    const std::string words_key = known_words_key();
+    m_known_words.adopt(words_key);
+    m_known_words.request(words_key, [json = m_session->training_json(), tokenizer = m_session->config().tokenizer,
+                                      assets = m_assets_dir] {
+        return explain::load_known_words(json, tokenizer, [&](const std::string& p) { return assets.empty() ? p : assets + "/" + p; });
+    }, !m_headless);
+    changed |= assign(m_view.known_words, m_known_words.get(words_key));
+    m_view.known_words_loading = m_known_words.running() && !m_view.known_words;
+
+    // Look inside and Precision: asked for by their panels (ComputeLookInside, ComputePrecision).
+    // While the current result is computed, the last one of the same model and sentence stays shown.
+    const ModelKeyedLookInside look_key = look_inside_key();
+    changed |= m_look_inside.adopt(look_key);
+    std::shared_ptr<const explain::LookInside> look = m_look_inside.get(look_key);
+    m_view.look_inside_current = look != nullptr;
+    if (const auto* k = m_look_inside.latest_key(); !look && k && k->first == look_key.first &&
+        k->second.source == look_key.second.source && k->second.target == look_key.second.target)
+        look = m_look_inside.latest();
+    changed |= assign(m_view.look_inside, std::move(look));
+    m_view.look_inside_computing = m_look_inside.running();
+
+    const ModelKeyedPrecision precision_key_now = precision_key();
+    changed |= m_precision.adopt(precision_key_now);
+    std::shared_ptr<const explain::PrecisionView> precision = m_precision.get(precision_key_now);
+    m_view.precision_current = precision != nullptr;
+    if (const auto* k = m_precision.latest_key(); !precision && k && k->first == precision_key_now.first &&
+        k->second.source == precision_key_now.second.source)
+        precision = m_precision.latest();
+    changed |= assign(m_view.precision, std::move(precision));
+    m_view.precision_computing = m_precision.running();
+
+    // The Generate panel's trace with its cursor (a copy: the cursor lives in the view's trace). A
+    // first trace opens at token 1 with its pass done; later ones keep the cursor's place.
+    const std::shared_ptr<const explain::GenerationTrace> trace = m_generation_trace.get(generation_key());
+    const int steps = static_cast<int>(explain::generation_steps(m_session->config(), m_session->options().positional_encoding).size());
+    if (trace != m_published_trace) {
+        const bool first = m_view.generation.tokens.empty();
+        m_view.generation = trace ? *trace : explain::GenerationTrace{};   // none: stale, the panel asks
+        if (first) {
+            m_generation_token = 1;
+            m_generation_step = steps - 1;
+        }
+        m_published_trace = trace;
+        changed = true;
     }
-    m_look_inside_running_epoch = m_full_refresh_epoch;
-    m_look_inside_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request = c.request]() mutable {
-        return std::make_shared<const explain::LookInside>(explain::compute_look_inside(std::move(checkpoint), request));
-    });
-    m_view.look_inside_computing = true;
-}
-
-void Workbench::adopt_look_inside() {
-    if (!m_look_inside_running.valid() ||
-        m_look_inside_running.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-        return;
-    std::shared_ptr<const explain::LookInside> result = m_look_inside_running.get();
-    m_view.look_inside_computing = false;
-    // Made for a model or input that has changed since: dropped (the panel asks again).
-    if (m_look_inside_running_epoch != m_full_refresh_epoch) return;
-    m_view.look_inside = std::move(result);
-    ++m_view.version;
-}
-
-void Workbench::compute_precision(const ComputePrecision& c) {
-    if (!m_session || m_view.precision_computing) return;
-    std::shared_ptr<const Checkpoint> checkpoint = m_twin.get(*m_session);
-    if (m_headless) {
-        m_view.precision = std::make_shared<const explain::PrecisionView>(compute_precision_view(std::move(checkpoint), c.request));
-        ++m_view.version;
-        return;
+    if (trace) {
+        const int token = std::clamp(m_generation_token, 1, std::max(1, static_cast<int>(trace->tokens.size())));
+        const int step = std::clamp(m_generation_step, 0, std::max(0, steps - 1));
+        m_generation_token = token;
+        m_generation_step = step;
+        changed |= assign(m_view.generation.token, token) | assign(m_view.generation.step, step);
     }
-    m_precision_running_epoch = m_full_refresh_epoch;
-    m_precision_running = std::async(std::launch::async, [checkpoint = std::move(checkpoint), request = c.request]() mutable {
-        return std::make_shared<const explain::PrecisionView>(compute_precision_view(std::move(checkpoint), request));
-    });
-    m_view.precision_computing = true;
-}
 
-void Workbench::adopt_precision() {
-    if (!m_precision_running.valid() ||
-        m_precision_running.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-        return;
-    std::shared_ptr<const explain::PrecisionView> result = m_precision_running.get();
-    m_view.precision_computing = false;
-    if (m_precision_running_epoch != m_full_refresh_epoch) return;   // of a model or input changed since
-    m_view.precision = std::move(result);
-    ++m_view.version;
+    // The Backend panel's plot of a benchmark file (of no model: it stays until another is read).
+    changed |= assign(m_view.generation_bench, m_generation_bench);
+    changed |= assign(m_view.generation_bench_error, m_generation_bench_error);
+    // The Backend panel's measurements, of this run only.
+    changed |= assign(m_view.generation_timing, m_generation_timing.get(m_session->run_version()));
+    changed |= assign(m_view.comparison, m_comparison.get(m_session->run_version()));
+    if (changed) ++m_view.version;   // widgets key their caches on it
 }
 
 }  // namespace tx::app

@@ -19,6 +19,7 @@ struct GenerationSettings {
     bool sample = false;              // false: greedy (the argmax); true: draw from sampling_distribution
     SamplingOptions sampling;         // temperature, top-k, top-p, seed (validate()d before use)
     bool compare_full = true;         // also run the full decoder pass over the prefix for every token
+    bool operator==(const GenerationSettings&) const = default;
 };
 
 // The decoder's steps for one query row, in order: the cursor's second coordinate.

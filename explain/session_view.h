@@ -41,7 +41,7 @@ struct SessionView {
     std::string backend;                     // "cpu", "cuda"
     std::string cuda_unavailable;            // why CUDA cannot be used; "" when it can
     std::string cuda_device;                 // "NVIDIA H100 ... (sm_90, 79.1 GiB)" when it can
-    std::optional<BackendComparison> comparison;   // the last CPU-vs-CUDA run of this input
+    std::shared_ptr<const BackendComparison> comparison;   // the CPU-vs-CUDA run of this run, if one was made
 
     std::vector<std::string> sentences;
     std::optional<std::string> target_text;
@@ -75,8 +75,8 @@ struct SessionView {
     // The words the model saw in training and its test sentences (known_words.h); made once per model.
     std::shared_ptr<const KnownWords> known_words;
     bool known_words_loading = false;   // being read on a thread (a large corpus takes about a second)
-    // The Generate panel's token-by-token run of the first sentence and its cursor; computed on
-    // request (Commands::update_generation) while stale, so closed panels cost nothing.
+    // The Generate panel's token-by-token run of the first sentence and its cursor; stale (empty)
+    // until the panel asks for it (UpdateGeneration), so closed panels cost nothing.
     GenerationTrace generation;
     // The learned position tables (config positional "learned"), src_pos.weight and tgt_pos.weight
     // [max_len, D] as the model holds them now; empty for other schemes and for a table the
@@ -88,18 +88,21 @@ struct SessionView {
     // src_ids then only carry the batch size and no panel shows them.
     bool decoder_only = false;
     std::vector<int> output_limit;           // per sentence: the most tokens decoding may add (Session::output_limit)
-    // The Backend panel's measurement: generation with and without the KV cache (Commands::measure_generation).
-    std::optional<GenerationTiming> generation_timing;
+    // The Backend panel's measurement: generation with and without the KV cache (MeasureGeneration).
+    std::shared_ptr<const GenerationTiming> generation_timing;
     // The Backend panel's plot of a benchmark file (--generation-bench), or why it could not be read.
-    std::optional<GenerationBench> generation_bench;
+    std::shared_ptr<const GenerationBench> generation_bench;
     std::string generation_bench_error;
     // The Look inside panel's views of the first sentence (look_inside.h), computed on request
-    // (Commands::compute_look_inside) on a thread of their own; reset when the model or input changes.
+    // (ComputeLookInside) on a thread of their own. `current`: made for the model, sentence and
+    // settings of now; otherwise an older result of the same model and sentence, shown meanwhile.
     std::shared_ptr<const LookInside> look_inside;
-    bool look_inside_computing = false;      // a request is being computed (the old result, if any, stays)
+    bool look_inside_current = false;
+    bool look_inside_computing = false;      // a computation is running
     // The Precision panel's FP32-versus-low-precision runs of the first sentence (precision_view.h),
-    // computed on request (Commands::compute_precision) as the Look inside views are.
+    // computed on request (ComputePrecision) as the Look inside views are.
     std::shared_ptr<const PrecisionView> precision;
+    bool precision_current = false;
     bool precision_computing = false;
 
     // Display text of an id ("<pad>", "animal").

@@ -138,20 +138,15 @@ std::string LookInsidePanel::explanation_for(const explain::SessionView& v) cons
            "prompt and this metric, not a proof of a mechanism.";
 }
 
-void LookInsidePanel::set_corrupted(const std::string& text) {
-    std::snprintf(m_corrupted_edit, sizeof m_corrupted_edit, "%s", text.c_str());
-    m_corrupted = text;
-    if (!text.empty()) select_view("patch");
-}
-
-void LookInsidePanel::set_metric(int position, const std::string& token, const std::string& versus) {
-    m_metric_mode = token.empty() ? 0 : versus.empty() ? 1 : 2;
-    m_metric_position_edit = std::max(position, 0);
-    std::snprintf(m_token_edit, sizeof m_token_edit, "%s", token.c_str());
-    std::snprintf(m_versus_edit, sizeof m_versus_edit, "%s", versus.c_str());
-    m_metric_position = m_metric_mode == 0 ? -1 : position;
-    m_metric_token = token;
-    m_metric_versus = m_metric_mode == 2 ? versus : "";
+void LookInsidePanel::sync_edits(const PatchingSettings& settings) {
+    if (m_synced && *m_synced == settings) return;
+    // The settings changed by a command (a lesson, --corrupt, Enter here): the fields show them.
+    std::snprintf(m_corrupted_edit, sizeof m_corrupted_edit, "%s", settings.corrupted.c_str());
+    m_metric_mode = settings.metric_token.empty() ? 0 : settings.metric_versus.empty() ? 1 : 2;
+    m_metric_position_edit = std::max(settings.metric_position, 0);
+    std::snprintf(m_token_edit, sizeof m_token_edit, "%s", settings.metric_token.c_str());
+    std::snprintf(m_versus_edit, sizeof m_versus_edit, "%s", settings.metric_versus.c_str());
+    m_synced = settings;
 }
 
 bool LookInsidePanel::select_view(const std::string& key) {
@@ -163,22 +158,13 @@ bool LookInsidePanel::select_view(const std::string& key) {
     return false;
 }
 
-void LookInsidePanel::commit_settings() {
-    m_corrupted = m_corrupted_edit;
-    m_metric_position = m_metric_mode == 0 ? -1 : m_metric_position_edit;
-    m_metric_token = m_metric_mode == 0 ? "" : m_token_edit;
-    m_metric_versus = m_metric_mode == 2 ? m_versus_edit : "";
-}
-
-explain::LookInsideRequest LookInsidePanel::request_for(const explain::SessionView& v) const {
-    explain::LookInsideRequest r;
-    r.source = v.sentences.empty() ? "" : v.sentences.front();
-    r.target = v.target_text;
-    r.corrupted = m_corrupted;
-    r.metric_position = m_metric_position;
-    r.metric_token = m_metric_token;
-    r.metric_versus = m_metric_versus;
-    return r;
+PatchingSettings LookInsidePanel::edited_settings() const {
+    PatchingSettings s;
+    s.corrupted = m_corrupted_edit;
+    s.metric_position = m_metric_mode == 0 ? -1 : m_metric_position_edit;
+    s.metric_token = m_metric_mode == 0 ? "" : m_token_edit;
+    s.metric_versus = m_metric_mode == 2 ? m_versus_edit : "";
+    return s;
 }
 
 bool LookInsidePanel::open_head(CommandSink& commands, const explain::SessionView& v, AttentionKind kind, int layer, int head) {
@@ -198,10 +184,9 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
         ImGui::TextUnformatted("Type a sentence in the Input panel to look inside its run.");
         return;
     }
-    const explain::LookInsideRequest request = request_for(v);
+    sync_edits(ctx.patching);
     const std::shared_ptr<const explain::LookInside> result = v.look_inside;
-    const bool current = result && result->request == request;
-    if (!current && !v.look_inside_computing) ctx.commands.send(ComputeLookInside{request});
+    if (!v.look_inside_current && !v.look_inside_computing) ctx.commands.send(ComputeLookInside{});
     // What these views leave out of the Session's current settings.
     std::string differs;
     if (!v.options.causal_mask || !v.options.padding_mask || !v.options.positional_encoding)
@@ -214,7 +199,7 @@ void LookInsidePanel::draw_content(PanelContext& ctx) {
         ImGui::TextUnformatted("Computing the views (a few seconds on the everyday model)\xE2\x80\xA6");
         return;
     }
-    if (!current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
+    if (!v.look_inside_current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
     const explain::LookInside& r = *result;
     if (!r.error.empty()) {
         warning("Cannot look inside this input: " + r.error);
@@ -345,7 +330,7 @@ void LookInsidePanel::draw_patch_settings(PanelContext& ctx, const explain::Look
     if (computing) ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::TextDisabled(computing ? "computing\xE2\x80\xA6" : "the patching grids take about 1.5 s on the everyday model (500 patches)");
-    if (commit && !computing) commit_settings();
+    if (commit && !computing) ctx.commands.send(SetPatching{edited_settings()});
 }
 
 void LookInsidePanel::draw_patching(PanelContext& ctx, const explain::LookInside& r) {
@@ -363,7 +348,7 @@ void LookInsidePanel::draw_patching(PanelContext& ctx, const explain::LookInside
     draw_patch_settings(ctx, r);
     if (!p.clean_tokens.empty() || !p.corrupted_tokens.empty()) draw_aligned_pieces(p.clean_tokens, p.corrupted_tokens);
     if (!p.error.empty()) {
-        warning(m_corrupted.empty() ? "Type a corrupted sentence above and press Enter: the first sentence with a word or two "
+        warning(r.request.corrupted.empty() ? "Type a corrupted sentence above and press Enter: the first sentence with a word or two "
                                       "changed, with as many pieces."
                                     : "No patching: " + p.error);
         return;

@@ -4,6 +4,7 @@
 // panel), attention rollout, attention entropy, and direct logit attribution. Computed on request on a
 // private model copy (explain/look_inside.h) off the GUI thread; each tab says what it does not prove.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "look_inside.h"
@@ -16,16 +17,10 @@ public:
     // The tabs, in order; also the --look-inside values.
     static constexpr const char* VIEWS[] = {"lens", "patch", "heads", "rollout", "entropy", "attribution"};
     LookInsidePanel();
-    void set_corrupted(const std::string& text);   // --corrupt: the patching sentence, committed at once
     bool select_view(const std::string& key);      // one of VIEWS; false for another name
-    // The patching metric, committed at once: position -1 and empty tokens choose (automatic);
-    // a token alone is log p(token) at the position, with versus log p(token) - log p(versus).
-    void set_metric(int position, const std::string& token, const std::string& versus);
     // What a click on a head-importance cell does: the cursor to that block's probabilities step,
     // the block and head selected, the Attention panel raised. False when the model has no such block.
     static bool open_head(CommandSink& commands, const explain::SessionView& v, AttentionKind kind, int layer, int head);
-    // The request the panel sends for this view (the first sentence, the committed settings).
-    explain::LookInsideRequest request_for(const explain::SessionView& v) const;
 
 protected:
     void draw_content(PanelContext& ctx) override;
@@ -39,16 +34,16 @@ private:
     void draw_rollout(const explain::LookInside& r);
     void draw_entropy(const explain::LookInside& r);
     void draw_attribution(const explain::LookInside& r);
-    void commit_settings();
+    // The edit fields follow the Workbench's settings when a command changed them.
+    void sync_edits(const PatchingSettings& settings);
+    PatchingSettings edited_settings() const;   // as the fields read now
 
-    // Edited here, sent on Enter or "Compute" (each computation takes seconds).
+    // Edited here, sent as SetPatching on Enter or "Compute" (each computation takes seconds).
     char m_corrupted_edit[512] = {};
     int m_metric_mode = 0;             // 0: automatic, 1: log p(token) at a position, 2: token vs token
     int m_metric_position_edit = 0;
     char m_token_edit[64] = {}, m_versus_edit[64] = {};
-    // The committed settings.
-    std::string m_corrupted, m_metric_token, m_metric_versus;
-    int m_metric_position = -1;
+    std::optional<PatchingSettings> m_synced;   // the Workbench's settings the fields were last filled from
     int m_select_tab = -1;             // a tab to raise on the next frame (select_view)
     int m_rollout_layer = -1;          // the rollout after this encoder layer; -1: the last
     int m_cross_layer = -1;            // the decoder layer of the decoder-over-source rollout; -1: the last

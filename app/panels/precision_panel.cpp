@@ -115,14 +115,6 @@ PrecisionPanel::PrecisionPanel()
             "same decoder input: FP32's greedy output. The linear layers read weights stored in the low format and "
             "sum in FP32; this panel shows what rounding does, not the time it saves (txcli bench --precision).") {}
 
-explain::PrecisionRequest PrecisionPanel::request_for(const explain::SessionView& v, const Workbench::PrecisionSettings& settings) {
-    explain::PrecisionRequest r;
-    r.source = v.sentences.empty() ? "" : v.sentences.front();
-    r.mode = settings.mode;
-    r.embedding_scale = settings.embedding_scale;
-    return r;
-}
-
 std::string PrecisionPanel::describe_mode(PrecisionMode mode) {
     const std::string f = explain::format_name(mode.format);
     const std::string bits = mode.format == Precision::Bf16 ? "8 significant bits, FP32's range"
@@ -201,10 +193,8 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
         ImGui::TextUnformatted("Type a sentence in the Input panel to compare precisions on it.");
         return;
     }
-    const explain::PrecisionRequest request = request_for(v, ctx.precision);
     const std::shared_ptr<const explain::PrecisionView> result = v.precision;
-    const bool current = result && result->request == request;
-    if (!current && !v.precision_computing) ctx.commands.send(ComputePrecision{request});
+    if (!v.precision_current && !v.precision_computing) ctx.commands.send(ComputePrecision{});
     std::string differs;
     if (!v.options.causal_mask || !v.options.padding_mask || !v.options.positional_encoding || !v.options.disabled_heads.empty())
         differs += "The Masks / Positional toggles and switched-off heads do not apply here: both runs use the model as trained. ";
@@ -214,7 +204,7 @@ void PrecisionPanel::draw_content(PanelContext& ctx) {
         ImGui::TextUnformatted("Running the sentence in both precisions\xE2\x80\xA6");
         return;
     }
-    if (!current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
+    if (!v.precision_current) ImGui::TextDisabled("Computing for the new settings\xE2\x80\xA6 (showing the previous result)");
     const explain::PrecisionView& r = *result;
     if (!r.error.empty()) {
         coloured_paragraph(WARNING_COLOUR, "Cannot compare this input: " + r.error);

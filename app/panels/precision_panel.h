@@ -17,9 +17,6 @@ public:
     // The embedding scales offered (1: the model as trained; larger ones provoke FP16 overflow).
     static constexpr float EMBEDDING_SCALES[] = {1.0f, 100.0f, 10000.0f};
     PrecisionPanel();
-    // The request the panel sends for this view: the first sentence, in the Workbench's mode and
-    // embedding scale (SetPrecision changes them; the panel's controls send it).
-    static explain::PrecisionRequest request_for(const explain::SessionView& v, const Workbench::PrecisionSettings& settings);
     // One line: what the mode does (docs/precision.md, "The modes").
     static std::string describe_mode(PrecisionMode mode);
 

@@ -12,9 +12,10 @@ namespace tx {
 
 namespace {
 
-// model_version()'s source: one counter for every Session, so that a new Session never repeats a
-// number an earlier one had (a copy made from the old model must not pass for the new one).
-uint64_t next_model_version() {
+// model_version()'s and run_version()'s source: one counter for every Session, so that a new
+// Session never repeats a number an earlier one had (a result made from the old model must not
+// pass for the new one's).
+uint64_t next_version() {
     static std::atomic<uint64_t> last{0};
     return ++last;
 }
@@ -29,7 +30,7 @@ Session::Session(Checkpoint checkpoint, std::unique_ptr<Backend> backend)
     m_model->set_parameters(m_checkpoint.parameters);
     m_checkpoint.parameters.clear();   // the model holds them; checkpoint() downloads a copy
     m_checkpoint.parameters.shrink_to_fit();
-    m_model_version = next_model_version();
+    m_model_version = next_version();
 }
 
 Session Session::load(const std::string& checkpoint_path) { return Session(load_checkpoint(checkpoint_path)); }
@@ -67,7 +68,7 @@ void Session::set_backend(std::unique_ptr<Backend> backend) {
 
 void Session::set_parameters(const std::vector<float>& parameters) {
     m_model->set_parameters(parameters);
-    m_model_version = next_model_version();
+    m_model_version = next_version();
     if (!m_sentences.empty()) rerun();
 }
 
@@ -130,6 +131,7 @@ int Session::decode_limit(const std::vector<std::vector<int>>& src) const {
 }
 
 void Session::rerun() {
+    m_run_version = next_version();
     const auto src = source_ids();
     const ModelConfig& c = config();
     // Both decodings, whichever is shown: each leaves the model's batch set to its last decoder
@@ -226,7 +228,7 @@ void Session::set_attention_scaling(bool on) {
     m_model = std::make_unique<Transformer>(m_checkpoint.config, *m_backend);
     m_model->set_parameters(parameters);
     m_model->options() = options;
-    m_model_version = next_model_version();
+    m_model_version = next_version();
     if (!m_sentences.empty()) rerun();
 }
 

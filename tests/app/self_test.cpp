@@ -48,15 +48,12 @@ const Panel* panel(ExplorerApp& app, const std::string& key) {
 
 bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrameCount(); }
 
-LookInsidePanel* look_inside_panel(ExplorerApp& app) { return app.panel_handles().look_inside; }
 
 
 // Waits (at most 40 frames) until the Precision panel's runs are computed for its settings.
 std::function<bool(ExplorerApp&)> precision_ready() {
     return [frames = 0](ExplorerApp& app) mutable {
-        const auto& r = app.view().precision;
-        const auto request = PrecisionPanel::request_for(app.view(), app.workbench().precision_settings());
-        return (r && r->request == request && !app.view().precision_computing) || ++frames > 40;
+        return (app.view().precision_current && !app.view().precision_computing) || ++frames > 40;
     };
 }
 
@@ -71,9 +68,7 @@ const char* const INSPECT_LONGER = "The animal didn't cross the street because i
 // Waits (at most 40 frames) until the Look inside views are computed for the panel's settings.
 std::function<bool(ExplorerApp&)> look_inside_ready() {
     return [frames = 0](ExplorerApp& app) mutable {
-        const auto& r = app.view().look_inside;
-        const LookInsidePanel* p = look_inside_panel(app);
-        return (r && p && r->request == p->request_for(app.view()) && !app.view().look_inside_computing) || ++frames > 40;
+        return (app.view().look_inside_current && !app.view().look_inside_computing) || ++frames > 40;
     };
 }
 
@@ -1028,7 +1023,7 @@ void SelfTest::build_generation_timing() {
     add("draw", wait_frames(2));
     add("check generation timing", [this](ExplorerApp& app) {
         const auto& t = app.view().generation_timing;
-        check(t.has_value(), "generation was timed with and without the KV cache");
+        check(t != nullptr, "generation was timed with and without the KV cache");
         if (!t) return true;
         check(t->lengths == generation_timing_lengths(app.view().config.max_len), "at the lengths 8, 16, 32, 64 below max_len");
         bool positive = t->cached_ms.size() == t->lengths.size() && t->full_ms.size() == t->lengths.size();
@@ -1130,7 +1125,7 @@ void SelfTest::build_look_inside() {
         return true;
     });
     add("look inside: corrupted sentence", [](ExplorerApp& app) {
-        if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted(INSPECT_CORRUPT);
+        app.send(SetLookInside{INSPECT_CORRUPT, ""});   // as --corrupt: the patching tab is raised too
         app.send(ShowPanel{"inspect"});
         return true;
     });
@@ -1198,7 +1193,7 @@ void SelfTest::build_look_inside() {
         for (int t = 0; t < static_cast<int>(lens.chosen.size()); ++t)
             if (lens.chosen[static_cast<size_t>(t)] == model.token_id("cansado")) m_inspect_position = t;
         check(m_inspect_position >= 0, "the everyday model writes \"cansado\" for \"tired\"");
-        if (LookInsidePanel* p = look_inside_panel(app)) p->set_metric(m_inspect_position, "cansado", "ancha");
+        app.send(SetPatching{{INSPECT_CORRUPT, m_inspect_position, "cansado", "ancha"}});
         return true;
     });
     add("look inside: token vs token", look_inside_ready());
@@ -1216,10 +1211,7 @@ void SelfTest::build_look_inside() {
         bool same = r && r->patching.grids.size() == patch.grids.size();
         for (size_t g = 0; same && g < patch.grids.size(); ++g) same = r->patching.grids[g].metric == patch.grids[g].metric;
         check(same, "the panel's token-vs-token grids are the library's");
-        if (LookInsidePanel* p = look_inside_panel(app)) {
-            p->set_metric(-1, "", "");
-            p->set_corrupted(INSPECT_LONGER);
-        }
+        app.send(SetPatching{{INSPECT_LONGER, -1, "", ""}});
         return true;
     });
     add("look inside: different lengths", look_inside_ready());
@@ -1245,7 +1237,7 @@ void SelfTest::build_look_inside() {
               "a head-importance cell selects its block and head in the Attention panel");
         check(ok && v.cursor == v.attention[static_cast<size_t>(block)].probs + 1, "the cursor is just after that block's probabilities");
         check(drawn_now(panel(app, "attention")), "the Attention panel is shown");
-        if (LookInsidePanel* p = look_inside_panel(app)) p->set_corrupted("");
+        app.send(SetPatching{});
         return true;
     });
 }
@@ -1465,8 +1457,8 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 break;
             }
             case explain::LessonActionKind::LookInside: {
-                const LookInsidePanel* p = look_inside_panel(app);
-                check(p && p->request_for(v).corrupted == a.sentences.at(0), what + ": the Look inside panel has that corrupted sentence");
+                check(app.workbench().patching_settings().corrupted == a.sentences.at(0),
+                      what + ": the Look inside panel has that corrupted sentence");
                 check(drawn_now(panel(app, "inspect")), what + ": the Look inside panel is open and drawn");
                 break;
             }

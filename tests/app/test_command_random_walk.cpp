@@ -116,19 +116,25 @@ public:
             case 31: return SetBackend{std::vector<std::string>{"cpu", "cuda", "nope"}[pick(3)]};
             case 32: return training_command();
             case 33: return training_command();
-            case 34: return pick(8) == 0 ? Command(ComputeLookInside{explain::LookInsideRequest{first(v), std::nullopt, "", -1, "", ""}})
-                                         : Command(StepForward{});
+            case 34: {
+                if (pick(8) == 0) return ComputeLookInside{};
+                if (pick(6) == 0) {   // the patching settings: none, this sentence, another, a metric
+                    PatchingSettings p;
+                    p.corrupted = std::vector<std::string>{"", first(v), "the cat sat", "x"}[pick(4)];
+                    if (coin()) p.metric_position = pick(6) - 1;
+                    if (coin()) p.metric_token = coin() ? "cansado" : "#3";
+                    if (coin()) p.metric_versus = "nope";
+                    return SetPatching{p};
+                }
+                return StepForward{};
+            }
             case 35: {
                 if (pick(3) == 0) {   // the Precision panel's settings, INT8 everything-low (refused) among them
                     const Precision format = std::vector<Precision>{Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Int8}[pick(4)];
                     return SetPrecision{PrecisionMode{format, coin()}, pick(2) == 0 ? 1.0f : 100.0f};
                 }
                 if (pick(6) != 0) return StepBack{};
-                explain::PrecisionRequest r;
-                r.source = first(v);
-                r.mode = PrecisionMode{std::vector<Precision>{Precision::Bf16, Precision::Fp16, Precision::Int8}[pick(3)], false};
-                r.embedding_scale = pick(2) == 0 ? 1.0f : 10000.0f;
-                return ComputePrecision{r};
+                return ComputePrecision{};
             }
             case 36: return pick(10) == 0 ? Command(MeasureGeneration{}) : Command(CompareBackends{});
             case 37: return PickAttentionCell{pick(v.config.heads + 2) - 1, pick(v.S + 2) - 1, pick(v.S + 2) - 1};
@@ -250,6 +256,16 @@ std::string broken_invariant(const Workbench& wb) {
     const explain::GenerationTrace& g = v.generation;
     if (!g.tokens.empty() && (g.token < 1 || g.token > static_cast<int>(g.tokens.size())))
         return "generation cursor at token " + std::to_string(g.token) + " of " + std::to_string(g.tokens.size());
+    // Derived results (app/derived.h) are of the input shown: never another sentence's.
+    if (!g.stale && g.sentence != v.sentences.front()) return "the generation trace is of '" + g.sentence + "'";
+    if (v.look_inside && v.look_inside->request.source != v.sentences.front())
+        return "the Look inside views are of '" + v.look_inside->request.source + "'";
+    if (v.look_inside_current && !(v.look_inside->request == wb.look_inside_request()))
+        return "Look inside views of other settings count as current";
+    if (v.precision && v.precision->request.source != v.sentences.front())
+        return "the Precision views are of '" + v.precision->request.source + "'";
+    if (v.precision_current && !(v.precision->request == wb.precision_request()))
+        return "a Precision result of other settings counts as current";
     // Every finished attention row: a probability distribution over the keys, or all zero.
     for (const AttentionBlock& a : v.attention) {
         const std::vector<float>* p = v.finished(a.probs) ? v.output(a.probs) : nullptr;
@@ -319,6 +335,6 @@ TEST_P(CommandRandomWalk, InvariantsHoldAfterEveryCommand) {
     fs::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, CommandRandomWalk, testing::Values(1u, 2u, 3u));
+INSTANTIATE_TEST_SUITE_P(Seeds, CommandRandomWalk, testing::Values(1u, 2u, 3u, 4u, 5u, 6u));
 
 }  // namespace

@@ -79,11 +79,12 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
         EXPECT_EQ(wb.twin_copies_made(), 0u) << "a copy was made before anyone needed one";
         const std::string sentence = wb.view().sentences.front();
         const explain::PrecisionRequest precision{sentence, PrecisionMode{Precision::Bf16, false}, 1.0f};
+        ASSERT_TRUE(wb.precision_request() == precision) << "the Precision panel's default settings changed";
 
         wb.apply(MeasureGeneration{});
-        wb.apply(ComputeLookInside{explain::LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
-        wb.apply(ComputePrecision{precision});
-        ASSERT_TRUE(wb.view().generation_timing.has_value());
+        wb.apply(ComputeLookInside{});
+        wb.apply(ComputePrecision{});
+        ASSERT_TRUE(wb.view().generation_timing);
         ASSERT_TRUE(wb.view().look_inside && wb.view().look_inside->error.empty()) << wb.view().look_inside->error;
         ASSERT_TRUE(wb.view().precision && wb.view().precision->error.empty()) << wb.view().precision->error;
         EXPECT_EQ(wb.twin_copies_made(), 1u) << "three users of one model made more than one copy";
@@ -101,7 +102,7 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
         wb.apply(SetInput{{sentence, sentence}, std::nullopt});
         wb.apply(SetPositionalEncoding{false});
         wb.apply(StepBack{});
-        wb.apply(ComputePrecision{precision});
+        wb.apply(ComputePrecision{});
         wb.apply(MeasureGeneration{});
         EXPECT_EQ(wb.twin_copies_made(), 1u);
 
@@ -109,10 +110,10 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
         wb.apply(SetAttentionScaling{!wb.view().config.scale_attention});
         EXPECT_EQ(wb.twin_copies_made(), 1u) << "the copy is made when used, not when the model changes";
         wb.apply(MeasureGeneration{});
-        wb.apply(ComputePrecision{precision});
+        wb.apply(ComputePrecision{});
         EXPECT_EQ(wb.twin_copies_made(), 2u);
         wb.apply(LoadCheckpoint{saved});
-        wb.apply(ComputeLookInside{explain::LookInsideRequest{sentence, std::nullopt, "", -1, "", ""}});
+        wb.apply(ComputeLookInside{});
         EXPECT_EQ(wb.twin_copies_made(), 3u);
         EXPECT_EQ(wb.error_count(), 0);
     }

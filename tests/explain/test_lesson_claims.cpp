@@ -708,7 +708,7 @@ TEST(LessonClaims, PatchingFollowsTheDifferenceFromTiredToWas) {
     EXPECT_GT(cell(layers, 3, was), 0.9);
     EXPECT_NEAR(cell(layers, 3, tired), 0.2, 0.05);
     for (int c = 0; c < layers.cols; ++c)
-        if (c != tired && c != was) EXPECT_LT(std::fabs(cell(layers, 3, c)), 0.05) << p.clean_tokens[static_cast<size_t>(c)];
+        if (c != tired && c != was) { EXPECT_LT(std::fabs(cell(layers, 3, c)), 0.05) << p.clean_tokens[static_cast<size_t>(c)]; }
     EXPECT_EQ(answer(l).rfind("\xE2\x96\x81" "was", 0), 0u) << answer(l);
     // Step 3: cross-attention carries it to position 7 in layers 2 and 3; no single cross head above ~0.1.
     const PatchGrid& cross = grid("decoder.cross_attn");
@@ -758,7 +758,7 @@ TEST(LessonClaims, NumbersHavePrecision) {
         std::printf("lesson 19: w[0,0] in %s: %s %s %s = %s\n", to_string(p), b.sign.c_str(), b.exponent.c_str(),
                     b.mantissa.c_str(), value.c_str());
         EXPECT_TRUE(says(text1, value)) << to_string(p) << " value " << value;
-        if (p != Precision::Fp32) EXPECT_TRUE(says(text1, b.mantissa)) << to_string(p) << " mantissa " << b.mantissa;
+        if (p != Precision::Fp32) { EXPECT_TRUE(says(text1, b.mantissa)) << to_string(p) << " mantissa " << b.mantissa; }
     }
 
     // Step 2 (and step 1's BF16): the largest |low − FP32| of the first cross-attention's head 0,
@@ -815,7 +815,7 @@ TEST(LessonClaims, NumbersHavePrecision) {
     EXPECT_EQ(compute_precision_view(everyday, bf16_all_low).first_nonfinite, -1);
     EXPECT_TRUE(says(answer(l), broken)) << answer(l) << " is not " << broken;
     for (size_t c = 0; c < l.question.choices.size(); ++c)
-        if (static_cast<int>(c) != l.question.answer) EXPECT_FALSE(says(l.question.choices[c], broken)) << l.question.choices[c];
+        if (static_cast<int>(c) != l.question.answer) { EXPECT_FALSE(says(l.question.choices[c], broken)) << l.question.choices[c]; }
     EXPECT_TRUE(says(l.question.explanation, broken));
 
     // Step 4: the tiny copy task in FP16 without a loss scale, as the "train" action starts it:

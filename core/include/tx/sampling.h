@@ -16,6 +16,7 @@ struct SamplingOptions {
     int top_k = 0;              // k >= 0: keep only the k most probable tokens; 0 = off
     double top_p = 1.0;         // 0 < p <= 1: keep the most probable tokens until their mass reaches p; 1 = off
     uint64_t seed = 0;          // picks the random streams: same seed, same output
+    bool operator==(const SamplingOptions&) const = default;
 };
 
 // Throws std::invalid_argument naming the option, its range and the value given.

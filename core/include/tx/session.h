@@ -46,6 +46,10 @@ public:
     // (set_parameters, set_attention_scaling). Copies of the model key on it (app/session_twin.h).
     // Inputs, toggles and the backend leave it as it is: they change no weight.
     uint64_t model_version() const { return m_model_version; }
+    // What the shown run is of, as a number: a new one on every re-run, i.e. whenever the input,
+    // the decoding, a teaching toggle, the backend or the model changes. Stepping the cursor
+    // leaves it as it is. Results computed from the run (app/derived.h) key on it.
+    uint64_t run_version() const { return m_run_version; }
 
     // Inputs. 1..MAX_BATCH sentences; several form a padded batch. Tokenizes, decodes (unless a
     // target text is given: then the decoder input is BOS + its tokens, teacher forcing), sets
@@ -128,6 +132,7 @@ private:
 
     Checkpoint m_checkpoint;              // config, vocabulary, training settings (parameters live in the model)
     uint64_t m_model_version = 0;         // see model_version()
+    uint64_t m_run_version = 0;           // see run_version()
     Tokenizer m_tokenizer;
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<Transformer> m_model;
