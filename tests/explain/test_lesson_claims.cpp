@@ -722,6 +722,32 @@ TEST(LessonClaims, PatchingFollowsTheDifferenceFromTiredToWas) {
     for (double x : heads.normalised) best_head = std::max(best_head, x);
     std::printf("lesson 21: the best single cross-attention head restores %.3f\n", best_head);
     EXPECT_LT(best_head, 0.15);   // "no single cross-attention head restores more than about a tenth"
+
+    // Step 4, the Logit attribution tab at the patching metric's position: the logit of ▁estaba
+    // "about 10", the FFN "by far the most, about +16", no layer-3 cross head "more than about half
+    // a unit".
+    const LessonStep& attribution_step = l.steps.at(3);
+    ASSERT_EQ(attribution_step.actions.at(0).kind, LessonActionKind::LookInside);
+    EXPECT_EQ(attribution_step.actions.at(0).name, "attribution");
+    const auto at = std::find_if(r.attribution.begin(), r.attribution.end(), [](const LogitAttribution& a) { return a.position == 7; });
+    ASSERT_NE(at, r.attribution.end());
+    EXPECT_EQ(at->token_text, "\xE2\x96\x81" "estaba");
+    EXPECT_NEAR(at->logit, 10.0, 0.5);
+    const Contribution* largest = nullptr;
+    double largest_cross_head = 0.0;
+    for (const Contribution& c : at->parts) {
+        if (!largest || std::fabs(c.value) > std::fabs(largest->value)) largest = &c;
+        if (c.name.rfind("decoder.layers.3.cross_attn.head", 0) == 0) largest_cross_head = std::max(largest_cross_head, std::fabs(c.value));
+    }
+    ASSERT_NE(largest, nullptr);
+    double second = 0.0;   // the largest |part| after the FFN's
+    for (const Contribution& c : at->parts)
+        if (&c != largest) second = std::max(second, std::fabs(c.value));
+    std::printf("lesson 21: attribution: %s %.3f, largest cross head %.3f\n", largest->name.c_str(), largest->value, largest_cross_head);
+    EXPECT_EQ(largest->name, "decoder.layers.3.ffn");
+    EXPECT_NEAR(largest->value, 16.0, 1.0);
+    EXPECT_GT(largest->value, 10.0 * second);   // "by far": ten times any other part
+    EXPECT_LT(largest_cross_head, 0.6);
 }
 
 // Lesson 19's "precision" actions, in step order: the Precision panel's mode and embedding scale.
