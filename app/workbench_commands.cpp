@@ -13,6 +13,7 @@
 #include "tx/checkpoint.h"
 #include "widgets/export.h"
 #include "tx/generation_timing.h"
+#include "tx/model_on_backend.h"
 #include "tx/session.h"
 
 namespace fs = std::filesystem;
@@ -144,15 +145,13 @@ void Workbench::measure_generation() {
     // stay as they are; the teaching toggles are left out (the cache needs the causal mask), fused
     // attention kept.
     const std::shared_ptr<const Checkpoint> twin = m_twin.get(*m_session);
-    std::unique_ptr<Backend> backend = make_backend(m_session->backend().name());
-    Transformer model(twin->config, *backend);
-    model.set_parameters(twin->parameters);
-    model.options().fused_attention = m_session->options().fused_attention;
+    const ModelOnBackend model = make_model(*twin, make_backend(m_session->backend().name()));
+    model->options().fused_attention = m_session->options().fused_attention;
     std::vector<int> src;
     for (const Token& t : m_session->source_tokens().front()) src.push_back(t.id);
     src.push_back(twin->config.special.eos);
     m_generation_timing.put(m_session->run_version(),
-                            time_generation(model, src, generation_timing_lengths(twin->config.max_len), 5));
+                            time_generation(*model, src, generation_timing_lengths(twin->config.max_len), 5));
 }
 
 void Workbench::export_csv(const ExportCsv& c) {

@@ -19,6 +19,7 @@
 #include "tx/cpu_isa.h"
 #include "tx/incremental_decoder.h"
 #include "model_source.h"
+#include "tx/model_on_backend.h"
 #include "tx/optimizer.h"
 #include "tx/threads.h"
 #include "tx/transformer.h"
@@ -75,8 +76,7 @@ double elapsed_ms(Backend& backend, const std::chrono::steady_clock::time_point&
 // One backend's model and its measurements.
 struct BackendRun {
     std::string name;
-    std::unique_ptr<Backend> backend;
-    std::unique_ptr<Transformer> model;
+    ModelOnBackend model;
     std::vector<double> step_ms;   // median per step (each step waited for and timed alone)
     std::vector<bool> materialised;   // per step: false for the (T,S) steps fused attention skips
     Stats forward;                 // whole passes, steps queued back to back
@@ -102,10 +102,10 @@ void time_forward(BackendRun& run, const Settings& s) {
     model.set_step_timing(false);
     std::vector<double> totals;
     for (int r = 0; r < s.repeats; ++r) {
-        run.backend->synchronize();
+        run.model.backend->synchronize();
         const auto start = std::chrono::steady_clock::now();
         model.forward();
-        totals.push_back(elapsed_ms(*run.backend, start));
+        totals.push_back(elapsed_ms(*run.model.backend, start));
     }
     model.set_step_timing(true);
     run.forward = stats(totals);
@@ -114,12 +114,12 @@ void time_forward(BackendRun& run, const Settings& s) {
 // Changes the weights (Adam steps): run after the outputs were compared.
 void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t>& targets) {
     Transformer& model = *run.model;
-    Optimizer optimizer(*run.backend, model.table().total(), AdamSettings{});
+    Optimizer optimizer(*run.model.backend, model.table().total(), AdamSettings{});
     model.options().training = true;
     model.set_step_timing(false);
     std::vector<double> times;
     for (int r = 0; r < s.warmup + s.train_repeats; ++r) {
-        run.backend->synchronize();
+        run.model.backend->synchronize();
         const auto start = std::chrono::steady_clock::now();
         model.options().dropout_seed = static_cast<uint64_t>(r);
         model.forward();
@@ -127,7 +127,7 @@ void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t
         model.loss(targets, 0.1f);
         model.backward();
         optimizer.step(model.parameters(), model.gradients(), optimizer.gradient_norm(model.gradients()), 1e-4);
-        if (r >= s.warmup) times.push_back(elapsed_ms(*run.backend, start));
+        if (r >= s.warmup) times.push_back(elapsed_ms(*run.model.backend, start));
     }
     model.set_step_timing(true);
     model.options().training = false;
@@ -137,8 +137,8 @@ void time_training(BackendRun& run, const Settings& s, const std::vector<int32_t
 void print_json(const BackendRun& run, const ModelConfig& c, const Settings& s, int threads,
                 const std::vector<double>* diffs, const std::string& reference) {
     nlohmann::json out;
-    out["backend"] = run.backend->name();
-    out["precision"] = describe(run.backend->precision());   // docs/precision.md
+    out["backend"] = run.model.backend->name();
+    out["precision"] = describe(run.model.backend->precision());   // docs/precision.md
     // where it ran (docs/design.md §10: the machines differ): CPU, GEMM path, FMA ceiling per core
     const cpu::MachineInfo machine = cpu::machine_info();
     out["cpu"] = machine.cpu_model;
@@ -395,9 +395,7 @@ int cmd_bench(const Argv& argv) {
     for (const auto& [name, mode] : choices) {
         BackendRun run;
         run.name = args.has("precision") ? describe(mode) : name;
-        run.backend = backend_from_name(name, mode);
-        run.model = std::make_unique<Transformer>(c, *run.backend);
-        run.model->set_parameters(checkpoint.parameters);
+        run.model = make_model(c, checkpoint.parameters, backend_from_name(name, mode));
         run.model->set_batch(src, tgt);
         time_forward(run, s);
         runs.push_back(std::move(run));

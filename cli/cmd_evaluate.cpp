@@ -18,6 +18,7 @@
 #include "tx/decoding.h"
 #include "model_source.h"
 #include "tx/length_limits.h"
+#include "tx/model_on_backend.h"
 #include "tx/parallel_corpus.h"
 #include "tx/pronoun_probe.h"
 #include "tx/tasks.h"
@@ -146,9 +147,8 @@ int cmd_evaluate(const Argv& argv) {
 
     const Checkpoint checkpoint = load_checkpoint(path);
     const Tokenizer tokenizer = make_tokenizer(checkpoint);
-    std::unique_ptr<Backend> backend = make_cpu_backend();
-    Transformer model(checkpoint.config, *backend);
-    model.set_parameters(checkpoint.parameters);
+    const ModelOnBackend on_cpu = make_model(checkpoint);
+    Transformer& model = *on_cpu;
     const ModelConfig& c = checkpoint.config;
 
     std::vector<SentencePair> pairs = read_parallel_corpus(data);

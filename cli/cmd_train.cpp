@@ -20,6 +20,7 @@
 #include "tx/cpu_isa.h"
 #include "tx/evaluation.h"
 #include "model_source.h"
+#include "tx/model_on_backend.h"
 #include "tx/tasks.h"
 #include "tx/threads.h"
 #include "tx/trainer.h"
@@ -222,9 +223,8 @@ int run_training(const Args& args, const ModelConfig& m, const TrainingConfig& t
     EvalResult test;
     if (test_length > 0) {
         const Checkpoint c = trainer.checkpoint();
-        std::unique_ptr<Backend> backend = make_backend();
-        Transformer model(c.config, *backend);
-        model.set_parameters(c.parameters);
+        const ModelOnBackend trained = make_model(c, make_backend());
+        Transformer& model = *trained;
         TrainingConfig tt = t;
         tt.length = test_length;
         tt.min_length = 0;   // every test sequence of exactly that length

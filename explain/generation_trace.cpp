@@ -15,6 +15,7 @@
 #include "tx/incremental_decoder.h"
 #include "tx/layer_plan.h"
 #include "tx/length_limits.h"
+#include "tx/model_on_backend.h"
 #include "tx/tasks.h"
 
 namespace tx::explain {
@@ -126,9 +127,8 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
         return trace;
     }
 
-    std::unique_ptr<Backend> backend = make_cpu_backend();
-    Transformer model(c, *backend);
-    model.set_parameters(source_model.download_parameters());
+    const ModelOnBackend copy = make_model(c, source_model.download_parameters(), make_cpu_backend());
+    Transformer& model = *copy;
     model.options() = options;
     model.set_step_timing(false);
     const int V = c.tgt_vocab, H = c.heads, L = c.decoder_layers;

@@ -17,10 +17,7 @@ InspectModel::InspectModel(std::shared_ptr<const Checkpoint> checkpoint)
     : m_checkpoint(std::move(checkpoint)),
       m_table(m_checkpoint->config),
       m_tokenizer(make_tokenizer(*m_checkpoint)),
-      m_backend(make_cpu_backend()) {
-    m_model = std::make_unique<Transformer>(m_checkpoint->config, *m_backend);
-    m_model->set_parameters(m_checkpoint->parameters);
-}
+      m_model(make_model(m_checkpoint->config, m_checkpoint->parameters, make_cpu_backend())) {}
 
 const float* InspectModel::param(const std::string& name) const {
     return m_checkpoint->parameters.data() + m_table.at(name).offset;

@@ -11,6 +11,7 @@
 
 #include "tx/backend.h"
 #include "tx/checkpoint.h"
+#include "tx/model_on_backend.h"
 #include "tx/parameters.h"
 #include "tx/tokenizer.h"
 #include "tx/transformer.h"
@@ -76,8 +77,7 @@ private:
     std::shared_ptr<const Checkpoint> m_checkpoint;   // config, vocabulary and a host copy of the parameters
     ParameterTable m_table;
     Tokenizer m_tokenizer;
-    std::unique_ptr<Backend> m_backend;
-    std::unique_ptr<Transformer> m_model;
+    ModelOnBackend m_model;   // on the FP32 CPU backend
 };
 
 // Per row of a [rows, V] matrix, the index of its largest value (the first on a tie).

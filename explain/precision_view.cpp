@@ -18,6 +18,7 @@
 #include "tx/half_float.h"
 #include "tx/int8_quantize.h"
 #include "tx/length_limits.h"
+#include "tx/model_on_backend.h"
 #include "tx/parameters.h"
 
 namespace tx::explain {
@@ -312,7 +313,13 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, c
         src.push_back(c.special.eos);
         const int limit = r.decoder_only ? continuation_limit(static_cast<int>(ids.size()), c.max_len)
                                          : translation_limit(static_cast<int>(src.size()), c.max_len);
-        const PrecisionComparison cmp = compare_precision(checkpoint, request.mode, {src}, limit, prompts);
+        // One pair of models: the comparison decodes on both and leaves them holding the
+        // teacher-forced pass read below.
+        const ModelOnBackend fp32_model = make_model(checkpoint);
+        const ModelOnBackend low_model = make_model(checkpoint, make_precision_cpu_backend(request.mode));
+        Transformer& fp32 = *fp32_model;
+        Transformer& low = *low_model;
+        const PrecisionComparison cmp = compare_precision(fp32, low, request.mode, {src}, limit, prompts);
         for (int id : cmp.fp32_output[0]) r.fp32_output.push_back(tokenizer.display(id));
         for (int id : cmp.low_output[0]) r.low_output.push_back(tokenizer.display(id));
         r.first_change = cmp.first_change[0];
@@ -325,16 +332,6 @@ PrecisionView compute_precision_view(std::shared_ptr<const Checkpoint> shared, c
         if (!r.decoder_only)
             for (int id : src) r.source_tokens.push_back(tokenizer.display(id));
         for (int id : tgt) r.target_tokens.push_back(tokenizer.display(id));
-
-        const std::unique_ptr<Backend> fp32_backend = make_cpu_backend();
-        const std::unique_ptr<Backend> low_backend = make_precision_cpu_backend(request.mode);
-        Transformer fp32(c, *fp32_backend), low(c, *low_backend);
-        fp32.set_parameters(checkpoint.parameters);
-        low.set_parameters(checkpoint.parameters);
-        fp32.set_batch({src}, {tgt});
-        low.set_batch({src}, {tgt});
-        fp32.forward();
-        low.forward();
 
         const std::vector<LowStep> marks = low_precision_steps(fp32.steps(), c, request.mode);
         for (size_t i = 0; i < cmp.steps.size() && i < fp32.step_count(); ++i) {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "tx/decoding.h"
+#include "tx/model_on_backend.h"
 #include "tx/transformer.h"
 
 namespace tx {
@@ -42,13 +43,17 @@ int first_difference(const std::vector<int>& a, const std::vector<int>& b) {
 PrecisionComparison compare_precision(const Checkpoint& checkpoint, PrecisionMode mode,
                                       const std::vector<std::vector<int>>& src, int max_new,
                                       const std::vector<std::vector<int>>& prompts) {
+    const ModelOnBackend fp32 = make_model(checkpoint);
+    const ModelOnBackend low = make_model(checkpoint, make_precision_cpu_backend(mode));
+    return compare_precision(*fp32, *low, mode, src, max_new, prompts);
+}
+
+PrecisionComparison compare_precision(Transformer& fp32, Transformer& low, PrecisionMode mode,
+                                      const std::vector<std::vector<int>>& src, int max_new,
+                                      const std::vector<std::vector<int>>& prompts) {
     PrecisionComparison result;
     result.mode = mode;
-    const std::unique_ptr<Backend> fp32_backend = make_cpu_backend();
-    const std::unique_ptr<Backend> low_backend = make_precision_cpu_backend(mode);
-    Transformer fp32(checkpoint.config, *fp32_backend), low(checkpoint.config, *low_backend);
-    fp32.set_parameters(checkpoint.parameters);
-    low.set_parameters(checkpoint.parameters);
+    const ModelConfig& config = fp32.config();
 
     result.fp32_output = greedy_decode(fp32, src, max_new, nullptr, prompts);
     result.low_output = greedy_decode(low, src, max_new, nullptr, prompts);
@@ -57,10 +62,10 @@ PrecisionComparison compare_precision(const Checkpoint& checkpoint, PrecisionMod
 
     std::vector<std::vector<int>> tgt(src.size());
     for (size_t b = 0; b < src.size(); ++b) {
-        tgt[b].push_back(checkpoint.config.special.bos);
+        tgt[b].push_back(config.special.bos);
         if (!prompts.empty()) tgt[b].insert(tgt[b].end(), prompts[b].begin(), prompts[b].end());
         tgt[b].insert(tgt[b].end(), result.fp32_output[b].begin(), result.fp32_output[b].end());
-        if (static_cast<int>(tgt[b].size()) > checkpoint.config.max_len) tgt[b].resize(checkpoint.config.max_len);
+        if (static_cast<int>(tgt[b].size()) > config.max_len) tgt[b].resize(config.max_len);
     }
     fp32.set_batch(src, tgt);
     low.set_batch(src, tgt);

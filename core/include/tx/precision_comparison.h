@@ -10,6 +10,8 @@
 
 namespace tx {
 
+class Transformer;
+
 struct StepPrecisionDifference {
     std::string name;
     bool materialised = true;   // false: skipped in both runs (fused attention), no numbers
@@ -36,6 +38,12 @@ struct PrecisionComparison {
 // src: source rows (tokens + EOS), as greedy_decode takes them; prompts: decoder-only prompts or
 // empty. Runs the checkpoint on make_cpu_backend() and make_precision_cpu_backend(mode).
 PrecisionComparison compare_precision(const Checkpoint& checkpoint, PrecisionMode mode,
+                                      const std::vector<std::vector<int>>& src, int max_new,
+                                      const std::vector<std::vector<int>>& prompts = {});
+// The same on two models of one checkpoint that the caller made: `fp32` on make_cpu_backend(),
+// `low` on make_precision_cpu_backend(mode). Afterwards both hold the teacher-forced pass, so the
+// caller can read any step of either (explain/precision_view.cpp does).
+PrecisionComparison compare_precision(Transformer& fp32, Transformer& low, PrecisionMode mode,
                                       const std::vector<std::vector<int>>& src, int max_new,
                                       const std::vector<std::vector<int>>& prompts = {});
 
