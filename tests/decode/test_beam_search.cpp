@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/small_models.h"
 #include "tx/backend.h"
 #include "tx/beam_search.h"
 #include "tx/decoding.h"
@@ -25,31 +26,9 @@ namespace {
 // search where nothing finishes tests only the fallback.
 struct Model {
     Model(int vocab, uint64_t seed, float eos_bias) : backend(tx::make_cpu_backend()), model(config(vocab, seed), *backend) {
-        const tx::ModelConfig& c = model.config();
-        const tx::ParameterTable table(c);
-        std::vector<float> p = tx::init_parameters(table, c.seed);
-        uint32_t state = static_cast<uint32_t>(seed) * 7919u + 12345u;
-        for (const auto& e : table.entries()) {   // non-zero biases and norms, as test_transformer
-            if (e.is_matrix()) continue;
-            for (int64_t i = 0; i < e.numel(); ++i) {
-                state = state * 1664525u + 1013904223u;
-                p[e.offset + i] += 0.4f * (static_cast<float>(state >> 8) / 16777216.0f - 0.5f);
-            }
-        }
-        p[table.at("generator.bias").offset + c.special.eos] += eos_bias;
-        model.set_parameters(p);
+        model.set_parameters(tx::test::random_parameters(model.config(), static_cast<uint32_t>(seed) * 7919u + 12345u, 0.4f, eos_bias));
     }
-    static tx::ModelConfig config(int vocab, uint64_t seed) {
-        tx::ModelConfig c;
-        c.src_vocab = c.tgt_vocab = vocab;
-        c.d_model = 16;
-        c.heads = 2;
-        c.d_ff = 32;
-        c.encoder_layers = c.decoder_layers = 2;
-        c.max_len = 12;
-        c.seed = seed;
-        return c;
-    }
+    static tx::ModelConfig config(int vocab, uint64_t seed) { return tx::test::small_config(vocab, seed); }
     std::unique_ptr<tx::Backend> backend;
     tx::Transformer model;
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/small_models.h"
 #include "tx/backend.h"
 #include "tx/beam_search.h"
 #include "tx/checkpoint.h"
@@ -37,35 +38,17 @@ struct Difference {
 };
 
 ModelConfig random_config(NormPlacement norm, bool scale) {
-    ModelConfig c;
-    c.src_vocab = c.tgt_vocab = 23;
-    c.d_model = 16;
-    c.heads = 2;
-    c.d_ff = 32;
-    c.encoder_layers = c.decoder_layers = 2;
-    c.max_len = 12;
+    ModelConfig c = test::small_config(23, 7);
     c.norm = norm;
     c.scale_attention = scale;
-    c.seed = 7;
     return c;
 }
 
-// Random weights with non-zero biases and norms (zero ones would hide a skipped bias or norm);
-// eos_bias makes a random model end some sentences, so the searches finish hypotheses.
+// Random weights with non-zero biases and norms; eos_bias makes a random model end some
+// sentences, so the searches finish hypotheses.
 std::unique_ptr<Transformer> random_model(Backend& backend, const ModelConfig& c, float eos_bias = 0.0f) {
     auto model = std::make_unique<Transformer>(c, backend);
-    const ParameterTable table(c);
-    std::vector<float> p = init_parameters(table, c.seed);
-    uint32_t state = 12345u;
-    for (const auto& e : table.entries()) {
-        if (e.is_matrix()) continue;
-        for (int64_t i = 0; i < e.numel(); ++i) {
-            state = state * 1664525u + 1013904223u;
-            p[e.offset + i] += 0.4f * (static_cast<float>(state >> 8) / 16777216.0f - 0.5f);
-        }
-    }
-    p[table.at("generator.bias").offset + c.special.eos] += eos_bias;
-    model->set_parameters(p);
+    model->set_parameters(test::random_parameters(c, 12345u, 0.4f, eos_bias));
     return model;
 }
 

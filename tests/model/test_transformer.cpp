@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/small_models.h"
 #include "tx/backend.h"
 #include "tx/parameters.h"
 #include "tx/transformer.h"
@@ -33,19 +34,7 @@ tx::ModelConfig small_config(tx::NormPlacement norm = tx::NormPlacement::Post) {
 }
 
 // Xavier weights, plus non-zero biases and LayerNorm parameters so that no term is trivially zero.
-std::vector<float> test_parameters(const tx::ModelConfig& c) {
-    const tx::ParameterTable table(c);
-    std::vector<float> p = tx::init_parameters(table, c.seed);
-    uint32_t state = 12345;
-    for (const auto& e : table.entries()) {
-        if (e.is_matrix()) continue;
-        for (int64_t i = 0; i < e.numel(); ++i) {
-            state = state * 1664525u + 1013904223u;
-            p[e.offset + i] += 0.2f * (static_cast<float>(state >> 8) / 16777216.0f - 0.5f);
-        }
-    }
-    return p;
-}
+std::vector<float> test_parameters(const tx::ModelConfig& c) { return tx::test::random_parameters(c, 12345u, 0.2f); }
 
 struct Model {
     explicit Model(const tx::ModelConfig& c) : backend(tx::make_cpu_backend()), model(c, *backend) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/small_models.h"
 #include "tx/backend.h"
 #include "tx/generation_timing.h"
 #include "tx/incremental_decoder.h"
@@ -36,19 +37,7 @@ ModelConfig small_config(Arch arch) {
 // Xavier weights, norms and biases moved off 1 and 0; eos_bias makes EOS the most probable token
 // almost everywhere, so that a run that stopped at EOS would be short.
 void randomise(Transformer& model, float eos_bias) {
-    const ModelConfig& c = model.config();
-    const ParameterTable table(c);
-    std::vector<float> p = init_parameters(table, c.seed);
-    uint32_t state = 777u;
-    for (const auto& e : table.entries()) {
-        if (e.is_matrix()) continue;
-        for (int64_t i = 0; i < e.numel(); ++i) {
-            state = state * 1664525u + 1013904223u;
-            p[e.offset + i] += 0.4f * (static_cast<float>(state >> 8) / 16777216.0f - 0.5f);
-        }
-    }
-    p[table.at("generator.bias").offset + c.special.eos] += eos_bias;
-    model.set_parameters(p);
+    model.set_parameters(test::random_parameters(model.config(), 777u, 0.4f, eos_bias));
 }
 
 void check_timing(Arch arch) {

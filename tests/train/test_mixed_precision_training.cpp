@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/every_path.h"
+#include "support/small_models.h"
 #include "tx/backend.h"
 #include "tx/evaluation.h"
 #include "tx/half_float.h"
@@ -331,12 +332,7 @@ TEST(MixedPrecisionTraining, SoftmaxNormsAndTheLossStayFp32) {
 // Training runs
 
 ModelConfig small_model() {
-    ModelConfig m = preset_model(Preset::Tiny);
-    m.d_model = 16;
-    m.heads = 2;
-    m.d_ff = 32;
-    m.encoder_layers = m.decoder_layers = 1;
-    m.max_len = 48;
+    ModelConfig m = test::small_training_model(48);
     m.dropout = 0.1f;
     return m;
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "support/small_models.h"
 #include "tx/asset_paths.h"
 #include "tx/tasks.h"
 #include "tx/trainer.h"
@@ -21,15 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-ModelConfig small_model() {
-    ModelConfig m = preset_model(Preset::Tiny);
-    m.d_model = 16;
-    m.heads = 2;
-    m.d_ff = 32;
-    m.encoder_layers = m.decoder_layers = 1;
-    m.max_len = 16;
-    return m;
-}
+ModelConfig small_model() { return test::small_training_model(16); }
 
 TrainingConfig small_training() {
     TrainingConfig t = preset_training(Preset::Tiny, TaskKind::Copy);

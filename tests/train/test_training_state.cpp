@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "support/small_models.h"
 #include "tx/asset_paths.h"
 #include "tx/checkpoint.h"
 #include "tx/parallel_corpus.h"
@@ -28,12 +29,7 @@ std::string temp_path(const std::string& name) {
 }
 
 ModelConfig small_model() {
-    ModelConfig m = preset_model(Preset::Tiny);
-    m.d_model = 16;
-    m.heads = 2;
-    m.d_ff = 32;
-    m.encoder_layers = m.decoder_layers = 1;
-    m.max_len = 48;
+    ModelConfig m = test::small_training_model(48);
     m.dropout = 0.1f;   // dropout's masks depend on the step: a resumed run must draw the same ones
     return m;
 }
