@@ -401,6 +401,7 @@ void Workbench::apply_one(const Command& command) {
             } else if constexpr (std::is_same_v<C, SetGenerationCursor>) {
                 m_generation_token = c.token;   // publish_results() clamps both to the trace shown
                 m_generation_step = c.step;
+                m_generation_cursor_placed = true;
             } else if constexpr (std::is_same_v<C, ShowGeneratedToken>) {
                 show_generated_token(c);
             } else if constexpr (std::is_same_v<C, MeasureGeneration>) {

@@ -227,7 +227,9 @@ private:
     Derived<uint64_t, GenerationTiming> m_generation_timing;     // keyed on the run version
     Derived<uint64_t, BackendComparison> m_comparison;           // keyed on the run version
     // The Generate panel's cursor (token 1 … T, step within its pass), clamped to the trace shown.
+    // The first trace opens at token 1 with its pass done, unless a command placed the cursor.
     int m_generation_token = 1, m_generation_step = 0;
+    bool m_generation_cursor_placed = false;
     std::shared_ptr<const explain::GenerationTrace> m_published_trace;   // the one m_view.generation copies
     PatchingSettings m_patching;
     std::shared_ptr<const explain::GenerationBench> m_generation_bench;   // LoadGenerationBench's file

@@ -137,6 +137,7 @@ void Workbench::show_generated_token(const ShowGeneratedToken& c) {
     }
     m_generation_token = c.token;
     m_generation_step = static_cast<int>(explain::generation_steps(m_session->config(), m_session->options().positional_encoding).size()) - 1;
+    m_generation_cursor_placed = true;
 }
 
 void Workbench::measure_generation() {
@@ -274,11 +275,11 @@ void Workbench::publish_results() {
     const std::shared_ptr<const explain::GenerationTrace> trace = m_generation_trace.get(generation_key());
     const int steps = static_cast<int>(explain::generation_steps(m_session->config(), m_session->options().positional_encoding).size());
     if (trace != m_published_trace) {
-        const bool first = m_view.generation.tokens.empty();
         m_view.generation = trace ? *trace : explain::GenerationTrace{};   // none: stale, the panel asks
-        if (first) {
+        if (trace && !m_generation_cursor_placed) {
             m_generation_token = 1;
             m_generation_step = steps - 1;
+            m_generation_cursor_placed = true;
         }
         m_published_trace = trace;
         changed = true;

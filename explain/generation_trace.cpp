@@ -98,6 +98,7 @@ GenerationTrace compute_generation(const Transformer& source_model, const std::v
     trace.S = static_cast<int>(trace.src.size());
     trace.L = c.decoder_layers;
     trace.H = c.heads;
+    trace.G = c.kv_head_count();
     trace.dk = c.d_k();
     trace.V = c.tgt_vocab;
     trace.limit = trace.decoder_only ? continuation_limit(P, c.max_len) : translation_limit(trace.S, c.max_len);

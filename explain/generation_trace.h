@@ -67,6 +67,7 @@ struct GenerationTrace {
     // one is token 1's input); read into the cache before the first choice. Empty otherwise.
     std::vector<int> context;
     int S = 0, L = 0, H = 0, dk = 0, V = 0;
+    int G = 0;                        // key/value heads the cache holds (H but with grouped-query attention)
     int capacity = 0;                 // C: positions the cache holds = the output length limit
     int limit = 0;                    // tokens it may generate: min(max_len − 1, 2·S + 10), as the Decoding panel;
                                       // decoder-only min(CONTINUATION_TOKENS, max_len − 1 − prompt)

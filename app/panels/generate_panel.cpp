@@ -283,7 +283,7 @@ void GeneratePanel::draw_attention(PanelContext& ctx) {
     for (int id : g.context) keys.push_back(piece(v, id));
     for (int i = 0; i < t; ++i) keys.push_back(piece(v, g.tokens[static_cast<size_t>(i)].input));
     const bool self_done = g.step >= step_index(steps, explain::GenerationStepKind::SelfAttention, m_layer);
-    ImGui::Text("self_attn, head %d: q [1,%d,1,%d] \xC2\xB7 K cache [1,%d,%d,%d]", head, g.H, g.dk, g.H, n, g.dk);
+    ImGui::Text("self_attn, head %d: q [1,%d,1,%d] \xC2\xB7 K cache [1,%d,%d,%d]", head, g.H, g.dk, g.G, n, g.dk);
     if (self_done) {
         const float* row = now.self_probs[static_cast<size_t>(m_layer)].data() + static_cast<size_t>(head) * n;
         HeatStripSpec spec;
@@ -333,7 +333,7 @@ void GeneratePanel::draw_cross_attention(const explain::SessionView& v, const ex
     std::vector<std::string> source;
     for (int id : g.src) source.push_back(piece(v, id));
     const bool cross_done = g.step >= step_index(steps, explain::GenerationStepKind::CrossAttention, m_layer);
-    ImGui::Text("cross_attn, head %d: q \xC2\xB7 source K [1,%d,%d,%d] (computed once)", head, g.H, g.S, g.dk);
+    ImGui::Text("cross_attn, head %d: q \xC2\xB7 source K [1,%d,%d,%d] (computed once)", head, g.G, g.S, g.dk);
     if (cross_done) {
         const float* row = now.cross_probs[static_cast<size_t>(m_layer)].data() + static_cast<size_t>(head) * g.S;
         HeatStripSpec spec;
@@ -427,17 +427,21 @@ void GeneratePanel::draw_cache(const explain::SessionView& v) {
     ImGui::TextColored(TITLE, "The KV cache");
     ImGui::SameLine();
     if (g.decoder_only)
-        help_marker("Each decoder layer keeps the keys and values of every position read or decoded so far, [B,H,t,dk], in "
+        help_marker("Each decoder layer keeps the keys and values of every position read or decoded so far, [B,G,t,dk], in "
                     "a buffer allocated once for C positions (BOS + the prompt + the continuation's limit, less the last "
                     "token, which is never an input). The prompt fills the first rows before the first token; then a "
-                    "token's self-attention step appends one row per head. There is no cross-attention to cache.");
+                    "token's self-attention step appends one row per key/value head (G, which is H unless the model shares them: grouped-query attention). There is no cross-attention to cache.");
     else
-        help_marker("Each decoder layer keeps the keys and values of every position decoded so far, [B,H,t,dk], in a "
+        help_marker("Each decoder layer keeps the keys and values of every position decoded so far, [B,G,t,dk], in a "
                     "buffer allocated once for C positions (the output length limit). A token's self-attention step "
-                    "appends one row per head. Cross-attention's keys and values depend only on the source: they are "
+                    "appends one row per key/value head (G, which is H unless the model shares them: grouped-query attention). Cross-attention's keys and values depend only on the source: they are "
                     "projected once, before the first token.");
+    if (g.G < g.H)
+        ImGui::TextWrapped("Grouped-query attention: the %d query heads share %d key/value head%s, so the cache holds "
+                           "%d head%s per layer, %d times less than one per query head.", g.H, g.G, g.G == 1 ? "" : "s",
+                           g.G, g.G == 1 ? "" : "s", g.H / g.G);
     const int P = static_cast<int>(g.context.size());
-    const double row_bytes = static_cast<double>(g.H) * g.dk * sizeof(float);   // one position, K or V, one layer
+    const double row_bytes = static_cast<double>(g.G) * g.dk * sizeof(float);   // one position, K or V, one layer
     double used = 0.0;
     const float bar_w = 110.0f, label_w = 215.0f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -447,11 +451,11 @@ void GeneratePanel::draw_cache(const explain::SessionView& v) {
         used += 2.0 * held * row_bytes;
         const float x0 = ImGui::GetCursorPosX();
         ImGui::PushFont(mono_font());
-        ImGui::Text("layer %d K, V [1,%d,%d,%d]", l, g.H, held, g.dk);
+        ImGui::Text("layer %d K, V [1,%d,%d,%d]", l, g.G, held, g.dk);
         ImGui::PopFont();
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("decoder.layers.%d.self_attn: the K cache and the V cache, [B,H,t,dk] = [1,%d,%d,%d] each, in "
-                              "buffers of [1,%d,%d,%d]", l, g.H, held, g.dk, g.H, g.capacity, g.dk);
+            ImGui::SetTooltip("decoder.layers.%d.self_attn: the K cache and the V cache, [B,G,t,dk] = [1,%d,%d,%d] each, in "
+                              "buffers of [1,%d,%d,%d]", l, g.G, held, g.dk, g.G, g.capacity, g.dk);
         ImGui::SameLine();
         ImGui::SetCursorPosX(x0 + label_w);
         const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -468,7 +472,7 @@ void GeneratePanel::draw_cache(const explain::SessionView& v) {
         const double cross = 2.0 * g.L * g.S * row_bytes;
         const float x0 = ImGui::GetCursorPosX();
         ImGui::PushFont(mono_font());
-        ImGui::Text("cross K, V [1,%d,%d,%d]", g.H, g.S, g.dk);
+        ImGui::Text("cross K, V [1,%d,%d,%d]", g.G, g.S, g.dk);
         ImGui::PopFont();
         ImGui::SameLine();
         ImGui::SetCursorPosX(x0 + label_w);
@@ -481,7 +485,7 @@ void GeneratePanel::draw_cache(const explain::SessionView& v) {
                         format_bytes(allocated).c_str());
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%d layers \xC3\x97 K and V \xC3\x97 %d positions \xC3\x97 %d heads \xC3\x97 %d floats of 4 bytes",
-                          g.L, g.capacity, g.H, g.dk);
+                          g.L, g.capacity, g.G, g.dk);
 }
 
 void GeneratePanel::draw_comparison(const explain::SessionView& v) {

@@ -71,6 +71,7 @@ ModelConfig apply_preset(ModelConfig config, ModelPreset preset) {
     config.norm_kind = f.norm_kind;
     config.norm = f.norm;
     config.window = 0;   // all three attend over the whole sequence
+    config.kv_heads = 0;   // and give every query head its own keys and values
     // As the architecture combo: decoder-only has no encoder; back to encoder-decoder, as many
     // encoder layers as decoder ones.
     if (f.arch == Arch::DecoderOnly)
@@ -83,7 +84,8 @@ ModelConfig apply_preset(ModelConfig config, ModelPreset preset) {
 bool matches_preset(const ModelConfig& config, ModelPreset preset) {
     const PresetFields f = preset_fields(preset);
     return config.arch == f.arch && config.positional == f.positional && config.ffn == f.ffn &&
-           config.norm_kind == f.norm_kind && config.norm == f.norm && config.window == 0;
+           config.norm_kind == f.norm_kind && config.norm == f.norm && config.window == 0 &&
+           config.kv_head_count() == config.heads;
 }
 
 ModelPanel::ModelPanel()
@@ -145,6 +147,12 @@ bool ModelPanel::variant_fields() {
     help_marker("0 = full attention. W > 0: decoder self-attention sees only the last W positions "
                 "(i \xE2\x88\x92 W < j \xE2\x89\xA4 i, Mistral), encoder self-attention |i \xE2\x88\x92 j| "
                 "\xE2\x89\xA4 \xE2\x8C\x8AW/2\xE2\x8C\x8B; cross-attention stays full. It shows in the Masks panel.");
+    changed |= ImGui::InputInt("key/value heads", &m_edit.kv_heads);
+    help_marker("Grouped-query attention (LLaMA 2/3, Mistral): G key/value heads shared by the query heads, each serving "
+                "heads / G of them; G must divide heads. 0 (or as many as heads) = one per query head, as in the paper; "
+                "1 = multi-query attention. K and V get G\xC2\xB7dk columns instead of d_model, and the KV cache "
+                "(Generate panel) shrinks by heads / G. The steps k_repeat and v_repeat copy each shared head to its "
+                "query heads.");
     return changed;
 }
 

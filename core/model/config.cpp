@@ -59,6 +59,11 @@ std::optional<std::string> validate(const ModelConfig& c) {
                std::to_string(c.d_k()) + ") must be even";
     if (c.window < 0 || c.window > c.max_len)
         return describe("window", c.window, "must be between 0 (full attention) and max_len");
+    if (c.kv_heads < 0 || c.kv_heads > c.heads)
+        return describe("kv_heads", c.kv_heads, ("must be between 0 (one per query head) and heads (" + std::to_string(c.heads) + ")").c_str());
+    if (c.kv_heads > 0 && c.heads % c.kv_heads != 0)
+        return "kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" + std::to_string(c.heads) +
+               "): each key/value head serves the same number of query heads";
     const int ids[] = {c.special.pad, c.special.bos, c.special.eos, c.special.unk};
     const char* names[] = {"special.pad", "special.bos", "special.eos", "special.unk"};
     const int vocab = std::min(c.src_vocab, c.tgt_vocab);
@@ -160,6 +165,7 @@ std::string to_json(const ModelConfig& c) {
     j["window"] = c.window;
     // Written only when set, so that every other checkpoint's config stays as it was.
     if (c.final_norm) j["final_norm"] = true;
+    if (c.kv_heads > 0) j["kv_heads"] = c.kv_heads;
     return j.dump();
 }
 
@@ -229,6 +235,7 @@ ModelConfig config_from_json(const std::string& text) {
     c.norm_kind = variant("norm_kind", norm_kind_from_string, NormKind::LayerNorm, "\"layernorm\" or \"rmsnorm\"");
     if (j.contains("window")) c.window = int_field(j, "window");
     if (j.contains("final_norm")) c.final_norm = field<bool>(j, "final_norm");
+    if (j.contains("kv_heads")) c.kv_heads = int_field(j, "kv_heads");
     check(c);
     return c;
 }

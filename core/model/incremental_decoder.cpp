@@ -33,6 +33,7 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     m_C = capacity;
     if (m_B == 0) throw std::invalid_argument("the KV cache needs a batch (set_batch and encode first)");
     const int B = m_B, S = m_S, C = m_C, D = c.d_model, H = c.heads, dk = c.d_k();
+    const int G = c.kv_head_count(), KV = G * dk;   // grouped-query attention caches G heads, not H
     m_scale = c.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
 
     auto array = [this](int64_t n) { return Array(m_backend, static_cast<size_t>(n)); };
@@ -70,17 +71,17 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     for (int l = 0; l < c.decoder_layers; ++l) {
         Layer& layer = m_layers[static_cast<size_t>(l)];
         const std::string p = "decoder.layers." + std::to_string(l) + ".cross_attn";
-        layer.self_k = array(int64_t{B} * H * C * dk);
-        layer.self_v = array(int64_t{B} * H * C * dk);
+        layer.self_k = array(int64_t{B} * G * C * dk);
+        layer.self_v = array(int64_t{B} * G * C * dk);
         if (!m_cross) continue;
-        layer.cross_k = array(int64_t{B} * H * S * dk);
-        layer.cross_v = array(int64_t{B} * H * S * dk);
+        layer.cross_k = array(int64_t{B} * G * S * dk);
+        layer.cross_v = array(int64_t{B} * G * S * dk);
         m_backend.linear_forward(flat.data(), memory, model.parameter(p + ".k_proj.weight"),
-                                 model.parameter(p + ".k_proj.bias"), B * S, D, D);
-        m_backend.split_heads_forward(layer.cross_k.data(), flat.data(), B, S, H, dk);
+                                 model.parameter(p + ".k_proj.bias"), B * S, D, KV);
+        m_backend.split_heads_forward(layer.cross_k.data(), flat.data(), B, S, G, dk);
         m_backend.linear_forward(flat.data(), memory, model.parameter(p + ".v_proj.weight"),
-                                 model.parameter(p + ".v_proj.bias"), B * S, D, D);
-        m_backend.split_heads_forward(layer.cross_v.data(), flat.data(), B, S, H, dk);
+                                 model.parameter(p + ".v_proj.bias"), B * S, D, KV);
+        m_backend.split_heads_forward(layer.cross_v.data(), flat.data(), B, S, G, dk);
     }
 }
 
@@ -170,16 +171,17 @@ void IncrementalDecoder::upload_self_keep() {
 
 void IncrementalDecoder::self_attention(int layer, const float* input) {
     const ModelConfig& c = m_config;
-    const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k();
+    const int B = m_B, D = c.d_model, G = c.kv_head_count(), dk = c.d_k();
     const std::string p = "decoder.layers." + std::to_string(layer) + ".self_attn";
     Layer& cache = m_layers[static_cast<size_t>(layer)];
-    // The newest position's key and value, [B,D] = [B,H,1,dk], appended at row t of each head;
-    // with RoPE the key is rotated to its position t before it is cached.
+    // The newest position's key and value, [B,G·dk] = [B,G,1,dk], appended at row t of each of
+    // the G key/value heads (G = H but with grouped-query attention); with RoPE the key is rotated
+    // to its position t before it is cached.
     for (auto [proj, target] : {std::pair{".k_proj", &cache.self_k}, std::pair{".v_proj", &cache.self_v}}) {
         m_backend.linear_forward(m_proj.data(), input, m_model.parameter(p + proj + ".weight"),
-                                 m_model.parameter(p + proj + ".bias"), B, D, D);
-        if (target == &cache.self_k && rotates()) m_backend.rope_forward(m_proj.data(), m_proj.data(), B, H, 1, dk, m_t);
-        for (int bh = 0; bh < B * H; ++bh)
+                                 m_model.parameter(p + proj + ".bias"), B, D, G * dk);
+        if (target == &cache.self_k && rotates()) m_backend.rope_forward(m_proj.data(), m_proj.data(), B, G, 1, dk, m_t);
+        for (int bh = 0; bh < B * G; ++bh)
             m_backend.copy(target->data() + (static_cast<size_t>(bh) * m_C + m_t) * dk,
                            m_proj.data() + static_cast<size_t>(bh) * dk, static_cast<size_t>(dk) * sizeof(float));
     }
@@ -200,7 +202,7 @@ bool IncrementalDecoder::rotates() const {
 void IncrementalDecoder::attention(const std::string& prefix, const float* input, const float* k, const float* v,
                                    const float* keep, int keys, bool self, Array* kept_probs) {
     const ModelConfig& c = m_config;
-    const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k();
+    const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k(), G = c.kv_head_count(), group = H / G;
     const RunOptions& options = m_model.options();
     m_backend.linear_forward(m_proj.data(), input, m_model.parameter(prefix + ".q_proj.weight"),
                              m_model.parameter(prefix + ".q_proj.bias"), B, D, D);
@@ -219,13 +221,36 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
         written_self_attention(k, v, keep, written, options.fused_attention ? nullptr : kept_probs,
                                options.fused_attention);
     } else if (options.fused_attention && c.positional != PositionalKind::Alibi) {
-        m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, 1, keys, dk, m_scale);
+        if (group == 1) {
+            m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, 1, keys, dk, m_scale);
+        } else {   // one call per query head, on its group's key/value head
+            for (int b = 0; b < B; ++b)
+                for (int h = 0; h < H; ++h) {
+                    const size_t bh = static_cast<size_t>(b) * H + h, kv = (static_cast<size_t>(b) * G + h / group) * keys * dk;
+                    m_backend.fused_attention_forward(m_ctx.data() + bh * dk, m_qh.data() + bh * dk, k + kv, v + kv,
+                                                      keep + static_cast<size_t>(b) * keys, 1, 1, 1, keys, dk, m_scale);
+                }
+        }
     } else {
-        m_backend.scores_forward(m_scores.data(), m_qh.data(), k, B, H, 1, keys, dk, m_scale);
+        // Grouped-query: the query heads of a group are consecutive rows of [B,H,1,dk], so each
+        // group is a [group, dk] block of queries against its one [keys, dk] key head.
+        if (group == 1)
+            m_backend.scores_forward(m_scores.data(), m_qh.data(), k, B, H, 1, keys, dk, m_scale);
+        else
+            for (int bg = 0; bg < B * G; ++bg)
+                m_backend.scores_forward(m_scores.data() + static_cast<size_t>(bg) * group * keys,
+                                         m_qh.data() + static_cast<size_t>(bg) * group * dk,
+                                         k + static_cast<size_t>(bg) * keys * dk, 1, 1, group, keys, dk, m_scale);
         if (alibi) m_backend.alibi_forward(m_scores.data(), m_scores.data(), B, H, 1, keys, m_t);
         m_backend.attention_mask_forward(m_masked.data(), m_scores.data(), keep, B, H, 1, keys);
         m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, keys);
-        m_backend.context_forward(m_ctx.data(), m_probs.data(), v, B, H, 1, keys, dk);
+        if (group == 1)
+            m_backend.context_forward(m_ctx.data(), m_probs.data(), v, B, H, 1, keys, dk);
+        else
+            for (int bg = 0; bg < B * G; ++bg)
+                m_backend.context_forward(m_ctx.data() + static_cast<size_t>(bg) * group * dk,
+                                          m_probs.data() + static_cast<size_t>(bg) * group * keys,
+                                          v + static_cast<size_t>(bg) * keys * dk, 1, 1, group, keys, dk);
         // [B,H,1,keys] is contiguous: one copy keeps the whole row set.
         if (kept_probs)
             m_backend.copy(kept_probs->data(), m_probs.data(), static_cast<size_t>(B) * H * keys * sizeof(float));
@@ -246,11 +271,14 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
 void IncrementalDecoder::written_self_attention(const float* k, const float* v, const float* keep, int written,
                                                 Array* kept_probs, bool fused) {
     const int B = m_B, H = m_config.heads, dk = m_config.d_k(), C = m_C;
+    const int G = m_config.kv_head_count(), group = H / G;
+    // Query head h of row b reads key/value head h / group (grouped-query attention; else h).
+    auto kv_head = [&](size_t bh) { return (bh / H * G + bh % H / group) * C * dk; };
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const size_t bh = static_cast<size_t>(b) * H + h;
-            const float* kb = k + bh * C * dk;   // [written,dk] of this head's [C,dk]
-            const float* vb = v + bh * C * dk;
+            const float* kb = k + kv_head(bh);   // [written,dk] of this head's [C,dk]
+            const float* vb = v + kv_head(bh);
             float* ctx = m_ctx.data() + bh * dk;
             if (fused)
                 m_backend.fused_attention_forward(ctx, m_qh.data() + bh * dk, kb, vb, keep + static_cast<size_t>(b) * C,
@@ -268,7 +296,7 @@ void IncrementalDecoder::written_self_attention(const float* k, const float* v, 
     }
     m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, written);
     for (size_t bh = 0; bh < static_cast<size_t>(B) * H; ++bh)
-        m_backend.context_forward(m_ctx.data() + bh * dk, m_probs.data() + bh * written, v + bh * C * dk, 1, 1, 1,
+        m_backend.context_forward(m_ctx.data() + bh * dk, m_probs.data() + bh * written, v + kv_head(bh), 1, 1, 1,
                                   written, dk);
     if (!kept_probs) return;
     // the viewer's [B,H,C] layout: slots not yet written have weight 0
@@ -360,13 +388,14 @@ void IncrementalDecoder::reorder(const std::vector<int>& parents) {
         if (p < 0 || p >= m_B)
             throw std::invalid_argument("KV cache reorder: parent row " + std::to_string(p) + " outside 0.." +
                                         std::to_string(m_B - 1));
-    const size_t H = static_cast<size_t>(m_config.heads), dk = static_cast<size_t>(m_config.d_k());
+    // A row's cache: its G key/value heads (H but with grouped-query attention).
+    const size_t G = static_cast<size_t>(m_config.kv_head_count()), dk = static_cast<size_t>(m_config.d_k());
     for (Layer& layer : m_layers) {
-        gather(layer.self_k, m_spare_self, H * m_C * dk, parents);
-        gather(layer.self_v, m_spare_self, H * m_C * dk, parents);
+        gather(layer.self_k, m_spare_self, G * m_C * dk, parents);
+        gather(layer.self_v, m_spare_self, G * m_C * dk, parents);
         if (!m_cross) continue;
-        gather(layer.cross_k, m_spare_cross, H * m_S * dk, parents);
-        gather(layer.cross_v, m_spare_cross, H * m_S * dk, parents);
+        gather(layer.cross_k, m_spare_cross, G * m_S * dk, parents);
+        gather(layer.cross_v, m_spare_cross, G * m_S * dk, parents);
     }
     const std::vector<int32_t> ids = m_ids_host;
     const std::vector<float> cross = m_cross_keep_host;

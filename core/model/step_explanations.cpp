@@ -66,8 +66,30 @@ StepText projection_text(const ModelConfig& c, AttentionKind kind, char role) {
     if (kind == AttentionKind::Cross && role != 'q')
         explanation += " In cross-attention keys and values come from the encoder's output (the memory).";
     explanation += " W is stored [out, in] as in PyTorch's nn.Linear, so X·Wᵀ here is the paper's X·W.";
-    return {upper + " = X·W_" + upper + "ᵀ + b_" + upper + ", split into " + std::to_string(c.heads) + " heads",
+    const int heads = role == 'q' ? c.heads : c.kv_head_count();
+    if (heads < c.heads)
+        explanation += " Grouped-query attention: only " + std::to_string(heads) + " " + (role == 'k' ? "key" : "value") +
+                       " head" + (heads == 1 ? "" : "s") + " for " + std::to_string(c.heads) +
+                       " query heads, so W_" + upper + " has " + std::to_string(heads * c.d_k()) + " rows instead of " +
+                       std::to_string(c.d_model) + ", and a KV cache holds " + std::to_string(c.heads / heads) +
+                       " times less.";
+    return {upper + " = X·W_" + upper + "ᵀ + b_" + upper + ", split into " + std::to_string(heads) + " head" +
+                (heads == 1 ? "" : "s"),
             explanation};
+}
+
+StepText repeat_heads_text(const ModelConfig& c, char role) {
+    const std::string upper(1, static_cast<char>(role - 'a' + 'A'));
+    const int G = c.kv_head_count(), group = c.heads / G;
+    return {upper + "_repeat[h] = " + upper + "[⌊h / " + std::to_string(group) + "⌋] for each of the " +
+                std::to_string(c.heads) + " query heads",
+            "Grouped-query attention (Ainslie et al., 2023): " +
+                (G == 1 ? std::string("the one shared ") + (role == 'k' ? "key" : "value") + " head serves all "
+                        : "each of the " + std::to_string(G) + " shared " + (role == 'k' ? "key" : "value") + " heads serves ") +
+                std::to_string(group) + " query heads, so it is repeated " + std::to_string(group) +
+                " times here (LLaMA's repeat_kv). The copies are identical: heads of one group differ only in their "
+                "queries." +
+                (G == 1 ? " One shared head for all is multi-query attention (Shazeer, 2019)." : "")};
 }
 
 StepText rotation_text(char role) {

@@ -19,6 +19,7 @@ StepText embed_text(const ModelConfig& c, const char* side);   // side: "source"
 StepText positional_text(const ModelConfig& c);             // positions added to the embeddings
 StepText projection_text(const ModelConfig& c, AttentionKind kind, char role);   // role 'q', 'k' or 'v'
 StepText rotation_text(char role);                          // RoPE of q or k
+StepText repeat_heads_text(const ModelConfig& c, char role);  // grouped-query attention: k or v repeated to H heads
 StepText scores_text(const ModelConfig& c, AttentionKind kind);
 StepText mask_text(const ModelConfig& c, AttentionKind kind);
 StepText probs_text();

@@ -547,16 +547,19 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
                             }
                             return nullptr;
                         }};
-    AttentionBlock block{prefix, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    AttentionBlock block{prefix, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const bool grouped = m_config.kv_head_count() < m_config.heads;
     // The position hook's second place: RoPE rotates self-attention's q and k right after their
     // projections. Cross-attention gets no position term: a source and a target position have
     // no distance between them.
     const bool rotate = kind != AttentionKind::Cross && position_entry(m_config.positional) == PositionEntry::RotateQK;
     block.q = build_head_projection(g, 'q', query_input, true);
     block.scores_q = rotate ? build_rotation(g, 'q', block.q, true) : block.q;
-    block.k = build_head_projection(g, 'k', kv_input, false);
+    block.k_shared = build_head_projection(g, 'k', kv_input, false);
+    block.k = grouped ? build_repeat_heads(g, 'k', block.k_shared) : block.k_shared;
     block.scores_k = rotate ? build_rotation(g, 'k', block.k, false) : block.k;
-    block.v = build_head_projection(g, 'v', kv_input, false);
+    block.v_shared = build_head_projection(g, 'v', kv_input, false);
+    block.v = grouped ? build_repeat_heads(g, 'v', block.v_shared) : block.v_shared;
     block.scores = build_scores(g, block.scores_q, block.scores_k);
     block.masked_scores = build_mask(g, block.scores);
     // In training, dropout acts on a copy of the probabilities (`dropped`); the step output stays
@@ -571,9 +574,11 @@ size_t Transformer::build_attention(const std::string& prefix, AttentionKind kin
     return block.out;
 }
 
-// Q, K or V [B,H,L,dk]: a projection of the input [B,L,D], split into H heads of dk columns.
+// Q [B,H,L,dk], or K or V [B,G,L,dk]: a projection of the input [B,L,D], split into heads of dk
+// columns (G = H but with grouped-query attention).
 size_t Transformer::build_head_projection(const AttentionGeometry& g, char role, size_t input, bool query) {
-    const int D = m_config.d_model, H = m_config.heads, dk = m_config.d_k();
+    const int D = m_config.d_model, dk = m_config.d_k();
+    const int H = role == 'q' ? m_config.heads : m_config.kv_head_count(), OC = H * dk;
     const std::string proj = g.prefix + "." + role + "_proj";
     const float* w = param(proj + ".weight");
     const float* b = param(proj + ".bias");
@@ -587,16 +592,47 @@ size_t Transformer::build_head_projection(const AttentionGeometry& g, char role,
     const size_t n = m_steps.size();
     return add_step(
         {g.prefix + "." + role, StepKind::Projection, g.stack, g.layer, text.formula, text.explanation, {}, true},
-        [this, len, H, dk, letter] { return TensorShape({m_B, H, len(), dk}, {"B", "H", letter, "dk"}); },
-        [this, n, input, w, b, len, D, H, dk, cache] {
-            linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, D);
+        [this, len, H, dk, letter, heads = H < m_config.heads ? "G" : "H"] {
+            return TensorShape({m_B, H, len(), dk}, {"B", heads, letter, "dk"});
+        },
+        [this, n, input, w, b, len, D, H, dk, OC, cache] {
+            linear_forward(cache.flat->data(), out(input), w, b, m_B * len(), D, OC);
             m_backend.split_heads_forward(out(n), cache.flat->data(), m_B, len(), H, dk);
         },
-        [this, n, input, w, gw, gb, len, D, H, dk, cache] {
+        [this, n, input, w, gw, gb, len, D, H, dk, OC, cache] {
             const int rows_n = m_B * len();
-            m_backend.fill_zero(cache.dflat->data(), static_cast<size_t>(rows_n) * D * sizeof(float));
+            m_backend.fill_zero(cache.dflat->data(), static_cast<size_t>(rows_n) * OC * sizeof(float));
             m_backend.split_heads_backward(cache.dflat->data(), dout(n), m_B, len(), H, dk);
-            m_backend.linear_backward(dout(input), gw, gb, cache.dflat->data(), out(input), w, rows_n, D, D);
+            m_backend.linear_backward(dout(input), gw, gb, cache.dflat->data(), out(input), w, rows_n, D, OC);
+        });
+}
+
+// Grouped-query attention: K or V [B,G,L,dk] repeated to [B,H,L,dk], query head h reading shared
+// head h / (H/G), as LLaMA's repeat_kv. Plain copies forward; backward each shared head gathers
+// the sum of its H/G copies' gradients. Built from copy and residual_forward, so every backend
+// runs it.
+size_t Transformer::build_repeat_heads(const AttentionGeometry& g, char role, size_t shared) {
+    const int H = m_config.heads, G = m_config.kv_head_count(), dk = m_config.d_k(), group = H / G;
+    const std::function<int()> len = g.keys;
+    const StepText text = repeat_heads_text(m_config, role);
+    const size_t n = m_steps.size();
+    return add_step(
+        {g.prefix + "." + role + "_repeat", StepKind::Projection, g.stack, g.layer, text.formula, text.explanation, {}, true},
+        [this, len, H, dk, g] { return TensorShape({m_B, H, len(), dk}, {"B", "H", g.k_letter, "dk"}); },
+        [this, n, shared, len, H, G, dk, group] {
+            const size_t head = static_cast<size_t>(len()) * dk;
+            for (int b = 0; b < m_B; ++b)
+                for (int h = 0; h < H; ++h)
+                    m_backend.copy(out(n) + (static_cast<size_t>(b) * H + h) * head,
+                                   out(shared) + (static_cast<size_t>(b) * G + h / group) * head, head * sizeof(float));
+        },
+        [this, n, shared, len, H, G, dk, group] {
+            const size_t head = static_cast<size_t>(len()) * dk;
+            for (int b = 0; b < m_B; ++b)
+                for (int h = 0; h < H; ++h) {
+                    float* d = dout(shared) + (static_cast<size_t>(b) * G + h / group) * head;
+                    m_backend.residual_forward(d, d, dout(n) + (static_cast<size_t>(b) * H + h) * head, static_cast<int>(head));
+                }
         });
 }
 

@@ -203,6 +203,7 @@ private:
                 c.d_ff = std::min(c.d_ff, 128);
                 c.max_len = std::min(c.max_len, 64);
                 c.window = pick(3) == 0 ? pick(5) : 0;
+                c.kv_heads = pick(3) == 0 ? pick(5) : 0;   // grouped-query; one that does not divide heads: refused
                 c.seed = static_cast<uint64_t>(1 + pick(5));
                 return RebuildModel{c};
             }

@@ -115,3 +115,25 @@ TEST(WorkbenchDerivedResults, EachIsShownOnlyForTheModelInputAndSettingsItWasMad
 }
 
 }  // namespace
+
+namespace {
+
+// The generation trace is a derived result with a cursor of the Workbench's: --generate N places
+// it before the first trace exists, and the first trace keeps that place.
+TEST(WorkbenchDerivedResults, TheGenerationCursorPlacedBeforeTheFirstTraceStays) {
+    Workbench wb(ASSETS, /*headless=*/true);
+    wb.open_first_model(REVERSE, {});
+    ASSERT_TRUE(wb.view().valid);
+    wb.apply(ShowGeneratedToken{2});
+    ASSERT_GE(wb.view().generation.tokens.size(), 2u);
+    EXPECT_EQ(wb.view().generation.token, 2);
+    // Without a placed cursor, a first trace opens at token 1 with its pass done.
+    Workbench fresh(ASSETS, true);
+    fresh.open_first_model(REVERSE, {});
+    fresh.apply(UpdateGeneration{});
+    EXPECT_EQ(fresh.view().generation.token, 1);
+    EXPECT_EQ(fresh.view().generation.step + 1,
+              static_cast<int>(explain::generation_steps(fresh.view().config, fresh.view().options.positional_encoding).size()));
+}
+
+}  // namespace

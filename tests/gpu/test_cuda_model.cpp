@@ -37,6 +37,7 @@ struct ModelVariant {
     NormKind norm_kind = NormKind::LayerNorm;
     int window = 0;
     Arch arch = Arch::EncoderDecoder;
+    int kv_heads = 0;   // grouped-query attention: 4 query heads share this many key/value heads
 };
 
 ModelConfig small_config(const ModelVariant& v) {
@@ -54,6 +55,7 @@ ModelConfig small_config(const ModelVariant& v) {
     c.norm_kind = v.norm_kind;
     c.window = v.window;
     c.arch = v.arch;
+    c.kv_heads = v.kv_heads;
     if (v.arch == Arch::DecoderOnly) c.encoder_layers = 0;
     return c;
 }
@@ -221,7 +223,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelVariant{"LearnedRmsNormWindow", NormPlacement::Post, PositionalKind::Learned, FfnKind::Relu,
                                    NormKind::RmsNorm, 3},
                       ModelVariant{"DecoderOnlyLlamaLike", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
-                                   NormKind::RmsNorm, 0, Arch::DecoderOnly}),
+                                   NormKind::RmsNorm, 0, Arch::DecoderOnly},
+                      ModelVariant{"GroupedQuery", NormPlacement::Post, PositionalKind::Sinusoidal, FfnKind::Relu,
+                                   NormKind::LayerNorm, 0, Arch::EncoderDecoder, 2},
+                      ModelVariant{"DecoderOnlyMultiQuery", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
+                                   NormKind::RmsNorm, 0, Arch::DecoderOnly, 1}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // A short training run on each backend: the same batches, the same dropout masks, so the loss

@@ -174,6 +174,13 @@ const std::vector<Variant> VARIANTS = {
     {"rmsnorm post", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; }, 8},
     {"rmsnorm pre", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; c.norm = NormPlacement::Pre; }},
     {"window 2", [](ModelConfig& c) { c.window = 2; }},
+    {"multi-query (kv_heads 1)", [](ModelConfig& c) { c.kv_heads = 1; }},
+    {"multi-query rope decoder-only", [](ModelConfig& c) {
+         c.kv_heads = 1;
+         c.positional = PositionalKind::Rope;
+         c.arch = Arch::DecoderOnly;
+         c.encoder_layers = 0;
+     }, 8},
     {"decoder-only", [](ModelConfig& c) {
          c.arch = Arch::DecoderOnly;
          c.encoder_layers = 0;

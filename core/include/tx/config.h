@@ -58,8 +58,14 @@ struct ModelConfig {
     // torch.nn.Transformer adds whatever its norm_first (tools/import_torch.py). Pre-LN always has
     // it, so there the field changes nothing (switching an imported model to Pre keeps its norms).
     bool final_norm = false;
+    // Grouped-query attention (Ainslie et al. 2023; LLaMA 2/3, Mistral): the H query heads share
+    // kv_heads = G key/value heads, each serving H/G query heads, in every attention block.
+    // 0 (or H): one key/value head per query head, the 2017 model; 1: multi-query attention
+    // (Shazeer 2019). K and V shrink to G·dk columns, and so does the KV cache.
+    int kv_heads = 0;
 
     int d_k() const { return d_model / heads; }
+    int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }   // G
     // The FFN's hidden width: d_ff, or for SwiGLU F' = round(2/3·d_ff), moved to the nearest
     // multiple of 8 from 64 on (a change of at most 4, about 6%). SwiGLU has three [F', D]
     // matrices and no biases, so 3·D·F' ≈ 2·D·d_ff keeps the parameter count of the two-matrix

@@ -1,8 +1,9 @@
 // IncrementalDecoder: the decoder one position at a time with a KV cache, written against
 // Backend& like the Transformer whose weights it runs. Shapes: B batch rows, S source length,
 // C capacity (positions the cache holds), t positions cached so far, D d_model, H heads,
-// dk = D/H, F d_ff, V target vocabulary. Self-attention caches K and V as [B,H,C,dk] per layer;
-// cross-attention's K and V of the encoder memory, [B,H,S,dk] per layer, are computed once.
+// dk = D/H, F d_ff, V target vocabulary, G key/value heads (H but with grouped-query attention).
+// Self-attention caches K and V as [B,G,C,dk] per layer; cross-attention's K and V of the encoder
+// memory, [B,G,S,dk] per layer, are computed once.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -60,8 +61,8 @@ public:
 private:
     using Array = BackendArray<float>;
     struct Layer {
-        Array self_k, self_v;     // [B,H,C,dk]
-        Array cross_k, cross_v;   // [B,H,S,dk]
+        Array self_k, self_v;     // [B,G,C,dk]
+        Array cross_k, cross_v;   // [B,G,S,dk]
         Array self_probs;         // [B,H,C]: kept attention of the newest query (keep_attention)
         Array cross_probs;        // [B,H,S]
     };
@@ -70,7 +71,7 @@ private:
     void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
                    int keys, bool self, Array* kept_probs);
     // Self-attention of the newest query over the first `written` cache slots of each head,
-    // k, v [B,H,C,dk], keep [B,1,C]; into m_ctx [B,H,1,dk] (kept_probs [B,H,C] when not null).
+    // k, v [B,G,C,dk], keep [B,1,C]; into m_ctx [B,H,1,dk] (kept_probs [B,H,C] when not null).
     void written_self_attention(const float* k, const float* v, const float* keep, int written, Array* kept_probs,
                                 bool fused);
     bool rotates() const;   // RoPE on, with positions switched on

@@ -72,6 +72,10 @@ struct AttentionBlock {
     // The q and k the scores are computed from: the RoPE-rotated steps (q_rot, k_rot) where
     // positions rotate q and k, else q and k themselves.
     size_t scores_q, scores_k;
+    // Grouped-query attention (ModelConfig::kv_heads G < H): the projections k_shared and v_shared
+    // [B,G,keys,dk], which k and v [B,H,keys,dk] repeat for each query head of a group. Without
+    // grouping, k_shared = k and v_shared = v. k and v always have H heads.
+    size_t k_shared = 0, v_shared = 0;
 };
 
 class Transformer {
@@ -231,6 +235,7 @@ private:
                            size_t query_input, size_t kv_input);
     std::function<TensorShape()> attention_map_shape(const AttentionGeometry& g) const;   // [B,H,rows,keys]
     size_t build_head_projection(const AttentionGeometry& g, char role, size_t input, bool query);
+    size_t build_repeat_heads(const AttentionGeometry& g, char role, size_t shared);
     size_t build_rotation(const AttentionGeometry& g, char role, size_t projected, bool query);
     size_t build_scores(const AttentionGeometry& g, size_t q, size_t k);
     size_t build_mask(const AttentionGeometry& g, size_t scores);
