@@ -54,6 +54,10 @@ variants="$(mktemp -d)"
 "${1:-$root/build}/app/txcli" init --out "$variants/alibi.safetensors" --positional alibi --heads 4 >/dev/null
 shot positional-rope.png --layout positional --checkpoint "$variants/rope.safetensors" --sentence "the cat sat on the mat"
 shot positional-alibi.png --layout positional --checkpoint "$variants/alibi.safetensors" --sentence "the cat sat on the mat"
+# Grouped-query attention: 4 query heads sharing 1 key/value head, and the KV cache it shrinks.
+"${1:-$root/build}/app/txcli" init --out "$variants/mqa.safetensors" --arch decoder-only --positional rope --ffn swiglu \
+    --norm-kind rmsnorm --norm pre --heads 4 --kv-heads 1 >/dev/null
+shot variants-gqa.png --layout generate --checkpoint "$variants/mqa.safetensors" --sentence "the cat sat on the" --generate 4
 rm -rf "$variants"
 # A decoder-only model: the typed sentences are prompts it continues. The shipped language model
 # where there is one; else fresh weights from txcli init (LLaMA-like variants).
