@@ -188,7 +188,13 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
             if (j.contains("ffn")) a.variant.ffn = ffn_from_string(one_of(text(j, "ffn", at), {"relu", "gelu", "swiglu"}, "feed-forward", at)).value();
             if (j.contains("norm_kind"))
                 a.variant.norm_kind = norm_kind_from_string(one_of(text(j, "norm_kind", at), {"layernorm", "rmsnorm"}, "norm kind", at)).value();
-            if (a.variant.empty()) at.fail("\"model_variant\" needs at least one of \"positional\", \"ffn\", \"norm_kind\"");
+            if (j.contains("kv_heads")) {
+                if (!j.at("kv_heads").is_number_integer() || j.at("kv_heads").get<int>() < 0 || j.at("kv_heads").get<int>() > 64)
+                    at.fail("\"kv_heads\" must be a whole number from 0 to 64");
+                a.variant.kv_heads = j.at("kv_heads").get<int>();
+            }
+            if (a.variant.empty())
+                at.fail("\"model_variant\" needs at least one of \"positional\", \"ffn\", \"norm_kind\", \"kv_heads\"");
             break;
         }
     }

@@ -40,8 +40,9 @@ enum class LessonActionKind {
     Precision,            // "precision": {"format": "fp16", "all_low": true, "embedding_scale": 1} — the Precision
                           // panel's mode (fp32, bf16, fp16, int8; all_low with bf16 / fp16 only, default false;
                           // embedding_scale one of the panel's 1, 100, 10000, default 1), then the panel is shown
-    ModelVariant,         // "model_variant": {"positional": "rope", "ffn": "swiglu", "norm_kind": "rmsnorm"} — the
-                          // open model rebuilt with these fields changed (at least one), fresh weights (Model panel)
+    ModelVariant,         // "model_variant": {"positional": "rope", "ffn": "swiglu", "norm_kind": "rmsnorm",
+                          // "kv_heads": 2} — the open model rebuilt with these fields changed (at least one),
+                          // fresh weights (Model panel)
     LookInside,           // "look_inside": {"corrupted": "...", "view": "patch"} — the Look inside panel's corrupted
                           // sentence ("" for none; optional, default "") and tab (lens, patch, heads, rollout,
                           // entropy, attribution), then the panel is shown

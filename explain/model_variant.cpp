@@ -7,6 +7,7 @@ ModelConfig apply_variant(ModelConfig config, const ModelVariant& variant) {
     if (variant.positional) config.positional = *variant.positional;
     if (variant.ffn) config.ffn = *variant.ffn;
     if (variant.norm_kind) config.norm_kind = *variant.norm_kind;
+    if (variant.kv_heads) config.kv_heads = *variant.kv_heads;
     return config;
 }
 
@@ -40,6 +41,9 @@ std::string describe(const ModelVariant& variant) {
     if (variant.positional) add(positions_in_words(*variant.positional));
     if (variant.ffn) add(ffn_in_words(*variant.ffn));
     if (variant.norm_kind) add(*variant.norm_kind == NormKind::RmsNorm ? "RMSNorm" : "LayerNorm");
+    if (variant.kv_heads)
+        add(*variant.kv_heads == 0 ? std::string("a key/value head per query head")
+                                   : std::to_string(*variant.kv_heads) + " shared key/value head" + (*variant.kv_heads == 1 ? "" : "s"));
     return out;
 }
 

@@ -1,5 +1,5 @@
 // A model variant as a lesson asks for it: some of the open model's variant fields (positions,
-// feed-forward, norm kind) changed, everything else (sizes, vocabulary, seed) kept. Applying one
+// feed-forward, norm kind, key/value heads) changed, everything else (sizes, vocabulary, seed) kept. Applying one
 // builds a model with fresh weights, as the Model panel's "Rebuild" does, so the lesson and its
 // tests agree on the config the screen shows.
 #pragma once
@@ -14,7 +14,8 @@ struct ModelVariant {
     std::optional<PositionalKind> positional;   // unset: the open model's
     std::optional<FfnKind> ffn;
     std::optional<NormKind> norm_kind;
-    bool empty() const { return !positional && !ffn && !norm_kind; }
+    std::optional<int> kv_heads;                // grouped-query attention's key/value heads
+    bool empty() const { return !positional && !ffn && !norm_kind && !kv_heads; }
 };
 
 // `config` with the variant's fields set; the others as they are.

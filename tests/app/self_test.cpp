@@ -1451,7 +1451,8 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
             case explain::LessonActionKind::ModelVariant: {
                 const explain::ModelVariant& w = a.variant;
                 check((!w.positional || v.config.positional == *w.positional) && (!w.ffn || v.config.ffn == *w.ffn) &&
-                          (!w.norm_kind || v.config.norm_kind == *w.norm_kind),
+                          (!w.norm_kind || v.config.norm_kind == *w.norm_kind) &&
+                          (!w.kv_heads || v.config.kv_heads == *w.kv_heads),
                       what + ": the model has " + describe(w));
                 check(v.model_source.rfind("untrained (rebuilt", 0) == 0, what + ": with fresh weights (" + v.model_source + ")");
                 break;

@@ -897,7 +897,7 @@ VariantRun variant_run(const Lesson& l, size_t step, const std::string& sentence
 
 TEST(LessonClaims, ModernVariants) {
     const Lesson l = lesson("20-modern-variants.json");
-    ASSERT_EQ(l.steps.size(), 5u);
+    ASSERT_EQ(l.steps.size(), 6u);
     ASSERT_EQ(l.steps[0].actions.at(0).name, "grammar");
     const std::string sentence = l.steps[0].actions.at(1).sentences.at(0);
 
@@ -1053,6 +1053,36 @@ TEST(LessonClaims, ModernVariants) {
         EXPECT_TRUE(says(text, grouped(three))) << grouped(three);
         EXPECT_TRUE(says(text, grouped(two))) << grouped(two);
         EXPECT_TRUE(says(text, std::to_string(biases) + " biases")) << biases;
+    }
+
+    // Step 6: grouped-query attention. The shapes of k and k_repeat, W_K's rows, and the cache's
+    // ratio, from the rebuilt model's own steps and parameter table.
+    {
+        const VariantRun r = variant_run(l, 5, sentence);
+        const ModelConfig& c = r.view.config;
+        ASSERT_EQ(c.kv_heads, 2);
+        const std::string step = "encoder.layers.0.self_attn.k_repeat";
+        const TensorShape& repeated = r.view.steps[step_index(r.view, step)].shape;
+        const TensorShape& shared = r.view.steps[step_index(r.view, "encoder.layers.0.self_attn.k")].shape;
+        EXPECT_EQ(shared.dims.at(1), 2);
+        EXPECT_EQ(shared.names.at(1), "G");
+        EXPECT_EQ(repeated.dims.at(1), c.heads);
+        EXPECT_EQ(repeated.dims.at(3), c.d_k());
+        const int64_t rows = ParameterTable(c).at("encoder.layers.0.self_attn.k_proj.weight").shape.at(0);
+        std::printf("lesson 20: GQA: k [B,%lld,S,%lld], k_repeat [B,%lld,S,%lld]; W_K %lld rows of d_model %d\n",
+                    static_cast<long long>(shared.dims[1]), static_cast<long long>(shared.dims[3]),
+                    static_cast<long long>(repeated.dims[1]), static_cast<long long>(repeated.dims[3]),
+                    static_cast<long long>(rows), c.d_model);
+        const std::string& text = l.steps[5].text;
+        EXPECT_TRUE(says(text, step));
+        EXPECT_TRUE(says(text, "[B, G = 2, S, dk = " + std::to_string(c.d_k()) + "]"));
+        EXPECT_TRUE(says(text, std::to_string(rows) + " rows instead of d_model = " + std::to_string(c.d_model)));
+        EXPECT_TRUE(says(text, "the " + std::to_string(c.heads) + " query heads share 2 key heads"));
+        EXPECT_TRUE(says(text, "[B, H = " + std::to_string(c.heads) + ", S, " + std::to_string(c.d_k()) + "]"));
+        EXPECT_EQ(c.heads / c.kv_head_count(), 2) << "\"half the memory\"";
+        // The model translates as every rebuilt variant does (noise), but its cached decoding is the
+        // full recompute's: the Session decoded it with the cache.
+        EXPECT_FALSE(r.view.decoded_text.empty());
     }
 }
 
