@@ -16,11 +16,13 @@ constexpr const char* COMPARE_HELP =
     "usage: txcli compare-variants --list [--json]\n"
     "\n"
     "The rows of the variant comparison: copy (encoder-decoder) and induction (decoder-only), each with\n"
-    "sinusoidal, learned, RoPE, ALiBi and no positions (ReLU FFN) and with GELU and SwiGLU FFNs\n"
-    "(sinusoidal positions), every one with each seed. All rows share the tiny model's size and the\n"
+    "sinusoidal, learned, RoPE, ALiBi and no positions (ReLU FFN), with GELU and SwiGLU FFNs\n"
+    "(sinusoidal positions) and with 2 and 1 key/value heads (grouped-query, multi-query attention),\n"
+    "every one with each seed. All rows share the tiny model's size and the\n"
     "task's schedule and step budget. Train one with: txcli train --compare-row ID\n"
     "\n"
-    "  --list   one row a line: id, task, positions, FFN, seed, step budget, test length, target\n"
+    "  --list   one row a line: id, task, positions, FFN, seed, step budget, test length, target,\n"
+    "           key/value heads\n"
     "  --json   the same as one JSON object per line, with the row's model and training settings\n";
 
 }  // namespace
@@ -41,6 +43,7 @@ int cmd_compare_variants(const Argv& argv) {
             j["task"] = to_string(row.task);
             j["positional"] = to_string(row.positional);
             j["ffn"] = to_string(row.ffn);
+            j["kv_heads"] = comparison_model(row).kv_head_count();
             j["seed"] = row.seed;
             j["budget"] = t.total_steps();
             j["test_length"] = comparison_test_length(row.task);
@@ -52,9 +55,10 @@ int cmd_compare_variants(const Argv& argv) {
             j["training"] = nlohmann::json::parse(to_json(t));
             std::printf("%s\n", j.dump().c_str());
         } else {
-            std::printf("%s\t%s\t%s\t%s\t%llu\t%lld\t%d\t%s\n", row.id.c_str(), to_string(row.task), to_string(row.positional),
-                        to_string(row.ffn), static_cast<unsigned long long>(row.seed), static_cast<long long>(t.total_steps()),
-                        comparison_test_length(row.task), comparison_target(row.task).c_str());
+            std::printf("%s\t%s\t%s\t%s\t%llu\t%lld\t%d\t%s\t%d\n", row.id.c_str(), to_string(row.task),
+                        to_string(row.positional), to_string(row.ffn), static_cast<unsigned long long>(row.seed),
+                        static_cast<long long>(t.total_steps()), comparison_test_length(row.task),
+                        comparison_target(row.task).c_str(), m.kv_head_count());
         }
     }
     return 0;

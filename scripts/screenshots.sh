@@ -71,7 +71,7 @@ shot decoder-only.png --layout attention --checkpoint "$lm" --sentence "My broth
 # One thread, as the decoding benchmark of docs/speed.md: a second one shared with other programs mostly adds noise.
 OMP_NUM_THREADS=1 shot backend-cache.png "${grammar[@]}" --layout backend --cache-timing --sentence "My brother reads a long book every night."
 shot training-induction.png --train 800 --train-task induction --panel training
-shot training-compare.png --train 2000 --train-row copy-rope-relu-s1 --panel training
+shot training-compare.png --train 2000 --train-row copy-sinusoidal-relu-kv1-s1 --panel training
 # The Look inside panel (docs/look-inside.md) on the everyday model, named by its path, with the
 # pronoun pair: "it" is the tired animal or the wide street (estaba cansado / era ancha).
 everyday="$root/assets/models/everyday.safetensors"

@@ -225,6 +225,7 @@ namespace {
 
 std::string row_label(const ComparisonRow& r) {
     return std::string(to_string(r.task)) + " \xC2\xB7 " + to_string(r.positional) + " positions \xC2\xB7 " + to_string(r.ffn) +
+           (r.kv_heads > 0 ? " \xC2\xB7 " + std::to_string(r.kv_heads) + " key/value head" + (r.kv_heads == 1 ? "" : "s") : "") +
            " \xC2\xB7 seed " + std::to_string(r.seed);
 }
 
@@ -265,8 +266,8 @@ void TrainingPanel::draw_comparison_chooser(PanelContext& ctx) {
     const ModelConfig m = comparison_model(row);
     const TrainingConfig t = comparison_training(row);
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("A row of the variant comparison table (docs/variants.md): the tiny model (%d/%d/%d, %s) with these positions and "
-                        "FFN, the same schedule (batch %d, lr %.1f, warm-up %d) and at most %lld steps for every row. "
+    ImGui::TextDisabled("A row of the variant comparison table (docs/variants.md): the tiny model (%d/%d/%d, %s) with these positions, "
+                        "FFN and key/value heads, the same schedule (batch %d, lr %.1f, warm-up %d) and at most %lld steps for every row. "
                         "Target: %s, evaluated every %d steps. Trained on %s; the table's last column tests on %s.",
                         m.d_model, m.heads, m.d_ff,
                         row.task == TaskKind::Copy ? "2+2 layers, encoder-decoder" : "2 layers, decoder-only", t.batch,

@@ -12,12 +12,14 @@ namespace {
 struct Variant {
     PositionalKind positional;
     FfnKind ffn;
+    int kv_heads = 0;
 };
 constexpr Variant VARIANTS[] = {
     {PositionalKind::Sinusoidal, FfnKind::Relu}, {PositionalKind::Learned, FfnKind::Relu},
     {PositionalKind::Rope, FfnKind::Relu},       {PositionalKind::Alibi, FfnKind::Relu},
     {PositionalKind::None, FfnKind::Relu},       {PositionalKind::Sinusoidal, FfnKind::Gelu},
     {PositionalKind::Sinusoidal, FfnKind::SwiGlu},
+    {PositionalKind::Sinusoidal, FfnKind::Relu, 2}, {PositionalKind::Sinusoidal, FfnKind::Relu, 1},
 };
 
 std::vector<ComparisonRow> make_rows() {
@@ -29,9 +31,11 @@ std::vector<ComparisonRow> make_rows() {
                 r.task = task;
                 r.positional = v.positional;
                 r.ffn = v.ffn;
+                r.kv_heads = v.kv_heads;
                 r.seed = seed;
-                r.id = std::string(to_string(task)) + "-" + to_string(v.positional) + "-" + to_string(v.ffn) + "-s" +
-                       std::to_string(seed);
+                // "-kv2": only grouped rows say it, so the earlier rows keep their ids.
+                r.id = std::string(to_string(task)) + "-" + to_string(v.positional) + "-" + to_string(v.ffn) +
+                       (v.kv_heads > 0 ? "-kv" + std::to_string(v.kv_heads) : "") + "-s" + std::to_string(seed);
                 rows.push_back(std::move(r));
             }
     return rows;
@@ -54,6 +58,7 @@ ModelConfig comparison_model(const ComparisonRow& row) {
     ModelConfig m = model_for_task(preset_model(Preset::Tiny), row.task);
     m.positional = row.positional;
     m.ffn = row.ffn;
+    m.kv_heads = row.kv_heads;
     m.seed = row.seed;
     return m;
 }

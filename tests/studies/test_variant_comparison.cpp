@@ -18,24 +18,28 @@ namespace {
 
 TEST(VariantComparison, RowsCoverEverySchemeAndFfnForBothTasksAndSeeds) {
     const auto& rows = comparison_rows();
-    ASSERT_EQ(rows.size(), 2u * 7u * std::size(COMPARISON_SEEDS));
+    ASSERT_EQ(rows.size(), 2u * 9u * std::size(COMPARISON_SEEDS));
     std::set<std::string> ids;
-    std::set<std::tuple<TaskKind, PositionalKind, FfnKind, uint64_t>> combos;
+    std::set<std::tuple<TaskKind, PositionalKind, FfnKind, int, uint64_t>> combos;
     for (const ComparisonRow& r : rows) {
         EXPECT_TRUE(ids.insert(r.id).second) << r.id;
-        combos.insert({r.task, r.positional, r.ffn, r.seed});
+        combos.insert({r.task, r.positional, r.ffn, r.kv_heads, r.seed});
         EXPECT_EQ(find_comparison_row(r.id), &r);
-        // Positions vary with ReLU, FFNs with sinusoidal positions: one change per row.
-        EXPECT_TRUE(r.ffn == FfnKind::Relu || r.positional == PositionalKind::Sinusoidal) << r.id;
+        // Positions vary with ReLU, FFNs with sinusoidal positions, key/value heads with both of
+        // the paper's: one change per row.
+        const int changes = (r.positional != PositionalKind::Sinusoidal) + (r.ffn != FfnKind::Relu) + (r.kv_heads != 0);
+        EXPECT_LE(changes, 1) << r.id;
     }
     for (TaskKind task : {TaskKind::Copy, TaskKind::Induction})
         for (uint64_t seed : COMPARISON_SEEDS) {
             for (PositionalKind p : {PositionalKind::Sinusoidal, PositionalKind::Learned, PositionalKind::Rope,
                                      PositionalKind::Alibi, PositionalKind::None})
-                EXPECT_EQ(combos.count({task, p, FfnKind::Relu, seed}), 1u);
+                EXPECT_EQ(combos.count({task, p, FfnKind::Relu, 0, seed}), 1u);
             for (FfnKind f : {FfnKind::Gelu, FfnKind::SwiGlu})
-                EXPECT_EQ(combos.count({task, PositionalKind::Sinusoidal, f, seed}), 1u);
+                EXPECT_EQ(combos.count({task, PositionalKind::Sinusoidal, f, 0, seed}), 1u);
+            for (int kv : {2, 1}) EXPECT_EQ(combos.count({task, PositionalKind::Sinusoidal, FfnKind::Relu, kv, seed}), 1u);
         }
+    EXPECT_NE(find_comparison_row("copy-sinusoidal-relu-kv1-s1"), nullptr);
     EXPECT_EQ(find_comparison_row("copy-rope-relu-s9"), nullptr);
     EXPECT_EQ(find_comparison_row(""), nullptr);
 }
@@ -48,13 +52,16 @@ TEST(VariantComparison, RowsShareOneSettingAndDifferOnlyInTheirOwnFields) {
         ComparisonRow base = r;
         base.positional = PositionalKind::Sinusoidal;
         base.ffn = FfnKind::Relu;
+        base.kv_heads = 0;
         ModelConfig mb = comparison_model(base);
         mb.positional = r.positional;
         mb.ffn = r.ffn;
+        mb.kv_heads = r.kv_heads;
         EXPECT_EQ(to_json(m), to_json(mb)) << r.id;
         EXPECT_EQ(to_json(t), to_json(comparison_training(base))) << r.id;
         EXPECT_EQ(m.positional, r.positional);
         EXPECT_EQ(m.ffn, r.ffn);
+        EXPECT_EQ(m.kv_heads, r.kv_heads);
         EXPECT_EQ(m.seed, r.seed);
         EXPECT_EQ(t.seed, r.seed);
         EXPECT_EQ(t.task, r.task);

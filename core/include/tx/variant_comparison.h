@@ -19,6 +19,7 @@ struct ComparisonRow {
     TaskKind task = TaskKind::Copy;
     PositionalKind positional = PositionalKind::Sinusoidal;
     FfnKind ffn = FfnKind::Relu;
+    int kv_heads = 0;  // grouped-query attention's key/value heads; 0: one per query head
     uint64_t seed = 1;
 };
 
@@ -27,7 +28,8 @@ constexpr int64_t COMPARISON_STEPS = 2000;
 constexpr uint64_t COMPARISON_SEEDS[] = {1, 2};
 
 // Copy and induction; for each, the five position schemes with ReLU, then GELU and SwiGLU with
-// sinusoidal positions; for each, every seed.
+// sinusoidal positions, then 2 and 1 key/value heads (grouped-query, multi-query) with sinusoidal
+// positions and ReLU; for each, every seed.
 const std::vector<ComparisonRow>& comparison_rows();
 const ComparisonRow* find_comparison_row(const std::string& id);   // nullptr: no such row
 
