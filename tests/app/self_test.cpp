@@ -48,8 +48,6 @@ const Panel* panel(ExplorerApp& app, const std::string& key) {
 
 bool drawn_now(const Panel* p) { return p && p->drawn_frame() == ImGui::GetFrameCount(); }
 
-
-
 // Waits (at most 40 frames) until the Precision panel's runs are computed for its settings.
 std::function<bool(ExplorerApp&)> precision_ready() {
     return [frames = 0](ExplorerApp& app) mutable {
@@ -72,183 +70,18 @@ std::function<bool(ExplorerApp&)> look_inside_ready() {
     };
 }
 
+// The Generate panel runs on the first sentence: its ids + EOS. (Its numbers are checked against
+// a recompute in tests/explain/test_generation_trace.cpp, on the same function the app calls.)
+bool generates_first_sentence(const explain::SessionView& v, const explain::GenerationTrace& g) {
+    std::vector<int> src;
+    for (const Token& t : v.source_tokens.at(0)) src.push_back(t.id);
+    src.push_back(v.config.special.eos);
+    return !g.stale && g.error.empty() && !g.tokens.empty() && g.src == src;
+}
+
 double seconds() {
     using namespace std::chrono;
     return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-// Every number of a neuron trace against the traced tensors of its block, indexed here afresh:
-// q·k/√dk recomputed from the q and k steps vs the scores step, the mask vs the masked_scores
-// step, the softmax of the masked row vs the probs step, Σ p·v vs the context step's row.
-// |got − ref| ≤ 1e-5·(the sum of the magnitudes that made ref) + 1e-6. Returns what disagrees,
-// each message once.
-std::vector<std::string> neuron_mismatches(const explain::SessionView& v, const explain::NeuronTrace& t) {
-    std::vector<std::string> bad;
-    auto expect = [&bad](bool ok, const std::string& what) {
-        if (!ok && std::find(bad.begin(), bad.end(), what) == bad.end()) bad.push_back(what);
-    };
-    auto close = [](double got, double ref, double scale) { return std::fabs(got - ref) <= 1e-5 * scale + 1e-6; };
-    if (!t.error.empty() || !t.complete) return {"the trace is incomplete: " + t.error};
-    const AttentionBlock& a = v.attention.at(static_cast<size_t>(t.cell.block));
-    const int H = v.config.heads, dk = v.config.d_model / H, b = t.cell.batch_row, h = t.cell.head;
-    const int R = a.kind == AttentionKind::EncoderSelf ? v.S : v.T, C = a.kind == AttentionKind::DecoderSelf ? v.T : v.S;
-    const int i = t.cell.query, j = t.cell.key;
-    expect(t.rows == R && t.cols == C && t.dk == dk, "sizes");
-    const float* q = v.output(a.scores_q)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
-    const float* k_head = v.output(a.scores_k)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
-    const float* v_head = v.output(a.v)->data() + (static_cast<size_t>(b) * H + h) * C * dk;
-    const float* scores = v.output(a.scores)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
-    const float* masked = v.output(a.masked_scores)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
-    const float* probs = v.output(a.probs)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * C;
-    const float* context = v.output(a.context)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
-    const double scale = v.config.scale_attention ? 1.0 / std::sqrt(static_cast<double>(dk)) : 1.0;
-    const int pad = v.config.special.pad;
-    // The scores row from q and every k, and the keep row from the token ids and the toggles.
-    for (int c = 0; c < C; ++c) {
-        double dot = 0.0, magnitude = 0.0;
-        for (int d = 0; d < dk; ++d) {
-            dot += static_cast<double>(q[d]) * k_head[static_cast<size_t>(c) * dk + d];
-            magnitude += std::fabs(static_cast<double>(q[d]) * k_head[static_cast<size_t>(c) * dk + d]);
-        }
-        expect(close(dot * scale, scores[c], magnitude * scale), "q\xC2\xB7k/\xE2\x88\x9A" "dk vs the scores step at key " + std::to_string(c));
-        if (c == j) {
-            expect(close(t.dot, dot, magnitude) && close(t.score, dot * scale, magnitude * scale), "the trace's dot and score");
-            expect(t.traced_score == scores[c], "the trace's traced score");
-        }
-        const bool decoder_keys = a.kind == AttentionKind::DecoderSelf;
-        const int id = decoder_keys ? v.tgt_ids[static_cast<size_t>(b) * v.T + c] : v.src_ids[static_cast<size_t>(b) * v.S + c];
-        const bool keep = (!v.options.padding_mask || id != pad) && (!decoder_keys || !v.options.causal_mask || c <= i);
-        expect(keep ? masked[c] == scores[c] : std::isinf(masked[c]) && masked[c] < 0, "the mask at key " + std::to_string(c));
-        expect((t.keep_row.at(static_cast<size_t>(c)) != 0) == keep && t.masked_row.at(static_cast<size_t>(c)) == masked[c] &&
-                   t.scores_row.at(static_cast<size_t>(c)) == scores[c],
-               "the trace's mask and score rows at key " + std::to_string(c));
-        if (c == j) expect(t.masked == !keep, "the trace's mask of the cell");
-    }
-    for (int d = 0; d < dk; ++d)
-        expect(t.q.at(static_cast<size_t>(d)) == q[d] && t.k.at(static_cast<size_t>(d)) == k_head[static_cast<size_t>(j) * dk + d] &&
-                   close(t.product.at(static_cast<size_t>(d)), static_cast<double>(q[d]) * k_head[static_cast<size_t>(j) * dk + d], 0.0),
-               "q, k and their product at d = " + std::to_string(d));
-    // Softmax of the masked row.
-    double m = -INFINITY;
-    for (int c = 0; c < C; ++c)
-        if (std::isfinite(masked[c])) m = std::max(m, static_cast<double>(masked[c]));
-    double sum = 0.0;
-    for (int c = 0; c < C; ++c) sum += std::isfinite(masked[c]) ? std::exp(masked[c] - m) : 0.0;
-    for (int c = 0; c < C; ++c) {
-        const double p = std::isfinite(masked[c]) ? std::exp(masked[c] - m) / sum : 0.0;
-        expect(close(p, probs[c], p), "softmax of the masked row vs the probs step at key " + std::to_string(c));
-        expect(close(t.probs_recomputed.at(static_cast<size_t>(c)), p, p) && t.probs_row.at(static_cast<size_t>(c)) == probs[c],
-               "the trace's probabilities at key " + std::to_string(c));
-    }
-    expect(t.traced_prob == probs[j] && (t.masked ? probs[j] == 0.0f : close(t.exp_j / t.exp_sum, probs[j], probs[j])),
-           "the trace's exp/sum for the cell");
-    // Σ p·v against the context step.
-    for (int d = 0; d < dk; ++d) {
-        double ctx = 0.0, magnitude = 0.0;
-        for (int c = 0; c < C; ++c) {
-            const double w = static_cast<double>(probs[c]) * v_head[static_cast<size_t>(c) * dk + d];
-            ctx += w;
-            magnitude += std::fabs(w);
-            expect(close(t.weighted.at(static_cast<size_t>(c) * dk + d), w, std::fabs(w)), "the trace's p\xC2\xB7v");
-        }
-        if (!t.head_disabled) expect(close(ctx, context[d], magnitude), "\xCE\xA3 p\xC2\xB7v vs the context step at d = " + std::to_string(d));
-        expect(close(t.context_sum.at(static_cast<size_t>(d)), ctx, magnitude) && t.traced_context.at(static_cast<size_t>(d)) == context[d],
-               "the trace's context at d = " + std::to_string(d));
-    }
-    return bad;
-}
-
-// The Generate panel's numbers against an independent recompute: one full forward pass of a fresh
-// CPU copy of the checkpoint over BOS + the generated tokens gives every position's log-probabilities
-// at once (the causal mask hides later ones); the sampling transform is written here afresh
-// (softmax of log p / T, rank by log p then id, keep top-k, then the shortest prefix reaching top-p).
-// Returns what disagrees, each message once.
-std::vector<std::string> generation_mismatches(const explain::SessionView& v, const explain::GenerationTrace& g) {
-    std::vector<std::string> bad;
-    auto expect = [&bad](bool ok, const std::string& what) {
-        if (!ok && std::find(bad.begin(), bad.end(), what) == bad.end()) bad.push_back(what);
-    };
-    if (g.stale || !g.error.empty() || g.tokens.empty()) return {"no generation to check (" + g.error + ")"};
-    const Checkpoint checkpoint = load_checkpoint(v.model_source);
-    const ModelConfig& c = checkpoint.config;
-    std::vector<int> src;
-    for (const Token& t : v.source_tokens.at(0)) src.push_back(t.id);
-    src.push_back(c.special.eos);
-    expect(g.src == src, "the generated sentence is the first sentence's ids + EOS");
-    std::vector<int> tgt = {c.special.bos};
-    for (size_t i = 0; i + 1 < g.tokens.size(); ++i) tgt.push_back(g.tokens[i].chosen);
-    auto backend = make_cpu_backend();
-    Transformer model(c, *backend);
-    model.set_parameters(checkpoint.parameters);
-    model.set_batch({src}, {tgt});
-    model.forward();
-    const std::vector<float> all = model.step_output(model.step_count() - 1);   // [1, T, V]
-    const int V = c.tgt_vocab, T = static_cast<int>(g.tokens.size());
-    expect(g.finished == (g.tokens.back().chosen == c.special.eos), "finished means the last token is EOS");
-    expect(g.finished || T == std::min(c.max_len - 1, 2 * static_cast<int>(src.size()) + 10), "without EOS the output runs to the limit");
-    for (int t = 1; t <= T; ++t) {
-        const explain::GeneratedToken& k = g.tokens[static_cast<size_t>(t - 1)];
-        const std::string at = "token " + std::to_string(t) + ": ";
-        const float* lp = all.data() + static_cast<size_t>(t - 1) * V;
-        expect(k.input == tgt[static_cast<size_t>(t - 1)], at + "its input is the previous token (BOS first)");
-        // The cache holds t positions: every layer's self-attention row has t keys per head, summing to 1.
-        for (int l = 0; l < g.L; ++l) {
-            expect(k.self_probs.at(static_cast<size_t>(l)).size() == static_cast<size_t>(g.H) * t, at + "the self-attention cache holds t keys");
-            expect(k.cross_probs.at(static_cast<size_t>(l)).size() == static_cast<size_t>(g.H) * g.S, at + "cross-attention has S keys");
-            for (int h = 0; h < g.H; ++h) {
-                double sum = 0.0;
-                for (int j = 0; j < t; ++j) sum += k.self_probs[static_cast<size_t>(l)][static_cast<size_t>(h) * t + j];
-                expect(std::fabs(sum - 1.0) < 1e-4, at + "each self-attention row sums to 1");
-            }
-        }
-        double largest = -INFINITY;
-        for (int i = 0; i < V; ++i) {
-            largest = std::max(largest, static_cast<double>(lp[i]));
-            expect(std::fabs(k.log_probs.at(static_cast<size_t>(i)) - lp[i]) <= 1e-4, at + "the cached log-probabilities equal the full pass's");
-            if (g.settings.compare_full)
-                expect(std::fabs(k.full_log_probs.at(static_cast<size_t>(i)) - lp[i]) <= 1e-5, at + "the app's full pass equals this one");
-        }
-        expect(!g.settings.compare_full || (k.max_diff <= 1e-4 && k.full_ms > 0.0), at + "max |delta| is small and the full pass is timed");
-        expect(k.cached_ms > 0.0, at + "the cached step is timed");
-        // The independent distribution: the sampling transform of the full pass's log-probabilities.
-        std::vector<int> order(static_cast<size_t>(V));
-        for (int i = 0; i < V; ++i) order[static_cast<size_t>(i)] = i;
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return lp[a] > lp[b]; });
-        const SamplingOptions& o = g.settings.sampling;
-        const double temperature = g.settings.sample ? o.temperature : 1.0;
-        std::vector<double> q(static_cast<size_t>(V));
-        for (int i = 0; i < V; ++i) q[static_cast<size_t>(i)] = std::exp((lp[i] - largest) / temperature);
-        int kept = V;
-        if (g.settings.sample) {
-            if (o.top_k > 0) kept = std::min(kept, o.top_k);
-            double total = 0.0, mass = 0.0;
-            for (int r = 0; r < kept; ++r) total += q[static_cast<size_t>(order[static_cast<size_t>(r)])];
-            int n = 0;
-            while (n < kept && mass < o.top_p * total) mass += q[static_cast<size_t>(order[static_cast<size_t>(n++)])];
-            kept = n;
-        }
-        double sum = 0.0;
-        for (int r = 0; r < kept; ++r) sum += q[static_cast<size_t>(order[static_cast<size_t>(r)])];
-        expect(k.kept == kept, at + "the number of tokens left after top-k / top-p");
-        expect(k.top_ids.size() == static_cast<size_t>(std::min(explain::GENERATION_TOP, V)), at + "the bar chart's size");
-        for (size_t r = 0; r < k.top_ids.size(); ++r) {
-            const int id = k.top_ids[r];
-            // Ranks may swap where two log-probabilities differ by rounding only.
-            expect(std::fabs(lp[id] - lp[order[r]]) <= 1e-5, at + "the bar chart ranks tokens most probable first");
-            const bool cut = g.settings.sample && static_cast<int>(r) >= kept;
-            const double want = cut ? 0.0 : q[static_cast<size_t>(id)] / sum;
-            expect(k.top_cut[r] == cut || std::fabs(lp[id] - lp[order[static_cast<size_t>(std::max(kept - 1, 0))]]) <= 1e-5,
-                   at + "cut tokens are the ones top-k / top-p remove");
-            expect(std::fabs(k.top_probs[r] - want) <= 1e-5 + 1e-4 * want, at + "the bars are exp(log p) after the sampling transform");
-            expect(std::fabs(k.top_model_probs[r] - std::exp(static_cast<double>(lp[id]))) <= 1e-5, at + "the model's p beside the bars");
-        }
-        if (!g.settings.sample)
-            expect(lp[k.chosen] >= largest - 1e-5 && k.chosen == k.top_ids.front(), at + "greedy chooses the argmax");
-        else
-            expect(k.chosen_prob > 0.0 && k.draw >= k.interval_start && k.draw < k.interval_start + k.chosen_prob + 1e-12,
-                   at + "the draw u falls in the chosen token's share, and it is not cut");
-    }
-    return bad;
 }
 
 }  // namespace
@@ -308,7 +141,7 @@ void SelfTest::build_start() {
     }
 }
 
-// The Generate panel, greedy and then sampling, against an independent full recompute.
+// The Generate panel, greedy and then sampling: its settings, its cursor, the same seed twice.
 void SelfTest::build_generate() {
     add("generate greedy", [](ExplorerApp& app) {
         app.send(ShowPanel{"generate"});
@@ -319,7 +152,7 @@ void SelfTest::build_generate() {
     add("check generate greedy", [this](ExplorerApp& app) {
         const explain::GenerationTrace& g = app.view().generation;
         check(!g.settings.sample && g.settings.compare_full, "the Generate panel decodes greedily, recomputing without cache");
-        for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate greedy: " + m);
+        check(generates_first_sentence(app.view(), g), "generate greedy: the first sentence's ids + EOS are generated from");
         check(g.text == app.view().greedy_text.at(0), "greedy generation writes greedy decoding's output (" + g.text + ")");
         app.send(SetGenerationCursor{2, 1});
         return true;
@@ -344,7 +177,7 @@ void SelfTest::build_generate() {
     add("check generate sampling", [this](ExplorerApp& app) {
         const explain::GenerationTrace& g = app.view().generation;
         check(g.settings.sample && g.settings.sampling.top_k == 10 && g.settings.sampling.seed == 3, "the Generate panel samples");
-        for (const auto& m : generation_mismatches(app.view(), g)) check(false, "generate sampling: " + m);
+        check(generates_first_sentence(app.view(), g), "generate sampling: the first sentence's ids + EOS are generated from");
         m_generated.clear();
         for (const explain::GeneratedToken& k : g.tokens) m_generated.push_back(k.chosen);
         app.send(SetGeneration{g.settings});   // again, same seed
@@ -579,7 +412,8 @@ void SelfTest::build_steps() {
 
 // The Neuron view on three cells: cross-attention, a causally masked decoder self-attention
 // cell, and a padding-masked cross-attention cell of a padded batch's second row (its last
-// decoder position, a PAD query: computed, never used).
+// decoder position, a PAD query: computed, never used). Here the view must draw the selected cell
+// and say what masks it; every number of such traces is recomputed in tests/explain/test_neuron_trace.cpp.
 void SelfTest::build_neuron_view() {
     auto neuron_action = [this](const char* what, AttentionKind kind, int layer, int row, int head, int query, int key) {
         return [=, this](ExplorerApp& app) {
@@ -608,7 +442,7 @@ void SelfTest::build_neuron_view() {
                       t.cell.head == sel.head && t.cell.batch_row == sel.batch_row && t.cell.query == sel.neuron_query &&
                       t.cell.key == sel.neuron_key,
                   std::string(what) + ": the Neuron view drew the selected cell");
-            for (const auto& m : neuron_mismatches(app.view(), t)) check(false, std::string(what) + ": " + m);
+            check(t.error.empty() && t.complete, std::string(what) + ": the trace is complete");
             more(t, app.view());
             return true;
         };
@@ -1342,7 +1176,6 @@ void SelfTest::build_precision() {
     });
 }
 
-
 void SelfTest::check_lesson_step(ExplorerApp& app) {
     const LessonsPanel* l = lessons_panel(app);
     const explain::Lesson& lesson = l->lessons()[static_cast<size_t>(m_lesson)];
@@ -1623,7 +1456,7 @@ void SelfTest::build_decoder_only() {
     add("check decoder-only neuron view", [this](ExplorerApp& app) {
         const explain::SessionView& v = app.view();
         const explain::NeuronTrace t = trace_neuron(v, {0, 1, 0, 2, 1});
-        for (const auto& m : neuron_mismatches(v, t)) check(false, "decoder-only neuron view: " + m);
+        check(t.error.empty() && t.complete, "decoder-only neuron view: the trace is complete");
         check(t.kind == AttentionKind::DecoderSelf && t.key_tokens == v.tgt_labels(1), "decoder-only: keys are decoder positions");
         return true;
     });

@@ -11,6 +11,7 @@
 #include "neuron_trace.h"
 #include "tx/session.h"
 #include "session_view.h"
+#include "support/trace_recompute.h"
 
 namespace tx::explain {
 namespace {
@@ -112,6 +113,56 @@ TEST(NeuronTrace, AFutureKeyIsMaskedForTrainingAndGeneration) {
     EXPECT_NE(t.mask_text.find("at generation time"), std::string::npos) << t.mask_text;
     EXPECT_FALSE(t.rotated);   // sinusoidal positions: q and k are not rotated
 }
+
+// Every number of a trace (q, k and their products, the scores and mask rows, the softmax, Σ p·v)
+// against tests/support/trace_recompute.h, for the cells the Neuron view is most often opened on.
+struct Cell {
+    const char* what;
+    const char* model;                  // under assets/models
+    std::vector<std::string> input;
+    AttentionKind kind;
+    int row, head, query, key;          // negative query / key: counted from the end of the row
+    bool scaled = true;                 // false: the same weights with 1/√dk switched off
+};
+
+class EveryNumber : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(EveryNumber, MatchesARecompute) {
+    const Cell& cell = GetParam();
+    Checkpoint checkpoint = load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/" + cell.model);
+    checkpoint.config.scale_attention = cell.scaled;
+    Session session(std::move(checkpoint));
+    session.set_fused_attention(false);
+    session.set_input(cell.input);
+    const SessionView view = run_view(session);
+    int block = -1;   // the deepest block of the kind
+    for (size_t i = 0; i < view.attention.size(); ++i)
+        if (view.attention[i].kind == cell.kind) block = static_cast<int>(i);
+    ASSERT_GE(block, 0);
+    const int rows = cell.kind == AttentionKind::EncoderSelf ? view.S : view.T;
+    const int cols = cell.kind == AttentionKind::DecoderSelf ? view.T : view.S;
+    const NeuronTrace t = trace_neuron(view, {block, cell.row, cell.head, cell.query < 0 ? rows + cell.query : cell.query,
+                                              cell.key < 0 ? cols + cell.key : cell.key});
+    for (const std::string& m : test::neuron_mismatches(view, t)) ADD_FAILURE() << cell.what << ": " << m;
+    EXPECT_EQ(t.scaled, cell.scaled);
+    if (!cell.scaled) {
+        EXPECT_EQ(t.score, t.dot) << "unscaled: the score is q·k itself";
+    }
+}
+
+const Cell CELLS[] = {
+    {"cross-attention", "grammar.safetensors", {"The small white dogs will not sleep in the old house."},
+     AttentionKind::Cross, 0, 1, 3, 2},
+    {"masked decoder self-attention", "grammar.safetensors", {"The small white dogs will not sleep in the old house."},
+     AttentionKind::DecoderSelf, 0, 0, 1, 3},
+    {"a PAD key of a padded batch", "grammar.safetensors",
+     {"The small white dogs will not sleep in the old house.", "I see the dog."}, AttentionKind::Cross, 1, 2, -1, -1},
+    {"encoder self-attention", "grammar.safetensors", {"The red car is big."}, AttentionKind::EncoderSelf, 0, 3, 2, 4},
+    {"unscaled cross-attention", "grammar.safetensors", {"The red car is big."}, AttentionKind::Cross, 0, 0, 0, 0, false},
+    {"decoder-only, the second prompt", "lm.safetensors", {"The cat is sleeping on the", "A dog"},
+     AttentionKind::DecoderSelf, 1, 0, 2, 1},
+};
+INSTANTIATE_TEST_SUITE_P(Cells, EveryNumber, ::testing::ValuesIn(CELLS));
 
 }  // namespace
 }  // namespace tx::explain
