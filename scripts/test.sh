@@ -13,6 +13,10 @@
 # one cache, build-ccache/: the package is the Release configuration without CUDA and tests, so its
 # objects come from the Release build's. Every stage prints its wall-clock and CPU time, and at
 # the end the script prints a table of them with the total (also when a stage fails).
+# Every build is a unity build (CMAKE_UNITY_BUILD): CMake compiles the sources of a target in
+# batches, one translation unit each, so the standard library and GoogleTest headers are parsed
+# once a batch instead of once a file. That needs names in anonymous namespaces to be unique
+# within a target; tests/support holds what tests share.
 # TX_FUZZ_SECONDS (default 60) sets each fuzzer's time. Exits non-zero at the first failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -58,10 +62,11 @@ cd "$root"   # presets are read from the source folder
 # otherwise, so that a folder configured with ccache before does not keep needing it).
 export CCACHE_DIR=${CCACHE_DIR:-$root/build-ccache}
 launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER="$(command -v ccache || true)")
+unity=(-DCMAKE_UNITY_BUILD=ON)
 
 section "Release build and tests"
 stage_begin "release: build"
-cmake --preset release "${launcher[@]}" >/dev/null
+cmake --preset release "${launcher[@]}" "${unity[@]}" >/dev/null
 cmake --build --preset release -j "$jobs"
 stage_end
 stage_begin "release: tests"
@@ -70,7 +75,7 @@ stage_end
 
 section "AddressSanitizer + UndefinedBehaviorSanitizer"
 stage_begin "asan: build"
-cmake --preset asan >/dev/null
+cmake --preset asan "${unity[@]}" >/dev/null
 cmake --build --preset asan -j "$jobs"
 stage_end
 # The command random walk (tests/app/test_command_random_walk.cpp) runs here too, its first 3
@@ -86,9 +91,9 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TX_RANDOM_WALK_COMM
 asan_tests=$!
 side_jobs=$(( jobs > 1 ? jobs - 1 : 1 ))
 printf '\n==== ThreadSanitizer and libFuzzer builds, beside the sanitizer suite ====\n'
-cmake --preset tsan >/dev/null
+cmake --preset tsan "${unity[@]}" >/dev/null
 cmake --build --preset tsan -j "$side_jobs"
-cmake --preset fuzz >/dev/null
+cmake --preset fuzz "${unity[@]}" >/dev/null
 cmake --build --preset fuzz -j "$side_jobs"
 printf '\n==== AddressSanitizer + UndefinedBehaviorSanitizer: the suite ====\n'
 asan_status=0
@@ -129,7 +134,7 @@ stage_end
 
 section "Package: the .deb, unpacked into an empty folder and run from there"
 stage_begin "package: build"
-cmake --preset package "${launcher[@]}" >/dev/null
+cmake --preset package "${launcher[@]}" "${unity[@]}" >/dev/null
 cmake --build --preset package -j "$jobs"
 rm -f "$root"/build-package/transformer-explorer_*.deb
 (cd "$root/build-package" && cpack -G DEB >/dev/null)

@@ -11,12 +11,11 @@
 #include "widgets/heatmap.h"
 #include "widgets/token_grid.h"
 #include "widgets/ui.h"
+#include "widgets/colormap.h"
 
 namespace tx::app {
 
 namespace {
-
-const ImVec4 WARNING_COLOUR(1.0f, 0.72f, 0.35f, 1.0f);
 
 std::vector<std::string> numbered(const char* prefix, int n) {
     std::vector<std::string> labels;

@@ -12,12 +12,12 @@
 #include "widgets/pair_circle.h"
 #include "widgets/plot.h"
 #include "widgets/ui.h"
+#include "widgets/colormap.h"
 
 namespace tx::app {
 
 namespace {
 
-const ImVec4 WARNING_COLOUR(1.0f, 0.65f, 0.35f, 1.0f);
 constexpr double TWO_PI = 6.283185307179586;
 
 void wrapped(const std::string& text) {

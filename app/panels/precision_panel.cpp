@@ -11,12 +11,12 @@
 #include "widgets/heatmap.h"
 #include "widgets/plot.h"
 #include "widgets/ui.h"
+#include "widgets/colormap.h"
 
 namespace tx::app {
 
 namespace {
 
-const ImVec4 WARNING_COLOUR(1.0f, 0.72f, 0.35f, 1.0f);
 const ImVec4 ERROR_COLOUR(1.0f, 0.45f, 0.45f, 1.0f);
 const ImVec4 LOW_COLOUR(0.45f, 0.75f, 1.0f, 1.0f);
 

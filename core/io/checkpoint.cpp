@@ -6,27 +6,15 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "io/message_text.h"
+#include "text/text_common.h"
 #include "tx/parameters.h"
 
 namespace tx {
 
 namespace {
 
-constexpr const char* SPECIAL_TEXT[4] = {"<pad>", "<bos>", "<eos>", "<unk>"};
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-// Messages quote names from the file; keep them printable.
-std::string printable(const std::string& text) {
-    std::string out = text.substr(0, 200);
-    for (char& c : out)
-        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
-    return out;
-}
+using text::SPECIAL_TEXT;
 
 void check_vocabulary(const ModelConfig& config, const std::vector<std::string>& vocabulary, const std::string& what) {
     const auto size = static_cast<int64_t>(vocabulary.size());
@@ -43,7 +31,7 @@ void check_vocabulary(const ModelConfig& config, const std::vector<std::string>&
     for (int i = 0; i < 4; ++i)
         if (vocabulary[static_cast<size_t>(ids[i])] != SPECIAL_TEXT[i])
             throw SafetensorsError(what + ": the config's " + SPECIAL_TEXT[i] + " id " + std::to_string(ids[i]) +
-                                   " names the token '" + printable(vocabulary[static_cast<size_t>(ids[i])]) + "'");
+                                   " names the token '" + printable(vocabulary[static_cast<size_t>(ids[i])], 200) + "'");
 }
 
 // A SentencePiece checkpoint holds its model, and the model's pieces are the vocabulary.
@@ -73,8 +61,8 @@ void check_tokenizer(const Checkpoint& checkpoint, const std::string& what) {
     for (size_t i = 0; i < pieces.size(); ++i)
         if (pieces[i] != checkpoint.vocabulary[i])
             throw SafetensorsError(what + ": the SentencePiece model's piece " + std::to_string(i) + " is '" +
-                                   printable(pieces[i]) + "' but the vocabulary's token " + std::to_string(i) + " is '" +
-                                   printable(checkpoint.vocabulary[i]) + "'");
+                                   printable(pieces[i], 200) + "' but the vocabulary's token " + std::to_string(i) + " is '" +
+                                   printable(checkpoint.vocabulary[i], 200) + "'");
 }
 
 }  // namespace
@@ -89,7 +77,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, cons
                      const std::set<std::string>& stored_low) {
     const ModelConfig& config = checkpoint.config;
     if (parameter_dtype != "F32" && parameter_dtype != "BF16" && parameter_dtype != "F16")
-        throw SafetensorsError(path + ": parameter dtype '" + printable(parameter_dtype) + "': expected F32, BF16 or F16");
+        throw SafetensorsError(path + ": parameter dtype '" + printable(parameter_dtype, 200) + "': expected F32, BF16 or F16");
     if (auto error = validate(config)) throw SafetensorsError(path + ": invalid config: " + *error);
     check_vocabulary(config, checkpoint.vocabulary, path);
     check_tokenizer(checkpoint, path);
@@ -109,7 +97,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, cons
         }
         config_text = j.dump();
     } catch (const nlohmann::json::exception& e) {
-        throw SafetensorsError(path + ": cannot write the config as JSON (" + printable(e.what()) + ")");
+        throw SafetensorsError(path + ": cannot write the config as JSON (" + printable(e.what(), 200) + ")");
     }
 
     SafetensorsFile file;
@@ -117,7 +105,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint, cons
     file.metadata["config"] = std::move(config_text);
     file.tensors.reserve(table.entries().size());
     for (const std::string& name : stored_low)
-        if (!table.find(name)) throw SafetensorsError(path + ": no parameter named '" + printable(name) + "' to store as " + parameter_dtype);
+        if (!table.find(name)) throw SafetensorsError(path + ": no parameter named '" + printable(name, 200) + "' to store as " + parameter_dtype);
     for (const ParameterInfo& p : table.entries()) {
         const auto first = checkpoint.parameters.begin() + p.offset;
         const bool low = stored_low.empty() || stored_low.count(p.name) > 0;
@@ -143,7 +131,7 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
     if (format == file.metadata.end())
         throw SafetensorsError(what + ": no \"format\" in __metadata__: not a Transformer Explorer checkpoint");
     if (format->second != CHECKPOINT_FORMAT)
-        throw SafetensorsError(what + ": format is '" + printable(format->second) + "', expected '" +
+        throw SafetensorsError(what + ": format is '" + printable(format->second, 200) + "', expected '" +
                                CHECKPOINT_FORMAT + "'");
     const auto config_text = file.metadata.find("config");
     if (config_text == file.metadata.end()) throw SafetensorsError(what + ": no \"config\" in __metadata__");
@@ -175,13 +163,13 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
     std::unordered_map<std::string, const NamedTensor*> by_name;
     for (const NamedTensor& t : file.tensors)
         if (!by_name.emplace(t.name, &t).second)
-            throw SafetensorsError(what + ": tensor '" + printable(t.name) + "' appears twice");
+            throw SafetensorsError(what + ": tensor '" + printable(t.name, 200) + "' appears twice");
     size_t tokenizer_tensors = 0;
     if (const auto it = by_name.find(TOKENIZER_MODEL_TENSOR); it != by_name.end()) {
         const NamedTensor& t = *it->second;
         if (t.dtype != "U8" || t.shape.size() != 1)
             throw SafetensorsError(what + ": tensor '" + TOKENIZER_MODEL_TENSOR + "' must be a 1-D U8 tensor (dtype " +
-                                   printable(t.dtype) + ", shape " + shape_text(t.shape) + ")");
+                                   printable(t.dtype, 200) + ", shape " + shape_text(t.shape) + ")");
         checkpoint.tokenizer_model.assign(t.bytes.begin(), t.bytes.end());
         tokenizer_tensors = 1;
     }
@@ -193,7 +181,7 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
             throw SafetensorsError(what + ": missing tensor '" + p.name + "' (shape " + shape_text(p.shape) + ")");
         const NamedTensor& t = *it->second;
         if (t.dtype != "F32" && t.dtype != "BF16" && t.dtype != "F16")
-            throw SafetensorsError(what + ": tensor '" + p.name + "' has dtype " + printable(t.dtype) +
+            throw SafetensorsError(what + ": tensor '" + p.name + "' has dtype " + printable(t.dtype, 200) +
                                    "; checkpoint parameters are F32, BF16 or F16");
         if (t.shape != p.shape)
             throw SafetensorsError(what + ": tensor '" + p.name + "' has shape " + shape_text(t.shape) +
@@ -205,7 +193,7 @@ Checkpoint checkpoint_from_safetensors(const SafetensorsFile& file, const std::s
     if (file.tensors.size() != table.entries().size() + tokenizer_tensors) {
         for (const NamedTensor& t : file.tensors)
             if (!table.find(t.name) && t.name != TOKENIZER_MODEL_TENSOR)
-                throw SafetensorsError(what + ": unexpected tensor '" + printable(t.name) +
+                throw SafetensorsError(what + ": unexpected tensor '" + printable(t.name, 200) +
                                        "': not a parameter of this config");
     }
 

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
+#include "io/message_text.h"
 #include "tx/half_float.h"
 
 namespace tx {
@@ -30,20 +31,6 @@ namespace {
 // The reference implementation's cap (safetensors MAX_HEADER_SIZE): a corrupt length must not
 // make us allocate gigabytes.
 constexpr uint64_t MAX_HEADER_BYTES = 100'000'000;
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-// nlohmann's messages quote the bytes they choked on; keep messages printable ASCII.
-std::string printable(const std::string& text) {
-    std::string out = text;
-    for (char& c : out)
-        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
-    return out;
-}
 
 struct Entry {
     std::string name;

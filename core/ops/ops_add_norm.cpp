@@ -17,7 +17,7 @@
 namespace tx::cpu {
 
 namespace {
-constexpr int64_t ROWS_PER_THREAD = 16;        // as ops_norm.cpp
+constexpr int64_t ADD_NORM_ROWS_PER_THREAD = 16;        // as ops_norm.cpp
 constexpr int64_t ROW_CHUNK = 8;               // rows summed, then normalised, while still in L1
 constexpr int64_t VALUES_PER_THREAD = 8192;    // dropout's hash per value: as dropout_forward
 
@@ -50,7 +50,7 @@ template <typename Real>
 void residual_dropout_norm_forward(Real* out, Real* sum, Real* mask, Real* mean, Real* rstd, const Real* x,
                                    const Real* sub, const Real* weight, const Real* bias, int N, int C, Real p,
                                    uint64_t seed, Real eps) {
-    parallel_for(N, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(N, ADD_NORM_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r0 = first; r0 < last; r0 += ROW_CHUNK) {
             const int64_t r1 = std::min(last, r0 + ROW_CHUNK);
             add_dropped(sum, mask, x, sub, r0 * C, r1 * C, p, seed);
@@ -65,7 +65,7 @@ void residual_dropout_norm_backward(Real* dx, Real* dsub, Real* dweight, Real* d
                                     const Real* sum, const Real* mask, const Real* weight, const Real* mean,
                                     const Real* rstd, int N, int C) {
     // Rows (dx, dsub), then column blocks (dweight, dbias): one writer per output, as layernorm_backward.
-    parallel_for(N, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(N, ADD_NORM_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         norm_backward_rows<Real>(dx + first * C, dsub + first * C, mask ? mask + first * C : nullptr, dout + first * C,
                                  sum + first * C, weight, mean ? mean + first : nullptr, rstd + first,
                                  static_cast<int>(last - first), C);

@@ -14,7 +14,7 @@ namespace tx::cpu {
 
 namespace {
 
-constexpr int64_t ROWS_PER_THREAD = 64;   // a row is S multiply-adds
+constexpr int64_t ALIBI_ROWS_PER_THREAD = 64;   // a row is S multiply-adds
 
 }  // namespace
 
@@ -42,7 +42,7 @@ void alibi_forward(Real* out, const Real* scores, int B, int H, int T, int S, in
     std::vector<Real> slope_vec(static_cast<size_t>(H));
     alibi_slopes(slope_vec.data(), H);
     const Real* slopes = slope_vec.data();
-    parallel_for(static_cast<int64_t>(B) * H * T, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(static_cast<int64_t>(B) * H * T, ALIBI_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int t = static_cast<int>(r % T);
             const Real m = slopes[(r / T) % H];

@@ -24,7 +24,7 @@ namespace tx::cpu {
 
 namespace {
 constexpr int64_t HEADS_PER_THREAD = 4;    // (b,h) pairs: one small GEMM each
-constexpr int64_t ROWS_PER_THREAD = 64;    // softmax rows of S or T values
+constexpr int64_t SOFTMAX_ROWS_PER_THREAD = 64;    // softmax rows of S or T values
 
 // Where a float per-head product goes to sgemm_packed (gemm_packed.h) instead of Eigen's. Measured
 // on a Zen 4 core (bench/softmax_bench, one head, one thread, median µs, Eigen -march=native /
@@ -174,14 +174,14 @@ void softmax_forward(Real* probs, const Real* inp, int R, int C) {
     if constexpr (std::is_same_v<Real, float>) {
         // The vector kernels of the active path (softmax_kernels.h): a portable build's Eigen is SSE2 only.
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
-            parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+            parallel_for(R, SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) k->softmax(probs + r * C, inp + r * C, C);
             });
             return;
         }
     }
     const Real neg_inf = -std::numeric_limits<Real>::infinity();
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const Real* x = inp + r * C;
             Real* p = probs + r * C;
@@ -206,13 +206,13 @@ void softmax_backward(Real* dinp, const Real* dout, const Real* probs, int R, in
     // dinp (R,C) += probs * (dout - Σ_c dout*probs); a zero row (fully masked) gets nothing
     if constexpr (std::is_same_v<Real, float>) {
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
-            parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+            parallel_for(R, SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) k->softmax_backward(dinp + r * C, dout + r * C, probs + r * C, C);
             });
             return;
         }
     }
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const Real* g = dout + r * C;
             const Real* p = probs + r * C;

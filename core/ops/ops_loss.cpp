@@ -15,7 +15,7 @@
 namespace tx::cpu {
 
 namespace {
-constexpr int64_t ROWS_PER_THREAD = 8;   // rows of V values (V is the vocabulary: thousands)
+constexpr int64_t LOSS_ROWS_PER_THREAD = 8;   // rows of V values (V is the vocabulary: thousands)
 }  // namespace
 
 template <typename Real>
@@ -24,13 +24,13 @@ void log_softmax_forward(Real* out, const Real* inp, int R, int V) {
     // The vector kernels of the active path (softmax_kernels.h): a portable build's Eigen is SSE2 only.
     if constexpr (std::is_same_v<Real, float>) {
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
-            parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+            parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) k->log_softmax(out + r * V, inp + r * V, V);
             });
             return;
         }
     }
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const Real* x = inp + r * V;
             Real* o = out + r * V;
@@ -47,13 +47,13 @@ void log_softmax_backward(Real* dinp, const Real* dout, const Real* out, int R, 
     // dinp (R,V) += dout - exp(out) * Σ_v dout
     if constexpr (std::is_same_v<Real, float>) {
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
-            parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+            parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) k->log_softmax_backward(dinp + r * V, dout + r * V, out + r * V, V);
             });
             return;
         }
     }
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const Real* g = dout + r * V;
             const Real* o = out + r * V;
@@ -92,7 +92,7 @@ void cross_entropy_forward(Real* losses, const Real* log_probs, const int32_t* t
     // on·(log on - lp[y]) + off·((V-2)·log off - Σ_others lp): two logarithms a row, not V. Terms
     // with t_v = 0 are left out, not computed: 0·log 0 = 0 by definition, and 0·(-inf) for a
     // log-probability of -inf would give NaN.
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int y = targets[r];
             if (y == pad_id) {
@@ -116,7 +116,7 @@ template <typename Real>
 void cross_entropy_backward(Real* dlog_probs, const Real* dlosses, const int32_t* targets, int R, int V,
                             Real smoothing, int pad_id) {
     // dlog_probs (R,V) += -t_v * dlosses[r]; pad rows have no loss, hence no gradient
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             if (targets[r] == pad_id) continue;
             const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);
@@ -132,7 +132,7 @@ void cross_entropy_log_softmax_backward(Real* dlogits, const Real* dlosses, cons
     // dlogits (R,V) += dl · (p_v Σt − t_v): cross_entropy_backward gives d(log_probs) = −dl·t, and
     // log_softmax_backward turns g into g − p·Σg = dl·(p·Σt − t).
     const kernels::SoftmaxRowKernels* k = softmax_row_kernels();   // float only; null: Eigen's exp
-    parallel_for(R, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(R, LOSS_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             if (targets[r] == pad_id) continue;
             const SmoothedTarget<Real> t = smoothed_target(targets[r], V, smoothing, pad_id);

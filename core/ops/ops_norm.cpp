@@ -18,7 +18,7 @@ namespace tx::cpu {
 
 namespace {
 
-constexpr int64_t ROWS_PER_THREAD = 16;   // below 32 rows one thread does it: not worth a wake-up
+constexpr int64_t NORM_ROWS_PER_THREAD = 16;   // below 32 rows one thread does it: not worth a wake-up
 
 // The plain loops: double (the gradient tests) and float where the CPU has neither kernel.
 template <typename Real>
@@ -134,7 +134,7 @@ void norm_param_grad(Real* dweight, Real* dbias, const Real* dout, const Real* i
     constexpr int64_t COLUMN_BLOCK = 16;
     const int64_t blocks = (C + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
     // Few rows: one piece of work over all the columns (not only the first block of 16).
-    const bool split = N >= 2 * ROWS_PER_THREAD;
+    const bool split = N >= 2 * NORM_ROWS_PER_THREAD;
     parallel_for(split ? blocks : 1, 1, [=](int64_t first, int64_t last) {
         const int c0 = static_cast<int>(first * COLUMN_BLOCK);
         const int c1 = split ? static_cast<int>(std::min<int64_t>(C, last * COLUMN_BLOCK)) : C;
@@ -157,7 +157,7 @@ template void norm_param_grad<double>(double*, double*, const double*, const dou
 template <typename Real>
 void layernorm_forward(Real* out, Real* mean, Real* rstd, const Real* inp, const Real* weight,
                        const Real* bias, int N, int C, Real eps) {
-    parallel_for(N, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(N, NORM_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         norm_forward_rows(out + first * C, mean + first, rstd + first, inp + first * C, weight, bias,
                           static_cast<int>(last - first), C, eps);
     });
@@ -168,7 +168,7 @@ void layernorm_backward(Real* dinp, Real* dweight, Real* dbias, const Real* dout
                         const Real* weight, const Real* mean, const Real* rstd, int N, int C) {
     // dinp (N,C), dweight, dbias (C) +=. Two passes so that each output has one writer: dinp by
     // rows, dweight and dbias by columns.
-    parallel_for(N, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(N, NORM_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         norm_backward_rows<Real>(dinp + first * C, nullptr, nullptr, dout + first * C, inp + first * C, weight,
                                  mean + first, rstd + first, static_cast<int>(last - first), C);
     });
@@ -187,7 +187,7 @@ template void layernorm_backward<double>(double*, double*, double*, const double
 template <typename Real>
 void rmsnorm_forward(Real* out, Real* rstd, const Real* inp, const Real* weight, int N, int C, Real eps) {
     // out (N,C) = inp·rstd·weight, rstd (N) = 1/sqrt(mean_c(inp²) + eps)
-    parallel_for(N, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(N, NORM_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         norm_forward_rows<Real>(out + first * C, nullptr, rstd + first, inp + first * C, weight, nullptr,
                                 static_cast<int>(last - first), C, eps);
     });
@@ -197,7 +197,7 @@ template <typename Real>
 void rmsnorm_backward(Real* dinp, Real* dweight, const Real* dout, const Real* inp, const Real* weight,
                       const Real* rstd, int N, int C) {
     // dinp (N,C), dweight (C) +=; rows then column blocks, one writer per output, as layernorm_backward.
-    parallel_for(N, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(N, NORM_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         norm_backward_rows<Real>(dinp + first * C, nullptr, nullptr, dout + first * C, inp + first * C, weight,
                                  nullptr, rstd + first, static_cast<int>(last - first), C);
     });

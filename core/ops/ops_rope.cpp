@@ -13,7 +13,7 @@ namespace tx::cpu {
 
 namespace {
 
-constexpr int64_t ROWS_PER_THREAD = 64;   // a row is dk/2 rotations: a few hundred flops
+constexpr int64_t ROPE_ROWS_PER_THREAD = 64;   // a row is dk/2 rotations: a few hundred flops
 
 // cos and sin of (pos0 + t)·θ_i for t < T, i < dk/2, as (T, dk/2) tables. Computed in double, so
 // that a float angle at position 500 is not off by 500 roundings of θ_i, and once per call: the
@@ -45,7 +45,7 @@ void rope_forward(Real* out, const Real* inp, int B, int H, int T, int dk, int p
     const int half = dk / 2;
     const Real* c_tab = cos_t.data();
     const Real* s_tab = sin_t.data();
-    parallel_for(static_cast<int64_t>(B) * H * T, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(static_cast<int64_t>(B) * H * T, ROPE_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int64_t t = r % T;
             const Real* x = inp + r * dk;
@@ -71,7 +71,7 @@ void rope_backward(Real* dinp, const Real* dout, int B, int H, int T, int dk, in
     const int half = dk / 2;
     const Real* c_tab = cos_t.data();
     const Real* s_tab = sin_t.data();
-    parallel_for(static_cast<int64_t>(B) * H * T, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(static_cast<int64_t>(B) * H * T, ROPE_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int64_t t = r % T;
             const Real* g = dout + r * dk;

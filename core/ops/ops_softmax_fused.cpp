@@ -16,7 +16,7 @@
 namespace tx::cpu {
 
 namespace {
-constexpr int64_t ROWS_PER_THREAD = 64;   // softmax rows of S values, as ops_attention.cpp
+constexpr int64_t FUSED_SOFTMAX_ROWS_PER_THREAD = 64;   // softmax rows of S values, as ops_attention.cpp
 }
 
 template <typename Real>
@@ -26,7 +26,7 @@ void masked_softmax_forward(Real* probs, const Real* scores, const Real* mask, i
     if constexpr (std::is_same_v<Real, float>) {
         // The vector kernels of the active path (softmax_kernels.h): a portable build's Eigen is SSE2 only.
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
-            parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+            parallel_for(rows, FUSED_SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) {
                     const int64_t bh = r / T, t = r % T;
                     const float* keep = mask ? mask + ((bh / H) * T + t) * S : nullptr;
@@ -37,7 +37,7 @@ void masked_softmax_forward(Real* probs, const Real* scores, const Real* mask, i
         }
     }
     const Real neg_inf = -std::numeric_limits<Real>::infinity();
-    parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(rows, FUSED_SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int64_t bh = r / T, t = r % T;
             const Real* x = scores + r * S;
@@ -74,7 +74,7 @@ void masked_softmax_backward(Real* dscores, const Real* dprobs, const Real* prob
     const int64_t rows = static_cast<int64_t>(B) * H * T;
     if constexpr (std::is_same_v<Real, float>) {
         if (const kernels::SoftmaxRowKernels* k = softmax_row_kernels()) {
-            parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+            parallel_for(rows, FUSED_SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
                 for (int64_t r = first; r < last; ++r) {
                     const int64_t bh = r / T, t = r % T;
                     const float* keep = mask ? mask + ((bh / H) * T + t) * S : nullptr;
@@ -84,7 +84,7 @@ void masked_softmax_backward(Real* dscores, const Real* dprobs, const Real* prob
             return;
         }
     }
-    parallel_for(rows, ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
+    parallel_for(rows, FUSED_SOFTMAX_ROWS_PER_THREAD, [=](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r) {
             const int64_t bh = r / T, t = r % T;
             const Real* g = dprobs + r * S;

@@ -11,27 +11,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "text/text_common.h"
+
 namespace tx {
 
 namespace {
 
-bool valid_utf8(const std::string& s) {
-    for (size_t i = 0; i < s.size();) {
-        const auto b0 = static_cast<unsigned char>(s[i]);
-        size_t len = b0 < 0x80 ? 1 : (b0 >> 5) == 6 ? 2 : (b0 >> 4) == 14 ? 3 : (b0 >> 3) == 30 ? 4 : 0;
-        if (len == 0 || i + len > s.size()) return false;
-        uint32_t cp = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
-        for (size_t k = 1; k < len; ++k) {
-            const auto b = static_cast<unsigned char>(s[i + k]);
-            if ((b & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (b & 0x3Fu);
-        }
-        const uint32_t min = len == 1 ? 0 : len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-        i += len;
-    }
-    return true;
-}
+using text::valid_utf8;
 
 bool blank(const std::string& s) { return s.find_first_not_of(' ') == std::string::npos; }
 

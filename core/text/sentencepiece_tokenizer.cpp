@@ -7,15 +7,17 @@
 
 #include <stdexcept>
 
+#include "text/text_common.h"
 #include "tx/tokenizer.h"
 
 namespace tx {
 
 namespace {
 
-constexpr const char* SPECIAL_TEXT[4] = {"<pad>", "<bos>", "<eos>", "<unk>"};
+using text::REPLACEMENT_CHARACTER;
+using text::SPECIAL_TEXT;
+
 constexpr const char* WORD_MARK = "\xE2\x96\x81";   // U+2581 LOWER ONE EIGHTH BLOCK: SentencePiece's space
-constexpr const char* REPLACEMENT_CHARACTER = "\xEF\xBF\xBD";
 
 bool starts_word(const std::string& piece) { return piece.rfind(WORD_MARK, 0) == 0; }
 

@@ -26,6 +26,7 @@
 #include "command.h"
 #include "tx/training_config.h"
 #include "workbench.h"
+#include "support/fixtures.h"
 
 namespace fs = std::filesystem;
 using namespace tx;
@@ -33,7 +34,7 @@ using namespace tx::app;
 
 namespace {
 
-const std::string ASSETS = std::string(TX_SOURCE_DIR) + "/assets";
+using tx::test::ASSETS;
 
 int commands_per_seed() {
     if (const char* n = std::getenv("TX_RANDOM_WALK_COMMANDS"); n && std::atoi(n) > 0) return std::atoi(n);

@@ -15,6 +15,7 @@
 #include "tx/checkpoint.h"
 #include "tx/session.h"
 #include "workbench.h"
+#include "support/fixtures.h"
 
 namespace fs = std::filesystem;
 using namespace tx;
@@ -22,11 +23,11 @@ using namespace tx::app;
 
 namespace {
 
-const std::string ASSETS = std::string(TX_SOURCE_DIR) + "/assets";
-const std::string REVERSE = ASSETS + "/models/reverse.safetensors";
+using tx::test::ASSETS;
+using tx::test::REVERSE_MODEL;
 
 TEST(SessionTwin, OneCopyPerModelVersion) {
-    Session session = Session::load(REVERSE);
+    Session session = Session::load(REVERSE_MODEL);
     SessionTwin twin;
     const auto first = twin.get(session);
     const auto again = twin.get(session);
@@ -52,7 +53,7 @@ TEST(SessionTwin, OneCopyPerModelVersion) {
     const auto second = twin.get(session);
     EXPECT_NE(second.get(), first.get());
     EXPECT_EQ(second->parameters, changed);
-    EXPECT_EQ(first->parameters, Session::load(REVERSE).checkpoint().parameters);
+    EXPECT_EQ(first->parameters, Session::load(REVERSE_MODEL).checkpoint().parameters);
     EXPECT_EQ(twin.copies_made(), 2u);
 
     // Another attention scaling changes the config (the copy records it).
@@ -64,8 +65,8 @@ TEST(SessionTwin, OneCopyPerModelVersion) {
 TEST(SessionTwin, ANewSessionNeverRepeatsAVersion) {
     // A Session made after another (the same file loaded again) must not pass for it, or the twin
     // would serve the old model's copy.
-    const Session a = Session::load(REVERSE);
-    const Session b = Session::load(REVERSE);
+    const Session a = Session::load(REVERSE_MODEL);
+    const Session b = Session::load(REVERSE_MODEL);
     EXPECT_NE(a.model_version(), b.model_version());
 }
 
@@ -74,7 +75,7 @@ TEST(SessionTwin, WorkbenchUsersShareOneCopyPerModelVersion) {
     fs::create_directories(dir);
     {
         Workbench wb(ASSETS, /*headless=*/true);   // headless: Look inside and Precision are made at once
-        wb.open_first_model(REVERSE, {});
+        wb.open_first_model(REVERSE_MODEL, {});
         ASSERT_TRUE(wb.view().valid);
         EXPECT_EQ(wb.twin_copies_made(), 0u) << "a copy was made before anyone needed one";
         const std::string sentence = wb.view().sentences.front();

@@ -11,14 +11,15 @@
 
 #include "command.h"
 #include "workbench.h"
+#include "support/fixtures.h"
 
 using namespace tx;
 using namespace tx::app;
 
 namespace {
 
-const std::string ASSETS = std::string(TX_SOURCE_DIR) + "/assets";
-const std::string REVERSE = ASSETS + "/models/reverse.safetensors";
+using tx::test::ASSETS;
+using tx::test::REVERSE_MODEL;
 
 // tick() until neither computation is running (at most 60 s).
 void finish(Workbench& wb) {
@@ -33,7 +34,7 @@ void finish(Workbench& wb) {
 
 TEST(WorkbenchAsyncResults, AResultForTheCurrentInputIsAdopted) {
     Workbench wb(ASSETS, /*headless=*/false);   // windowed: both run off the calling thread
-    wb.open_first_model(REVERSE, {});
+    wb.open_first_model(REVERSE_MODEL, {});
     ASSERT_TRUE(wb.view().valid);
     const std::string sentence = wb.view().sentences.front();
     wb.apply(ComputeLookInside{});
@@ -48,7 +49,7 @@ TEST(WorkbenchAsyncResults, AResultForTheCurrentInputIsAdopted) {
 
 TEST(WorkbenchAsyncResults, AResultForAnEarlierInputIsDropped) {
     Workbench wb(ASSETS, /*headless=*/false);
-    wb.open_first_model(REVERSE, {});
+    wb.open_first_model(REVERSE_MODEL, {});
     ASSERT_TRUE(wb.view().valid);
     const std::string sentence = wb.view().sentences.front();
     wb.apply(ComputeLookInside{});
@@ -68,7 +69,7 @@ TEST(WorkbenchAsyncResults, AResultForAnEarlierInputIsDropped) {
 
 TEST(WorkbenchDerivedResults, EachIsShownOnlyForTheModelInputAndSettingsItWasMadeFor) {
     Workbench wb(ASSETS, /*headless=*/true);   // headless: every result is made at once
-    wb.open_first_model(REVERSE, {});
+    wb.open_first_model(REVERSE_MODEL, {});
     ASSERT_TRUE(wb.view().valid);
     const explain::SessionView& v = wb.view();
     auto compute_all = [&] {
@@ -122,14 +123,14 @@ namespace {
 // it before the first trace exists, and the first trace keeps that place.
 TEST(WorkbenchDerivedResults, TheGenerationCursorPlacedBeforeTheFirstTraceStays) {
     Workbench wb(ASSETS, /*headless=*/true);
-    wb.open_first_model(REVERSE, {});
+    wb.open_first_model(REVERSE_MODEL, {});
     ASSERT_TRUE(wb.view().valid);
     wb.apply(ShowGeneratedToken{2});
     ASSERT_GE(wb.view().generation.tokens.size(), 2u);
     EXPECT_EQ(wb.view().generation.token, 2);
     // Without a placed cursor, a first trace opens at token 1 with its pass done.
     Workbench fresh(ASSETS, true);
-    fresh.open_first_model(REVERSE, {});
+    fresh.open_first_model(REVERSE_MODEL, {});
     fresh.apply(UpdateGeneration{});
     EXPECT_EQ(fresh.view().generation.token, 1);
     EXPECT_EQ(fresh.view().generation.step + 1,

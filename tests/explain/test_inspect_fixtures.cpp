@@ -19,11 +19,12 @@
 #include "logit_lens.h"
 #include "tx/checkpoint.h"
 #include "tx/safetensors.h"
+#include "support/fixtures.h"
 
 namespace tx::explain {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
+using test::fixture;
 
 class InspectFixture : public ::testing::TestWithParam<const char*> {
 protected:

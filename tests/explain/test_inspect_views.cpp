@@ -19,11 +19,12 @@
 #include "tx/checkpoint.h"
 #include "tx/session.h"
 #include "support/small_models.h"
+#include "support/fixtures.h"
 
 namespace tx::explain {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
+using test::fixture;
 
 // "the cat sat on a mat" / "the dog sat on a mat" in the golden vocabulary, decoder input fixed.
 const InspectInput CLEAN{{4, 5, 6, 7, 8, 9, 2}, {1, 4, 5, 6, 7, 8}};

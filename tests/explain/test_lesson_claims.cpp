@@ -34,16 +34,15 @@
 #include "tx/session.h"
 #include "tx/pronoun_probe.h"
 #include "tx/backend.h"
+#include "support/lesson_panels.h"
 
 namespace tx::explain {
 namespace {
 
-const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
-                                         "model",  "backend", "training",  "decoding", "neuron",     "lessons",
-                                         "generate", "inspect", "precision"};
+using test::LESSON_PANELS;
 
 Lesson lesson(const std::string& file) {
-    return read_lesson(std::string(TX_SOURCE_DIR) + "/assets/lessons/" + file, PANELS);
+    return read_lesson(std::string(TX_SOURCE_DIR) + "/assets/lessons/" + file, LESSON_PANELS);
 }
 const std::string& answer(const Lesson& l) { return l.question.choices[static_cast<size_t>(l.question.answer)]; }
 
@@ -438,7 +437,6 @@ TEST(LessonClaims, BeamAgainstGreedy) {
     EXPECT_NE(answer(l).find("Greedy"), std::string::npos) << answer(l);
 }
 
-
 // The block's steps and their shapes on "The red car is big.": 7 pieces, 4 heads of 32.
 TEST(LessonClaims, TheSelfAttentionBlockShapeByShape) {
     const Lesson l = lesson("05-self-attention-block.json");
@@ -668,7 +666,6 @@ TEST(LessonClaims, TheLensShowsTheAdjectiveOnlyAtTheLastLayer) {
     EXPECT_LE(earlier, earlier_top);
     EXPECT_EQ(lens.vocab, 16000);
 }
-
 
 // Lesson 21: activation patching of "…too tired." into "…too wide." on the everyday model, the
 // Look inside panel's grids as the lesson reads them.

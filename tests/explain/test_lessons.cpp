@@ -10,6 +10,7 @@
 #include "lesson_progress.h"
 #include "lessons.h"
 #include "support/temp_path.h"
+#include "support/lesson_panels.h"
 
 namespace tx::explain {
 namespace {
@@ -18,9 +19,7 @@ namespace fs = std::filesystem;
 
 // The panel keys of app/panel_registry.cpp (which needs ImGui, so this test does not link it; the
 // app's self-test loads the shipped lessons against the registry itself).
-const std::vector<std::string> PANELS = {"input",   "steps",    "attention", "masks",   "positional", "shapes",  "model",
-                                         "backend", "training", "decoding",  "neuron",  "lessons",    "generate", "inspect",
-                                         "precision"};
+using test::LESSON_PANELS;
 
 const char* GOOD = R"({"title": "T", "paragraphs": ["P."],
   "steps": [{"text": "Look.", "actions": [{"do": "highlight", "panel": "masks"}, {"do": "causal_mask", "on": false}]},
@@ -44,7 +43,7 @@ protected:
     std::string error_of(const std::string& text) {
         const std::string path = write("bad.json", text);
         try {
-            read_lesson(path, PANELS);
+            read_lesson(path, LESSON_PANELS);
         } catch (const std::runtime_error& e) {
             return e.what();
         }
@@ -54,7 +53,7 @@ protected:
 };
 
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
-    const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
+    const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", LESSON_PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
     ASSERT_EQ(set.lessons.size(), 21u);
     std::set<std::string> keys;
@@ -78,7 +77,7 @@ TEST_F(LessonFiles, TheNewActionsReadTheirFields) {
                                           {"do": "generation", "sample": true, "temperature": 0.5, "top_k": 5, "seed": 7},
                                           {"do": "generation", "sample": false}]}],
   "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
-    const Lesson l = read_lesson(write("new.json", text), PANELS);
+    const Lesson l = read_lesson(write("new.json", text), LESSON_PANELS);
     const auto& a = l.steps[0].actions;
     ASSERT_EQ(a.size(), 4u);
     EXPECT_EQ(a[0].kind, LessonActionKind::HeadEnabled);
@@ -110,7 +109,7 @@ TEST_F(LessonFiles, ThePrecisionActionsReadTheirFields) {
                                            {"do": "train", "task": "reverse", "precision": "fp16"},
                                            {"do": "train", "task": "sort"}]}],
   "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
-    const Lesson l = read_lesson(write("precision.json", text), PANELS);
+    const Lesson l = read_lesson(write("precision.json", text), LESSON_PANELS);
     const auto& a = l.steps[0].actions;
     ASSERT_EQ(a.size(), 5u);
     EXPECT_EQ(a[0].kind, LessonActionKind::Precision);
@@ -153,7 +152,7 @@ TEST_F(LessonFiles, TheLookInsideActionReadsItsViewAndSentence) {
   "steps": [{"text": "Look.", "actions": [{"do": "look_inside", "view": "patch", "corrupted": "The cat sleeps."},
                                           {"do": "look_inside", "view": "heads"}]}],
   "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
-    const Lesson l = read_lesson(write("look.json", text), PANELS);
+    const Lesson l = read_lesson(write("look.json", text), LESSON_PANELS);
     const auto& a = l.steps[0].actions;
     ASSERT_EQ(a.size(), 2u);
     EXPECT_EQ(a[0].kind, LessonActionKind::LookInside);
@@ -164,7 +163,7 @@ TEST_F(LessonFiles, TheLookInsideActionReadsItsViewAndSentence) {
     std::string bad = text;
     bad.replace(bad.find("\"heads\""), 7, "\"probes\"");
     try {
-        read_lesson(write("look-bad.json", bad), PANELS);
+        read_lesson(write("look-bad.json", bad), LESSON_PANELS);
         ADD_FAILURE() << "accepted";
     } catch (const std::exception& e) {
         EXPECT_NE(std::string(e.what()).find("unknown Look inside view \"probes\""), std::string::npos) << e.what();
@@ -177,7 +176,7 @@ TEST_F(LessonFiles, TheModelVariantActionReadsItsFields) {
                                                {"do": "model_variant", "ffn": "swiglu", "norm_kind": "rmsnorm"},
                                                {"do": "model_variant", "positional": "alibi", "ffn": "gelu", "norm_kind": "layernorm"}]}],
   "question": {"prompt": "Q?", "choices": ["a", "b"], "answer": 0, "explanation": "Because."}})";
-    const Lesson l = read_lesson(write("variant.json", text), PANELS);
+    const Lesson l = read_lesson(write("variant.json", text), LESSON_PANELS);
     const auto& a = l.steps[0].actions;
     ASSERT_EQ(a.size(), 3u);
     EXPECT_EQ(a[0].kind, LessonActionKind::ModelVariant);
@@ -247,7 +246,7 @@ TEST(LessonProgress, TheFirstLessonIsOfferedOnceToAPersonOnly) {
 TEST_F(LessonFiles, ProgressFindsLessonsByKey) {
     write("01-first.json", GOOD);
     write("02-second.json", GOOD);
-    const LessonSet set = load_lessons(m_dir.string(), PANELS);
+    const LessonSet set = load_lessons(m_dir.string(), LESSON_PANELS);
     ASSERT_EQ(set.lessons.size(), 2u);
     EXPECT_EQ(lesson_index(set.lessons, "second"), 1);
     EXPECT_EQ(lesson_index(set.lessons, "first"), 0);
@@ -256,7 +255,7 @@ TEST_F(LessonFiles, ProgressFindsLessonsByKey) {
 }
 
 TEST_F(LessonFiles, AGoodFileReadsEveryField) {
-    const Lesson l = read_lesson(write("good.json", GOOD), PANELS);
+    const Lesson l = read_lesson(write("good.json", GOOD), LESSON_PANELS);
     EXPECT_EQ(l.title, "T");
     ASSERT_EQ(l.steps.size(), 2u);
     ASSERT_EQ(l.steps[0].actions.size(), 2u);
@@ -291,11 +290,11 @@ TEST_F(LessonFiles, ABadFileIsLeftOutAndTheOthersLoad) {
     write("02-bad.json", "{ not json");
     write("03-good.json", GOOD);
     write("notes.txt", "not a lesson");
-    const LessonSet set = load_lessons(m_dir.string(), PANELS);
+    const LessonSet set = load_lessons(m_dir.string(), LESSON_PANELS);
     EXPECT_EQ(set.lessons.size(), 2u);
     ASSERT_EQ(set.errors.size(), 1u);
     EXPECT_EQ(set.errors[0].rfind((m_dir / "02-bad.json").string() + ": not valid JSON", 0), 0u) << set.errors[0];
-    const LessonSet missing = load_lessons((m_dir / "nowhere").string(), PANELS);
+    const LessonSet missing = load_lessons((m_dir / "nowhere").string(), LESSON_PANELS);
     EXPECT_TRUE(missing.lessons.empty());
     ASSERT_EQ(missing.errors.size(), 1u);
     EXPECT_NE(missing.errors[0].find("no such lesson file or folder"), std::string::npos);

@@ -12,13 +12,10 @@
 #include "tx/checkpoint.h"
 #include "tx/session.h"
 #include "support/small_models.h"
+#include "support/fixtures.h"
 
 namespace tx::explain {
 namespace {
-
-Checkpoint golden() {
-    return load_checkpoint(std::string(TX_SOURCE_DIR) + "/tests/fixtures/golden_post.ckpt.safetensors");
-}
 
 bool same_grids(const std::vector<PatchGrid>& a, const std::vector<PatchGrid>& b) {
     if (a.size() != b.size()) return false;
@@ -36,12 +33,12 @@ TEST(LookInside, ViewsAreTheLibrarysForTheSameText) {
     LookInsideRequest request;
     request.source = "the cat sat on a mat";
     request.corrupted = "the dog sat on a mat";
-    const LookInside r = compute_look_inside(golden(), request);
+    const LookInside r = compute_look_inside(test::golden_checkpoint(), request);
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_TRUE(r.request == request);
     EXPECT_FALSE(r.decoder_only);
 
-    InspectModel model(golden());
+    InspectModel model(test::golden_checkpoint());
     const InspectInput in = model.input(request.source);
     InspectInput corrupted = model.input(request.corrupted, std::string());
     corrupted.tgt = in.tgt;
@@ -71,16 +68,16 @@ TEST(LookInside, ViewsAreTheLibrarysForTheSameText) {
 TEST(LookInside, BadInputBecomesAnErrorNotAnException) {
     LookInsideRequest request;
     request.source = "";
-    EXPECT_NE(compute_look_inside(golden(), request).error.find("empty"), std::string::npos);
+    EXPECT_NE(compute_look_inside(test::golden_checkpoint(), request).error.find("empty"), std::string::npos);
 
     request.source = "the cat sat on a mat";
-    LookInside r = compute_look_inside(golden(), request);   // no corrupted sentence
+    LookInside r = compute_look_inside(test::golden_checkpoint(), request);   // no corrupted sentence
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_NE(r.patching.error.find("corrupted"), std::string::npos) << r.patching.error;
     EXPECT_TRUE(r.lens.error.empty() && r.heads.error.empty() && r.rollout.error.empty() && r.entropy.error.empty());
 
     request.corrupted = "the big dog sat on a mat";   // one piece more
-    r = compute_look_inside(golden(), request);
+    r = compute_look_inside(test::golden_checkpoint(), request);
     EXPECT_NE(r.patching.error.find("7 pieces"), std::string::npos) << r.patching.error;
     EXPECT_NE(r.patching.error.find("8"), std::string::npos) << r.patching.error;
     EXPECT_EQ(r.patching.clean_tokens.size(), 7u);   // both sequences, to be shown aligned
@@ -89,11 +86,11 @@ TEST(LookInside, BadInputBecomesAnErrorNotAnException) {
 
     request.corrupted = "the dog sat on a mat";
     request.metric_token = "zebra";   // not in the vocabulary
-    r = compute_look_inside(golden(), request);
+    r = compute_look_inside(test::golden_checkpoint(), request);
     EXPECT_NE(r.patching.error.find("zebra"), std::string::npos) << r.patching.error;
     request.metric_token = "cat";
     request.metric_position = 99;     // outside the decoder input
-    r = compute_look_inside(golden(), request);
+    r = compute_look_inside(test::golden_checkpoint(), request);
     EXPECT_FALSE(r.patching.error.empty());
     EXPECT_TRUE(r.heads.error.empty());
 }

@@ -19,23 +19,13 @@
 #include "tx/checkpoint.h"
 #include "tx/cpu_isa.h"
 #include "tx/safetensors.h"
+#include "support/fixtures.h"
 
 namespace tx::explain {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
-
-Checkpoint golden() { return load_checkpoint(fixture("golden_post.ckpt.safetensors")); }
-
-std::vector<std::vector<int>> rows_of(const NamedTensor& ids) {
-    const auto B = static_cast<size_t>(ids.shape.at(0)), L = static_cast<size_t>(ids.shape.at(1));
-    std::vector<std::vector<int>> rows(B);
-    for (size_t b = 0; b < B; ++b) {
-        for (size_t j = 0; j < L; ++j) rows[b].push_back(static_cast<int>(ids.data[b * L + j]));
-        while (!rows[b].empty() && rows[b].back() == 0) rows[b].pop_back();
-    }
-    return rows;
-}
+using test::fixture;
+using test::rows_of;
 
 // x rounded to `bits` significant bits, ties to even (nearbyint in the default rounding mode);
 // below 2^min_exponent in steps of 2^(min_exponent − bits + 1). No overflow handling: the test
@@ -71,7 +61,7 @@ std::vector<float> random_weights(int n, float scale, uint32_t seed) {
 }
 
 TEST(PrecisionView, AttentionDifferenceMatchesThePythonReference) {
-    const Checkpoint checkpoint = golden();
+    const Checkpoint checkpoint = test::golden_checkpoint();
     const SafetensorsFile trace = read_safetensors(fixture("golden_post.trace.safetensors"));
     const SafetensorsFile ref = read_safetensors(fixture("precision_post.safetensors"));
     const auto src = rows_of(*trace.find("src_ids")), tgt = rows_of(*trace.find("tgt_ids"));
@@ -228,7 +218,7 @@ TEST(PrecisionView, TopProbabilitiesMatchALongDoubleSoftmax) {
 // The marks against the step names: the products are the q/k/v and output projections, the
 // scores, the context, the FFN's linear layers and the generator.
 TEST(PrecisionView, LowPrecisionMarksFollowTheSteps) {
-    const Checkpoint checkpoint = golden();
+    const Checkpoint checkpoint = test::golden_checkpoint();
     auto backend = make_cpu_backend();
     Transformer model(checkpoint.config, *backend);
     auto ends = [](const std::string& s, const std::string& tail) {
@@ -271,7 +261,7 @@ TEST(PrecisionView, LowPrecisionMarksFollowTheSteps) {
 TEST(PrecisionView, Fp32IsExactAndBf16IsNot) {
     PrecisionRequest request;
     request.source = "the cat sat on a mat";
-    const PrecisionView same = compute_precision_view(golden(), request);
+    const PrecisionView same = compute_precision_view(test::golden_checkpoint(), request);
     ASSERT_TRUE(same.error.empty()) << same.error;
     ASSERT_FALSE(same.steps.empty());
     for (const PrecisionStepRow& s : same.steps) EXPECT_EQ(s.difference.max_abs, 0.0) << s.difference.name;
@@ -284,14 +274,14 @@ TEST(PrecisionView, Fp32IsExactAndBf16IsNot) {
     EXPECT_EQ(same.fp32_logits.size(), same.target_tokens.size() * static_cast<size_t>(same.vocab));
 
     request.mode = {Precision::Bf16, false};
-    const PrecisionView bf16 = compute_precision_view(golden(), request);
+    const PrecisionView bf16 = compute_precision_view(test::golden_checkpoint(), request);
     ASSERT_TRUE(bf16.error.empty()) << bf16.error;
     double largest = 0.0;
     for (const PrecisionStepRow& s : bf16.steps) largest = std::max(largest, s.difference.max_abs);
     EXPECT_GT(largest, 1e-3);
     EXPECT_EQ(bf16.first_nonfinite, -1);
     EXPECT_FALSE(softmax_hides_nonfinite_scores(bf16));
-    EXPECT_EQ(bf16.absolute.size(), linear_weight_names(golden().config).size());
+    EXPECT_EQ(bf16.absolute.size(), linear_weight_names(test::golden_checkpoint().config).size());
     EXPECT_NE(bf16.fp32_logits, bf16.low_logits);
 }
 
@@ -300,16 +290,16 @@ TEST(PrecisionView, Fp32IsExactAndBf16IsNot) {
 TEST(PrecisionView, Bf16NamesThePathOfItsProducts) {
     PrecisionRequest request;
     request.source = "the cat sat on a mat";
-    EXPECT_EQ(compute_precision_view(golden(), request).bf16_products, "");
+    EXPECT_EQ(compute_precision_view(test::golden_checkpoint(), request).bf16_products, "");
     request.mode = {Precision::Bf16, false};
     const cpu::Bf16Path before = cpu::bf16_path();
     for (cpu::Bf16Path path : cpu::supported_bf16_paths()) {
         ASSERT_TRUE(cpu::set_bf16_path(path));
-        EXPECT_EQ(compute_precision_view(golden(), request).bf16_products, cpu::bf16_path_name(path));
+        EXPECT_EQ(compute_precision_view(test::golden_checkpoint(), request).bf16_products, cpu::bf16_path_name(path));
     }
     cpu::set_bf16_path(before);
     request.mode = {Precision::Fp16, false};
-    EXPECT_EQ(compute_precision_view(golden(), request).bf16_products, "");
+    EXPECT_EQ(compute_precision_view(test::golden_checkpoint(), request).bf16_products, "");
 }
 
 TEST(PrecisionView, Fp16OverflowIsReportedNotThrown) {
@@ -317,7 +307,7 @@ TEST(PrecisionView, Fp16OverflowIsReportedNotThrown) {
     request.source = "the cat sat on a mat";
     request.mode = {Precision::Fp16, true};
     request.embedding_scale = 1e4f;
-    const PrecisionView v = compute_precision_view(golden(), request);
+    const PrecisionView v = compute_precision_view(test::golden_checkpoint(), request);
     ASSERT_TRUE(v.error.empty()) << v.error;
     ASSERT_GE(v.first_nonfinite, 0);
     const PrecisionStepRow& first = v.steps[static_cast<size_t>(v.first_nonfinite)];
@@ -328,12 +318,12 @@ TEST(PrecisionView, Fp16OverflowIsReportedNotThrown) {
     EXPECT_TRUE(softmax_hides_nonfinite_scores(v));
     // The same scale in FP32 stays finite: the comparison's FP32 side has nothing to report.
     request.mode = {Precision::Fp32, false};
-    EXPECT_EQ(compute_precision_view(golden(), request).first_nonfinite, -1);
+    EXPECT_EQ(compute_precision_view(test::golden_checkpoint(), request).first_nonfinite, -1);
     request.source = "";
-    EXPECT_FALSE(compute_precision_view(golden(), request).error.empty());
+    EXPECT_FALSE(compute_precision_view(test::golden_checkpoint(), request).error.empty());
     request.source = "the cat";
     request.mode = {Precision::Int8, true};
-    EXPECT_NE(compute_precision_view(golden(), request).error.find("needs bf16 or fp16"), std::string::npos);
+    EXPECT_NE(compute_precision_view(test::golden_checkpoint(), request).error.find("needs bf16 or fp16"), std::string::npos);
 }
 
 }  // namespace

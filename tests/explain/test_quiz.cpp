@@ -11,16 +11,15 @@
 
 #include "lessons.h"
 #include "quiz.h"
+#include "support/lesson_panels.h"
 
 namespace tx::explain {
 namespace {
 
-const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
-                                         "model",  "backend", "training",  "decoding", "neuron",     "lessons",
-                                         "generate", "inspect", "precision"};
+using test::LESSON_PANELS;
 
 std::vector<Lesson> shipped() {
-    const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", PANELS);
+    const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", LESSON_PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
     return set.lessons;
 }

@@ -17,15 +17,14 @@
 #include <vector>
 
 #include "lessons.h"
+#include "support/lesson_panels.h"
 
 namespace tx::explain {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> PANELS = {"input",  "steps",   "attention", "masks",    "positional", "shapes",
-                                         "model",  "backend", "training",  "decoding", "neuron",     "lessons",
-                                         "generate", "inspect", "precision"};
+using test::LESSON_PANELS;
 
 // A right choice this close to the longest one (in bytes) reads as the longest.
 constexpr size_t LONGEST_SLACK = 3;
@@ -39,7 +38,7 @@ std::vector<Lesson> shipped_lessons() {
         if (entry.path().extension() == ".json") files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     std::vector<Lesson> lessons;
-    for (const fs::path& f : files) lessons.push_back(read_lesson(f.string(), PANELS));
+    for (const fs::path& f : files) lessons.push_back(read_lesson(f.string(), LESSON_PANELS));
     return lessons;
 }
 

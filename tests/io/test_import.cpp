@@ -16,22 +16,13 @@
 #include "tx/checkpoint.h"
 #include "tx/safetensors.h"
 #include "tx/transformer.h"
+#include "support/fixtures.h"
 
 namespace tx {
 namespace {
 
-std::string fixture(const std::string& name) {
-    const char* dir = std::getenv("TX_IMPORT_FIXTURES");
-    return (dir && *dir ? std::string(dir) : std::string(TX_SOURCE_DIR) + "/tests/fixtures") + "/" + name;
-}
-
-std::vector<std::vector<int>> rows_of(const NamedTensor& ids, int pad) {
-    const auto B = static_cast<size_t>(ids.shape.at(0)), L = static_cast<size_t>(ids.shape.at(1));
-    std::vector<std::vector<int>> rows(B);
-    for (size_t b = 0; b < B; ++b)
-        for (size_t i = 0; i < L && ids.data[b * L + i] != pad; ++i) rows[b].push_back(static_cast<int>(ids.data[b * L + i]));
-    return rows;
-}
+using test::fixture;
+using test::rows_of;
 
 // Returns how many reference outputs were compared.
 size_t check_import(const std::string& name, Arch arch, NormPlacement norm, bool final_norm, FfnKind ffn) {

@@ -22,23 +22,15 @@
 #include "tx/ops.h"
 #include "tx/threads.h"
 #include "tx/weight_cache.h"
+#include "support/every_path.h"
 
 namespace {
 
 using std::vector;
 using tx::cpu::Isa;
 
+using tx::test::PathGuard;
 using tx::test::random_floats;
-
-// Restores the path and the thread count a test changed.
-struct PathGuard {
-    Isa isa = tx::cpu::active_isa();
-    int threads = tx::cpu_threads();
-    ~PathGuard() {
-        tx::cpu::set_active_isa(isa);
-        tx::set_cpu_threads(threads);
-    }
-};
 
 // The CPU's own word for a feature, from /proc/cpuinfo's flags (not from the code under test).
 bool cpuinfo_flag(const std::string& flag) {

@@ -15,7 +15,7 @@ namespace {
 
 using Corpus = std::vector<std::vector<std::string>>;
 
-nlohmann::json load_cases() {
+nlohmann::json bleu_cases() {
     const std::string path = std::string(TX_SOURCE_DIR) + "/tests/fixtures/bleu_cases.json";
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot open " + path);
@@ -23,7 +23,7 @@ nlohmann::json load_cases() {
 }
 
 TEST(Bleu, MatchesNltkCorpusBleu) {
-    const nlohmann::json fixture = load_cases();
+    const nlohmann::json fixture = bleu_cases();
     ASSERT_GE(fixture["cases"].size(), 10u);
     for (const auto& c : fixture["cases"]) {
         const Corpus hyps = c["hypotheses"].get<Corpus>();

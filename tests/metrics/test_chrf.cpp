@@ -14,7 +14,7 @@ namespace {
 
 using Lines = std::vector<std::string>;
 
-nlohmann::json load_cases() {
+nlohmann::json chrf_cases() {
     const std::string path = std::string(TX_SOURCE_DIR) + "/tests/fixtures/chrf_cases.json";
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot open " + path);
@@ -22,7 +22,7 @@ nlohmann::json load_cases() {
 }
 
 TEST(Chrf, MatchesPythonReferenceOfSacrebleu) {
-    const nlohmann::json fixture = load_cases();
+    const nlohmann::json fixture = chrf_cases();
     ASSERT_GE(fixture["cases"].size(), 15u);
     for (const auto& c : fixture["cases"]) {
         const std::string name = c["name"].get<std::string>();

@@ -17,8 +17,12 @@
 #include "tx/decoding.h"
 #include "tx/safetensors.h"
 #include "tx/transformer.h"
+#include "support/fixtures.h"
 
 namespace {
+
+using tx::test::fixture;
+using tx::test::rows_of;
 
 constexpr double ATOL = 1e-5;
 constexpr double RTOL = 1e-4;
@@ -26,22 +30,9 @@ constexpr double RTOL = 1e-4;
 // Trace tensors that are not step outputs: the inputs, the masks and the greedy decode.
 const std::set<std::string> TRACE_EXTRAS = {"src_ids", "tgt_ids", "src_mask", "tgt_mask", "greedy.ids"};
 
-std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
-
 bool close(float got, float ref) {
     if (!std::isfinite(ref)) return got == ref;   // -inf where masked must stay -inf (NaN never matches)
     return std::isfinite(got) && std::fabs(static_cast<double>(got) - ref) <= ATOL + RTOL * std::fabs(ref);
-}
-
-// Rows of a [B, L] id tensor, trailing PAD removed (real tokens are never PAD in the fixtures).
-std::vector<std::vector<int>> rows_of(const tx::NamedTensor& ids, int pad) {
-    const auto B = static_cast<size_t>(ids.shape.at(0)), L = static_cast<size_t>(ids.shape.at(1));
-    std::vector<std::vector<int>> rows(B);
-    for (size_t b = 0; b < B; ++b) {
-        for (size_t j = 0; j < L; ++j) rows[b].push_back(static_cast<int>(ids.data[b * L + j]));
-        while (!rows[b].empty() && rows[b].back() == pad) rows[b].pop_back();
-    }
-    return rows;
 }
 
 class GoldenForward : public ::testing::TestWithParam<const char*> {

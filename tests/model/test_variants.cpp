@@ -19,23 +19,17 @@
 #include "tx/trainer.h"
 #include "tx/training_config.h"
 #include "tx/transformer.h"
+#include "support/fixtures.h"
 
 namespace tx {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
+using test::fixture;
+using test::rows_of;
 
 bool close(double got, double ref, double atol, double rtol) {
     if (!std::isfinite(ref)) return got == ref;   // −∞ where masked must stay −∞
     return std::isfinite(got) && std::fabs(got - ref) <= atol + rtol * std::fabs(ref);
-}
-
-std::vector<std::vector<int>> rows_of(const NamedTensor& ids, int pad) {
-    const auto B = static_cast<size_t>(ids.shape.at(0)), L = static_cast<size_t>(ids.shape.at(1));
-    std::vector<std::vector<int>> rows(B);
-    for (size_t b = 0; b < B; ++b)
-        for (size_t i = 0; i < L && ids.data[b * L + i] != pad; ++i) rows[b].push_back(static_cast<int>(ids.data[b * L + i]));
-    return rows;
 }
 
 // Largest |got − ref| relative to the tolerance (≤ 1 passes), and where.

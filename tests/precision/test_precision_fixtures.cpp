@@ -23,20 +23,12 @@
 #include "tx/checkpoint.h"
 #include "tx/safetensors.h"
 #include "tx/transformer.h"
+#include "support/fixtures.h"
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(TX_SOURCE_DIR) + "/tests/fixtures/" + name; }
-
-std::vector<std::vector<int>> rows_of(const tx::NamedTensor& ids) {
-    const auto B = static_cast<size_t>(ids.shape.at(0)), L = static_cast<size_t>(ids.shape.at(1));
-    std::vector<std::vector<int>> rows(B);
-    for (size_t b = 0; b < B; ++b) {
-        for (size_t j = 0; j < L; ++j) rows[b].push_back(static_cast<int>(ids.data[b * L + j]));
-        while (!rows[b].empty() && rows[b].back() == 0) rows[b].pop_back();
-    }
-    return rows;
-}
+using tx::test::fixture;
+using tx::test::rows_of;
 
 // The steps whose output a product rounds (autocast): their values are in the format, so most
 // must equal the reference's exactly.

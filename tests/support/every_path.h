@@ -9,13 +9,19 @@
 #include <string>
 
 #include "tx/cpu_isa.h"
+#include "tx/threads.h"
 
 namespace tx::test {
 
-// Restores the active path when it goes out of scope (a failed ASSERT returns early).
+// Restores the active path and the thread count when it goes out of scope (a failed ASSERT
+// returns early).
 struct PathGuard {
     tx::cpu::Isa isa = tx::cpu::active_isa();
-    ~PathGuard() { tx::cpu::set_active_isa(isa); }
+    int threads = tx::cpu_threads();
+    ~PathGuard() {
+        tx::cpu::set_active_isa(isa);
+        tx::set_cpu_threads(threads);
+    }
 };
 
 // Runs body once on every BF16 product path (cpu_isa.h's Bf16Path) the active instruction-set

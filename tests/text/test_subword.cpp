@@ -17,13 +17,14 @@
 #include "tx/parameters.h"
 #include "text/subword_training.h"
 #include "tx/tasks.h"
+#include "support/fixtures.h"
 
 namespace tx {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string ASSETS = std::string(TX_SOURCE_DIR) + "/assets";
+using test::ASSETS;
 
 std::vector<std::string> training_sentences() {
     std::vector<std::string> out;
@@ -49,7 +50,7 @@ std::string temp_path(const std::string& name) {
     return (fs::temp_directory_path() / ("tx_subword_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
-void write_file(const std::string& path, const std::string& text) {
+void write_text_file(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
 }
@@ -245,7 +246,7 @@ TEST(Subword, BrokenCheckpointsNameTheProblem) {
 
 TEST(ParallelCorpus, ReadsPairsAndNamesBadLines) {
     const std::string path = temp_path("pairs.tsv");
-    write_file(path, "\xEF\xBB\xBFThe cat.\tEl gato.\r\n\nI see.\tVeo.\n");
+    write_text_file(path, "\xEF\xBB\xBFThe cat.\tEl gato.\r\n\nI see.\tVeo.\n");
     const auto pairs = read_parallel_corpus(path);
     ASSERT_EQ(pairs.size(), 2u);
     EXPECT_EQ(pairs[0].source, "The cat.");
@@ -262,7 +263,7 @@ TEST(ParallelCorpus, ReadsPairsAndNamesBadLines) {
         {"\n\n", "no sentence pairs"},
     };
     for (const auto& [text, expected] : bad) {
-        write_file(path, text);
+        write_text_file(path, text);
         const std::string message = message_of([&] { read_parallel_corpus(path); });
         EXPECT_NE(message.find(expected), std::string::npos) << message;
         EXPECT_NE(message.find(path), std::string::npos) << message;
@@ -345,10 +346,10 @@ TEST(TranslateTask, BatchesAreGroupedByLengthAndCoverAnEpoch) {
 
 TEST(TranslateTask, ReportsBadDataByLine) {
     const std::string path = temp_path("broken.tsv");
-    write_file(path, "one\tuno\ntwo dos\n");
+    write_text_file(path, "one\tuno\ntwo dos\n");
     const std::string message = message_of([&] { Task(toy_translate(path), 64); });
     EXPECT_NE(message.find(":2: no tab"), std::string::npos) << message;
-    write_file(path, "one\tuno\n");
+    write_text_file(path, "one\tuno\n");
     EXPECT_NE(message_of([&] { Task(toy_translate(path), 64); }).find("fewer than 20 pairs"), std::string::npos);
     fs::remove(path);
 }

@@ -10,11 +10,12 @@
 
 #include "tx/tokenizer.h"
 #include "support/temp_path.h"
+#include "support/fixtures.h"
 
 namespace tx {
 namespace {
 
-const std::string ASSETS = std::string(TX_SOURCE_DIR) + "/assets";
+using test::ASSETS;
 
 Tokenizer word_tokenizer() { return Tokenizer(TokenizerKind::Word, load_vocabulary(ASSETS + "/vocab/words.txt")); }
 Tokenizer char_tokenizer() { return Tokenizer(TokenizerKind::Char, load_vocabulary(ASSETS + "/vocab/chars.txt")); }

@@ -331,7 +331,7 @@ TEST(MixedPrecisionTraining, SoftmaxNormsAndTheLossStayFp32) {
 // ---------------------------------------------------------------------------------------------
 // Training runs
 
-ModelConfig small_model() {
+ModelConfig dropout_model() {
     ModelConfig m = test::small_training_model(48);
     m.dropout = 0.1f;
     return m;
@@ -357,7 +357,7 @@ TEST(MixedPrecisionTraining, ConstructedFp16OverflowIsSkippedAndTheScaleHalves) 
     s.mode = LossScaleMode::Dynamic;
     s.initial = std::ldexp(1.0, 40);
     s.growth_interval = 2;
-    TrainingRun run(small_model(), copy_training(Precision::Fp16, s));
+    TrainingRun run(dropout_model(), copy_training(Precision::Fp16, s));
     double scale = s.initial;
     int64_t good = 0, skipped = 0, applied = 0;
     for (int i = 0; i < 60; ++i) {
@@ -397,7 +397,7 @@ TEST(MixedPrecisionTraining, ConstructedFp16OverflowIsSkippedAndTheScaleHalves) 
 // The FP32 run is the training loop as it was before mixed precision: forward, loss, backward,
 // norm, Adam, with no scaling, on the plain CPU backend; the same bits after 6 steps.
 TEST(MixedPrecisionTraining, Fp32RunIsThePlainLoopBitForBit) {
-    const ModelConfig m = small_model();
+    const ModelConfig m = dropout_model();
     const TrainingConfig t = copy_training(Precision::Fp32);
     TrainingRun run(m, t);
     for (int i = 0; i < 6; ++i) ASSERT_FALSE(run.train_step().diverged);
@@ -462,7 +462,7 @@ TEST(MixedPrecisionTraining, ResumeKeepsTheLossScalersState) {
     s.mode = LossScaleMode::Dynamic;
     s.initial = std::ldexp(1.0, 26);   // a few overflow skips first
     s.growth_interval = 3;
-    const ModelConfig m = small_model();
+    const ModelConfig m = dropout_model();
     const TrainingConfig t = copy_training(Precision::Fp16, s);
     TrainingRun straight(m, t);
     for (int i = 0; i < 16; ++i) ASSERT_FALSE(straight.train_step().diverged);

@@ -28,7 +28,7 @@ std::string temp_path(const std::string& name) {
     return tx::test::unique_temp_path("state-" + name);
 }
 
-ModelConfig small_model() {
+ModelConfig state_model() {
     ModelConfig m = test::small_training_model(48);
     m.dropout = 0.1f;   // dropout's masks depend on the step: a resumed run must draw the same ones
     return m;
@@ -86,26 +86,26 @@ void expect_resume_matches(const ModelConfig& m, const TrainingConfig& t, int at
 }
 
 TEST(TrainingState, ResumedCopyRunTakesTheSameStepsBitForBit) {
-    expect_resume_matches(small_model(), copy_training(), 7, 15);
+    expect_resume_matches(state_model(), copy_training(), 7, 15);
 }
 
 TEST(TrainingState, ResumedTranslationRunTakesTheSameStepsBitForBit) {
     const std::string data = write_small_corpus();
     const TrainingConfig t = translate_training(data);
     {
-        const Task task(t, small_model().max_len, TokenizerKind::SentencePiece);
+        const Task task(t, state_model().max_len, TokenizerKind::SentencePiece);
         ASSERT_EQ(task.training_pairs().size(), 380u);   // 48 batches a pass: the cases below are mid-queue and at its end
     }
-    expect_resume_matches(small_model(), t, 30, 60);   // mid-queue
-    expect_resume_matches(small_model(), t, 48, 60);   // the pass's last batch taken: the queue is empty
+    expect_resume_matches(state_model(), t, 30, 60);   // mid-queue
+    expect_resume_matches(state_model(), t, 48, 60);   // the pass's last batch taken: the queue is empty
     std::filesystem::remove(data);
 }
 
 TEST(TrainingState, RefusesAStateSavedWithOtherWeights) {
-    TrainingRun run(small_model(), copy_training());
+    TrainingRun run(state_model(), copy_training());
     ASSERT_FALSE(run.train_step().diverged);
     TrainingState state = run.state();
-    const Checkpoint fresh = TrainingRun(small_model(), copy_training()).checkpoint();   // step-0 weights
+    const Checkpoint fresh = TrainingRun(state_model(), copy_training()).checkpoint();   // step-0 weights
     TrainingRun other(fresh.config, copy_training(), make_cpu_backend, &fresh);
     try {
         other.resume(state);
@@ -116,7 +116,7 @@ TEST(TrainingState, RefusesAStateSavedWithOtherWeights) {
 }
 
 TEST(TrainingState, FileRoundTripsAndBadFilesAreRefused) {
-    TrainingRun run(small_model(), copy_training());
+    TrainingRun run(state_model(), copy_training());
     for (int i = 0; i < 3; ++i) ASSERT_FALSE(run.train_step().diverged);
     TrainingState s = run.state();
     s.elapsed_s = 1.5;
@@ -177,7 +177,7 @@ TEST(TrainingState, TrainerSavesAResumablePair) {
     t.max_steps = 6;
     t.snapshot_every = 1;
     {
-        Trainer trainer(small_model(), t);
+        Trainer trainer(state_model(), t);
         trainer.start();
         for (int i = 0; i < 2000 && trainer.snapshot().state != TrainerState::Finished; ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
