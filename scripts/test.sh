@@ -60,7 +60,10 @@ cd "$root"   # presets are read from the source folder
 
 # The Release and package builds compile through ccache where it is installed (an empty launcher
 # otherwise, so that a folder configured with ccache before does not keep needing it).
-export CCACHE_DIR=${CCACHE_DIR:-$root/build-ccache}
+# With unity builds each object's source is a generated file in its build folder; paths relative to
+# the source root (CCACHE_BASEDIR, without the working folder in the hash) let the package build
+# find the Release build's objects all the same.
+export CCACHE_DIR=${CCACHE_DIR:-$root/build-ccache} CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER="$(command -v ccache || true)")
 unity=(-DCMAKE_UNITY_BUILD=ON)
 
