@@ -50,11 +50,12 @@ int cmd_info(const Argv& argv) {
     std::printf("norm %s-LN%s, attention scaling %s, dropout %g, LayerNorm eps %g, seed %llu\n", to_string(c.norm),
                 c.norm == NormPlacement::Post && c.final_norm ? " + a final norm per stack" : "", c.scale_attention ? "1/sqrt(dk)" : "off", c.dropout, c.ln_eps,
                 static_cast<unsigned long long>(c.seed));
-    std::printf("variants     %s, positions %s, ffn %s (hidden %d), norm kind %s, window %s, key/value heads %s\n",
+    std::printf("variants     %s, positions %s, ffn %s (hidden %d), norm kind %s, window %s, key/value heads %s, ffn rank %s\n",
                 to_string(c.arch), to_string(c.positional), to_string(c.ffn), c.ffn_width(), to_string(c.norm_kind),
                 c.window > 0 ? std::to_string(c.window).c_str() : "full",
                 c.kv_head_count() < c.heads ? (std::to_string(c.kv_head_count()) + " (grouped-query)").c_str()
-                                            : "one per query head");
+                                            : "one per query head",
+                c.ffn_rank > 0 ? std::to_string(c.ffn_rank).c_str() : "full");
     if (!checkpoint.training_json.empty()) std::printf("training     %s\n", checkpoint.training_json.c_str());
     const ParameterTable table(c);
     std::printf("parameters   %lld (%.2f MB as float32)\n\n", static_cast<long long>(table.total()),

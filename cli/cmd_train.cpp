@@ -86,6 +86,7 @@ constexpr const char* TRAIN_HELP =
     "          --positional sinusoidal|learned|rope|alibi|none --ffn relu|gelu|swiglu\n"
     "          --norm-kind layernorm|rmsnorm --window W (0 = full) --arch encoder-decoder|decoder-only\n"
     "          --kv-heads G (grouped-query attention: G key/value heads; 0 = one per query head)\n"
+    "          --ffn-rank R (low-rank FFN: each FFN matrix a product of rank R; 0 = full)\n"
     "training: --batch N --epochs N --batches N (per epoch) --lr BASE --warmup N --smoothing E\n"
     "          --clip NORM --eval-every N --log-every N --eval-sequences N\n"
     "task:     --symbols N --length N --variant ascending|descending|unique (sort)\n"
@@ -329,7 +330,7 @@ int resume_training(const Args& args) {
                              "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup", "smoothing",
                              "clip", "eval-sequences", "symbols", "length", "variant", "vocab", "sentences",
                              "random-fraction", "data", "subword-vocab", "arch", "positional", "ffn", "norm-kind",
-                             "window", "kv-heads", "until-loss", "test-length", "min-length", "compare-row", "init", "precision",
+                             "window", "kv-heads", "ffn-rank", "until-loss", "test-length", "min-length", "compare-row", "init", "precision",
                              "loss-scale", "loss-scale-interval"})
         if (args.has(name))
             throw CliError(std::string("--") + name + " cannot be combined with --resume: the saved run's settings are used");
@@ -366,7 +367,7 @@ int cmd_train(const Argv& argv) {
                      "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
-                     "arch", "positional", "ffn", "norm-kind", "window", "kv-heads", "until-loss", "test-length", "min-length",
+                     "arch", "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank", "until-loss", "test-length", "min-length",
                      "compare-row", "init", "precision", "loss-scale", "loss-scale-interval"},
                     {"json", "quiet", "resume"});
     if (args.flag("resume")) {
@@ -384,7 +385,7 @@ int cmd_train(const Argv& argv) {
                                  "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup",
                                  "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols", "length",
                                  "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "arch",
-                                 "positional", "ffn", "norm-kind", "window", "kv-heads", "until-loss", "test-length", "min-length", "init"})
+                                 "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank", "until-loss", "test-length", "min-length", "init"})
             if (args.has(name)) throw CliError(std::string("--") + name + " cannot be combined with --compare-row (the row sets it)");
     }
     const auto task = row ? std::optional<TaskKind>(row->task) : task_from_string(args.get("task"));
@@ -465,7 +466,7 @@ int cmd_train(const Argv& argv) {
     std::optional<Checkpoint> start;
     if (args.has("init")) {
         for (const char* name : {"d-model", "heads", "d-ff", "layers", "max-len", "norm", "tokenizer", "arch",
-                                 "positional", "ffn", "norm-kind", "window", "kv-heads", "subword-vocab"})
+                                 "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank", "subword-vocab"})
             if (args.has(name))
                 throw CliError(std::string("--") + name + " cannot be combined with --init: the checkpoint's model is used");
         const std::string path = args.get("init");

@@ -14,7 +14,7 @@ namespace tx::cli {
 
 const std::set<std::string> MODEL_OPTIONS = {"checkpoint", "d-model", "heads", "d-ff", "layers", "max-len",
                                              "dropout", "norm", "tokenizer", "seed", "vocab",
-                                             "arch", "positional", "ffn", "norm-kind", "window", "kv-heads"};
+                                             "arch", "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank"};
 const std::set<std::string> MODEL_FLAGS = {"no-scale"};
 const char* MODEL_OPTIONS_HELP =
     "  --checkpoint FILE    a .safetensors checkpoint (otherwise a fresh model from the options below)\n"
@@ -35,7 +35,9 @@ const char* MODEL_OPTIONS_HELP =
     "  --norm-kind layernorm|rmsnorm  the norm (default layernorm); --norm says where it goes\n"
     "  --window W           sliding self-attention window in keys, 0 = full (default 0)\n"
     "  --kv-heads G         grouped-query attention: G key/value heads shared by the H query heads;\n"
-    "                       G must divide H; 1 = multi-query; 0 = one per query head (default 0)\n";
+    "                       G must divide H; 1 = multi-query; 0 = one per query head (default 0)\n"
+    "  --ffn-rank R         low-rank FFN: every FFN matrix W is a product U·V of rank R, below\n"
+    "                       d_model·F/(d_model + F); 0 = full matrices (default 0)\n";
 
 void apply_variant_options(const Args& args, ModelConfig& config) {
     const std::string arch = args.get_or("arch", to_string(config.arch));
@@ -55,6 +57,7 @@ void apply_variant_options(const Args& args, ModelConfig& config) {
     config.norm_kind = *norm_kind_from_string(norm_kind);
     config.window = static_cast<int>(args.integer("window", config.window, 0, 4096));
     config.kv_heads = static_cast<int>(args.integer("kv-heads", config.kv_heads, 0, 64));
+    config.ffn_rank = static_cast<int>(args.integer("ffn-rank", config.ffn_rank, 0, 16384));
 }
 
 Checkpoint model_from_options(const Args& args, bool command_seed, bool shipped_by_default) {

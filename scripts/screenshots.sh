@@ -58,6 +58,10 @@ shot positional-alibi.png --layout positional --checkpoint "$variants/alibi.safe
 "${1:-$root/build}/app/txcli" init --out "$variants/mqa.safetensors" --arch decoder-only --positional rope --ffn swiglu \
     --norm-kind rmsnorm --norm pre --heads 4 --kv-heads 1 >/dev/null
 shot variants-gqa.png --layout generate --checkpoint "$variants/mqa.safetensors" --sentence "the cat sat on the" --generate 4
+# A low-rank FFN: the step that squeezes each position to r = 16 numbers, between the wide ones.
+"${1:-$root/build}/app/txcli" init --out "$variants/low-rank.safetensors" --d-model 128 --heads 4 --ffn-rank 16 >/dev/null
+shot variants-low-rank.png --layout steps --checkpoint "$variants/low-rank.safetensors" --sentence "the cat sat on the mat" \
+    --step encoder.layers.0.ffn.rank1
 rm -rf "$variants"
 # A decoder-only model: the typed sentences are prompts it continues. The shipped language model
 # where there is one; else fresh weights from txcli init (LLaMA-like variants).

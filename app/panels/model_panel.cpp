@@ -72,6 +72,7 @@ ModelConfig apply_preset(ModelConfig config, ModelPreset preset) {
     config.norm = f.norm;
     config.window = 0;   // all three attend over the whole sequence
     config.kv_heads = 0;   // and give every query head its own keys and values
+    config.ffn_rank = 0;   // with full FFN matrices
     // As the architecture combo: decoder-only has no encoder; back to encoder-decoder, as many
     // encoder layers as decoder ones.
     if (f.arch == Arch::DecoderOnly)
@@ -85,7 +86,7 @@ bool matches_preset(const ModelConfig& config, ModelPreset preset) {
     const PresetFields f = preset_fields(preset);
     return config.arch == f.arch && config.positional == f.positional && config.ffn == f.ffn &&
            config.norm_kind == f.norm_kind && config.norm == f.norm && config.window == 0 &&
-           config.kv_head_count() == config.heads;
+           config.kv_head_count() == config.heads && config.ffn_rank == 0;
 }
 
 ModelPanel::ModelPanel()
@@ -150,9 +151,14 @@ bool ModelPanel::variant_fields() {
     changed |= ImGui::InputInt("key/value heads", &m_edit.kv_heads);
     help_marker("Grouped-query attention (LLaMA 2/3, Mistral): G key/value heads shared by the query heads, each serving "
                 "heads / G of them; G must divide heads. 0 (or as many as heads) = one per query head, as in the paper; "
-                "1 = multi-query attention. K and V get G\xC2\xB7dk columns instead of d_model, and the KV cache "
+                "1 = multi-query attention. K and V get G\xC2\xB7" "dk columns instead of d_model, and the KV cache "
                 "(Generate panel) shrinks by heads / G. The steps k_repeat and v_repeat copy each shared head to its "
                 "query heads.");
+    changed |= ImGui::InputInt("FFN rank", &m_edit.ffn_rank);
+    help_marker("Low-rank FFN: every FFN matrix W is stored as a product U\xC2\xB7V of rank r, so each position is "
+                "first squeezed to r numbers (the steps rank1, rank2, and rank3 with SwiGLU) and then widened by U. The "
+                "two factors hold r\xC2\xB7(in + out) weights instead of in\xC2\xB7out; r must stay below "
+                "d_model\xC2\xB7" "F / (d_model + F), where they would hold more. 0 = full matrices, as in the paper.");
     return changed;
 }
 

@@ -22,14 +22,16 @@ std::string short_name(const std::string& name) {
 
 ShapesPanel::ShapesPanel()
     : Panel("Every tensor of the pass with its shape: B batch, S source length, T decoder length, D = d_model, "
-            "H heads, dk = D/H per head, F = d_ff, V vocabulary. Attention maps are S\xC3\x97S per head in the "
+            "H heads, dk = D/H per head, F the FFN's hidden width (d_ff; 2/3 of it with SwiGLU), V vocabulary; G "
+            "shared key/value heads and r the FFN's rank where the model has them. Attention maps are S\xC3\x97S per head in the "
             "encoder, T\xC3\x97T in the decoder's self-attention and T\xC3\x97S in cross-attention; the rest grow with "
             "length \xC3\x97 width. enc./dec. abbreviate encoder.layers./decoder.layers.") {}
 
 std::string ShapesPanel::explanation_for(const explain::SessionView& v) const {
     if (!v.decoder_only) return explanation();
     return "Every tensor of the pass with its shape: B batch, T decoder length (BOS + prompt + continuation), D = d_model, "
-           "H heads, dk = D/H per head, F = d_ff, V vocabulary. A decoder-only model has no encoder and no S: its "
+           "H heads, dk = D/H per head, F the FFN's hidden width (d_ff; 2/3 of it with SwiGLU), V vocabulary; G shared "
+           "key/value heads and r the FFN's rank where the model has them. A decoder-only model has no encoder and no S: its "
            "attention maps are T\xC3\x97T per head, the rest grow with length \xC3\x97 width. dec. abbreviates "
            "decoder.layers.";
 }
@@ -44,10 +46,14 @@ void ShapesPanel::draw_content(PanelContext& ctx) {
         params = ParameterTable(c).total();
     } catch (const std::exception&) {
     }
-    if (v.decoder_only)
-        ImGui::Text("B=%d  T=%d  D=%d  H=%d  dk=%d  F=%d  V=%d", v.B, v.T, c.d_model, c.heads, c.d_k(), c.d_ff, v.vocab_size);
-    else
-        ImGui::Text("B=%d  S=%d  T=%d  D=%d  H=%d  dk=%d  F=%d  V=%d", v.B, v.S, v.T, c.d_model, c.heads, c.d_k(), c.d_ff, v.vocab_size);
+    // The letters of the shapes below, with the variants' own: G shared key/value heads, r the FFN's rank.
+    std::string sizes = "B=" + std::to_string(v.B) + (v.decoder_only ? "" : "  S=" + std::to_string(v.S)) +
+                        "  T=" + std::to_string(v.T) + "  D=" + std::to_string(c.d_model) + "  H=" + std::to_string(c.heads);
+    if (c.kv_head_count() < c.heads) sizes += "  G=" + std::to_string(c.kv_head_count());
+    sizes += "  dk=" + std::to_string(c.d_k()) + "  F=" + std::to_string(c.ffn_width());
+    if (c.ffn_rank > 0) sizes += "  r=" + std::to_string(c.ffn_rank);
+    sizes += "  V=" + std::to_string(v.vocab_size);
+    ImGui::TextUnformatted(sizes.c_str());
     ImGui::TextWrapped("activations of all %zu steps: %s \xC2\xB7 parameters: %lld (%s)", v.steps.size(), format_bytes(total).c_str(),
                 static_cast<long long>(params), format_bytes(static_cast<double>(params) * 4.0).c_str());
     const size_t current = v.cursor == 0 ? static_cast<size_t>(-1) : v.cursor - 1;

@@ -64,6 +64,11 @@ std::optional<std::string> validate(const ModelConfig& c) {
     if (c.kv_heads > 0 && c.heads % c.kv_heads != 0)
         return "kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" + std::to_string(c.heads) +
                "): each key/value head serves the same number of query heads";
+    if (c.ffn_rank < 0) return describe("ffn_rank", c.ffn_rank, "must be 0 (full FFN matrices) or a positive rank");
+    if (c.ffn_rank > 0 && c.ffn_rank >= c.max_ffn_rank())
+        return "ffn_rank (" + std::to_string(c.ffn_rank) + ") must be below " + std::to_string(c.max_ffn_rank()) +
+               " for d_model " + std::to_string(c.d_model) + " and FFN width " + std::to_string(c.ffn_width()) +
+               ": from there the factors U [F, r] and V [r, d_model] hold as many numbers as the full matrix";
     const int ids[] = {c.special.pad, c.special.bos, c.special.eos, c.special.unk};
     const char* names[] = {"special.pad", "special.bos", "special.eos", "special.unk"};
     const int vocab = std::min(c.src_vocab, c.tgt_vocab);
@@ -93,6 +98,11 @@ int ModelConfig::ffn_width() const {
     if (ffn != FfnKind::SwiGlu) return d_ff;
     const int f = std::max(1, static_cast<int>(std::lround(2.0 * d_ff / 3.0)));
     return f >= 64 ? (f + 4) / 8 * 8 : f;
+}
+
+int ModelConfig::max_ffn_rank() const {
+    const int64_t D = d_model, F = ffn_width();
+    return static_cast<int>((D * F + D + F - 1) / (D + F));
 }
 
 const char* to_string(Arch arch) { return arch == Arch::EncoderDecoder ? "encoder-decoder" : "decoder-only"; }
@@ -166,6 +176,7 @@ std::string to_json(const ModelConfig& c) {
     // Written only when set, so that every other checkpoint's config stays as it was.
     if (c.final_norm) j["final_norm"] = true;
     if (c.kv_heads > 0) j["kv_heads"] = c.kv_heads;
+    if (c.ffn_rank > 0) j["ffn_rank"] = c.ffn_rank;
     return j.dump();
 }
 
@@ -236,6 +247,7 @@ ModelConfig config_from_json(const std::string& text) {
     if (j.contains("window")) c.window = int_field(j, "window");
     if (j.contains("final_norm")) c.final_norm = field<bool>(j, "final_norm");
     if (j.contains("kv_heads")) c.kv_heads = int_field(j, "kv_heads");
+    if (j.contains("ffn_rank")) c.ffn_rank = int_field(j, "ffn_rank");
     check(c);
     return c;
 }

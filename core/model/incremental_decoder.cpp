@@ -54,6 +54,7 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
         m_gate = array(int64_t{B} * c.ffn_width());
         m_up = array(int64_t{B} * c.ffn_width());
     }
+    if (c.ffn_rank > 0) m_rank = array(int64_t{B} * c.ffn_rank);
     m_logits = array(int64_t{B} * c.tgt_vocab);
     m_log_probs = array(int64_t{B} * c.tgt_vocab);
     m_ids_host.assign(static_cast<size_t>(B) * C, c.special.pad);
@@ -305,29 +306,40 @@ void IncrementalDecoder::written_self_attention(const float* k, const float* v, 
         m_backend.copy(kept_probs->data() + bh * C, m_probs.data() + bh * written, written * sizeof(float));
 }
 
+// out [B, out_dim] = in [B, in_dim]·Wᵀ (+ b) for the FFN matrix `matrix` ("….ffn.linear1"); with a
+// low-rank FFN W = U·V, so in·Vᵀ [B, r] first and then ·Uᵀ, as the full path's _rank step and the
+// step after it.
+void IncrementalDecoder::ffn_matrix(float* out, const float* in, const std::string& matrix, bool bias, int in_dim,
+                                    int out_dim) {
+    const float* b = bias ? m_model.parameter(matrix + ".bias") : nullptr;
+    const int r = m_config.ffn_rank;
+    if (r == 0) {
+        m_backend.linear_forward(out, in, m_model.parameter(matrix + ".weight"), b, m_B, in_dim, out_dim);
+        return;
+    }
+    m_backend.linear_forward(m_rank.data(), in, m_model.parameter(matrix + ".v.weight"), nullptr, m_B, in_dim, r);
+    m_backend.linear_forward(out, m_rank.data(), m_model.parameter(matrix + ".u.weight"), b, m_B, r, out_dim);
+}
+
 void IncrementalDecoder::feed_forward(int layer, const float* input) {
     const ModelConfig& c = m_config;
     const std::string p = "decoder.layers." + std::to_string(layer) + ".ffn";
     const int F = c.ffn_width(), D = c.d_model;
     if (c.ffn == FfnKind::SwiGlu) {   // no biases (the full path's gate, up, hidden and out steps)
-        m_backend.linear_forward(m_gate.data(), input, m_model.parameter(p + ".linear1.weight"), nullptr, m_B, D, F);
-        m_backend.linear_forward(m_up.data(), input, m_model.parameter(p + ".linear3.weight"), nullptr, m_B, D, F);
+        ffn_matrix(m_gate.data(), input, p + ".linear1", false, D, F);
+        ffn_matrix(m_up.data(), input, p + ".linear3", false, D, F);
         m_backend.swiglu_forward(m_hidden.data(), m_gate.data(), m_up.data(), m_B * F);
-        m_backend.linear_forward(m_ffn.data(), m_hidden.data(), m_model.parameter(p + ".linear2.weight"), nullptr, m_B,
-                                 F, D);
+        ffn_matrix(m_ffn.data(), m_hidden.data(), p + ".linear2", false, F, D);
         return;
     }
     if (c.ffn == FfnKind::Gelu) {
-        m_backend.linear_forward(m_ffn_pre.data(), input, m_model.parameter(p + ".linear1.weight"),
-                                 m_model.parameter(p + ".linear1.bias"), m_B, D, F);
+        ffn_matrix(m_ffn_pre.data(), input, p + ".linear1", true, D, F);
         m_backend.gelu_forward(m_hidden.data(), m_ffn_pre.data(), m_B * F);
     } else {
-        m_backend.linear_forward(m_hidden.data(), input, m_model.parameter(p + ".linear1.weight"),
-                                 m_model.parameter(p + ".linear1.bias"), m_B, D, F);
+        ffn_matrix(m_hidden.data(), input, p + ".linear1", true, D, F);
         m_backend.relu_forward(m_hidden.data(), m_hidden.data(), m_B * F);
     }
-    m_backend.linear_forward(m_ffn.data(), m_hidden.data(), m_model.parameter(p + ".linear2.weight"),
-                             m_model.parameter(p + ".linear2.bias"), m_B, F, D);
+    ffn_matrix(m_ffn.data(), m_hidden.data(), p + ".linear2", true, F, D);
 }
 
 void IncrementalDecoder::add_and_norm(const std::string& name, const float* sublayer) {

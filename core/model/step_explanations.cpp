@@ -251,6 +251,32 @@ StepText ffn_out_text(const ModelConfig& c) {
             "The second linear layer of the feed-forward network brings each position back to d_model features."};
 }
 
+StepText ffn_rank_text(const ModelConfig& c, int index) {
+    const std::string i = std::to_string(index), r = std::to_string(c.ffn_rank);
+    const bool out = index == 2;   // linear2 reads the hidden features, linear1 and 3 the input
+    const std::string in = out ? "h" : "x", in_width = out ? "the FFN's " + std::to_string(c.ffn_width()) + " hidden features" : "d_model features";
+    return {"rank" + i + " = " + in + "·V" + i + "ᵀ   (r = " + r + ")",
+            "Low-rank FFN: the matrix W" + i + " is stored as a product U" + i + "·V" + i + " of rank " + r +
+                ". This step is the first factor, which squeezes " + in_width + " into r = " + r +
+                " numbers per position; the next step multiplies them by U" + i + ". The two factors hold r·(in + out) "
+                "weights instead of in·out, at the price of a matrix that can only have rank " + r + "."};
+}
+
+StepText with_low_rank(StepText text, const ModelConfig& c, int index) {
+    if (c.ffn_rank == 0) return text;
+    const std::string i = std::to_string(index);
+    for (const std::string& in : {std::string("x"), std::string("h")}) {
+        const std::string product = in + "·W" + i + "ᵀ";
+        const size_t at = text.formula.find(product);
+        if (at == std::string::npos) continue;
+        text.formula.replace(at, product.size(), "rank" + i + "·U" + i + "ᵀ");
+        text.explanation += " Here W" + i + " = U" + i + "·V" + i + " (rank " + std::to_string(c.ffn_rank) +
+                            "): the step before this one computed rank" + i + " = " + in + "·V" + i + "ᵀ.";
+        break;
+    }
+    return text;
+}
+
 StepText logits_text() {
     return {"logits = Y · W_genᵀ + b_gen",
             "Each decoder position is projected onto the target vocabulary: one score per token for the next "

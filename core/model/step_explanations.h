@@ -32,6 +32,10 @@ StepText ffn_hidden_text(const ModelConfig& c);
 StepText ffn_gate_text();                                   // SwiGLU's two input projections
 StepText ffn_up_text();
 StepText ffn_out_text(const ModelConfig& c);
+// Low-rank FFN (ModelConfig::ffn_rank): the step x·Vᵀ before matrix linear<index>, and a matrix
+// step's text with W<index> read as U·V (unchanged without a rank).
+StepText ffn_rank_text(const ModelConfig& c, int index);
+StepText with_low_rank(StepText text, const ModelConfig& c, int index);
 StepText logits_text();
 StepText log_probs_text();
 

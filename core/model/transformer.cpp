@@ -942,42 +942,63 @@ size_t Transformer::build_residual(const std::string& name, Stack stack, int lay
 }
 
 size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer, size_t input) {
-    const int D = m_config.d_model, F = m_config.ffn_width();
+    const int D = m_config.d_model, F = m_config.ffn_width(), r = m_config.ffn_rank;
     const FfnKind ffn = m_config.ffn;
     const bool swiglu = ffn == FfnKind::SwiGlu;   // SwiGLU's matrices have no biases (LLaMA)
     const bool decoder = stack == Stack::Decoder;
     auto rows = [this, decoder] { return decoder ? m_T : m_S; };
     const std::string letter = decoder ? "T" : "S";
-    const float* w1 = param(prefix + ".linear1.weight");
     const float* b1 = swiglu ? nullptr : param(prefix + ".linear1.bias");
-    const float* w2 = param(prefix + ".linear2.weight");
     const float* b2 = swiglu ? nullptr : param(prefix + ".linear2.bias");
-    float* gw1 = grad(prefix + ".linear1.weight");
     float* gb1 = swiglu ? nullptr : grad(prefix + ".linear1.bias");
-    float* gw2 = grad(prefix + ".linear2.weight");
     float* gb2 = swiglu ? nullptr : grad(prefix + ".linear2.bias");
     auto bf = [this, rows, F] { return static_cast<int64_t>(m_B) * rows() * F; };
     auto bd = [this, rows, D] { return static_cast<int64_t>(m_B) * rows() * D; };
     auto blf = [this, rows, F, letter] { return TensorShape({m_B, rows(), F}, {"B", letter, "F"}); };
+
+    // What an FFN matrix (linear1, 2 or 3) multiplies: the step `from` [B, rows, in] and the
+    // weight [out, in]. A low-rank FFN's matrix is U·V: x·Vᵀ is a step of its own, "rank1/2/3"
+    // [B, rows, r], and the matrix's step multiplies that by U [out, r].
+    struct MatrixInput {
+        size_t step;
+        int width;
+        const float* w;
+        float* gw;
+    };
+    auto matrix_input = [&](int index, size_t from, int in) -> MatrixInput {
+        const std::string matrix = prefix + ".linear" + std::to_string(index);
+        if (r == 0) return {from, in, param(matrix + ".weight"), grad(matrix + ".weight")};
+        const float* v = param(matrix + ".v.weight");
+        float* gv = grad(matrix + ".v.weight");
+        const StepText text = ffn_rank_text(m_config, index);
+        const size_t n = m_steps.size();
+        add_step({prefix + ".rank" + std::to_string(index), StepKind::FfnHidden, stack, layer, text.formula, text.explanation},
+                 [this, rows, r, letter] { return TensorShape({m_B, rows(), r}, {"B", letter, "r"}); },
+                 [this, from, v, rows, in, r, n] { linear_forward(out(n), out(from), v, nullptr, m_B * rows(), in, r); },
+                 [this, from, v, gv, rows, in, r, n] {
+                     m_backend.linear_backward(dout(from), gv, nullptr, dout(n), out(from), v, m_B * rows(), in, r);
+                 });
+        return {n, r, param(matrix + ".u.weight"), grad(matrix + ".u.weight")};
+    };
+
     const FfnHiddenCache hidden_cache{buffer(bf), buffer(bf), ffn == FfnKind::Gelu ? buffer(bf) : nullptr,
                                       swiglu ? nullptr : buffer(bf)};
-    const StepText hidden_info = ffn_hidden_text(m_config);
+    const StepText hidden_info = with_low_rank(ffn_hidden_text(m_config), m_config, 1);
     size_t hidden = 0;
     if (swiglu) {
         // SwiGLU: gate = x·W1ᵀ and up = x·W3ᵀ are steps of their own, then h = SiLU(gate) ⊙ up.
-        const float* w3 = param(prefix + ".linear3.weight");
-        float* gw3 = grad(prefix + ".linear3.weight");
-        auto projection = [&](const std::string& role, const float* w, float* gw, const StepText& text) {
+        auto projection = [&](const std::string& role, int index, const StepText& text) {
+            const MatrixInput m = matrix_input(index, input, D);
             const size_t n = m_steps.size();
             return add_step(
                 {prefix + "." + role, StepKind::FfnHidden, stack, layer, text.formula, text.explanation}, blf,
-                [this, input, w, rows, D, F, n] { linear_forward(out(n), out(input), w, nullptr, m_B * rows(), D, F); },
-                [this, input, w, gw, rows, D, F, n] {
-                    m_backend.linear_backward(dout(input), gw, nullptr, dout(n), out(input), w, m_B * rows(), D, F);
+                [this, m, rows, F, n] { linear_forward(out(n), out(m.step), m.w, nullptr, m_B * rows(), m.width, F); },
+                [this, m, rows, F, n] {
+                    m_backend.linear_backward(dout(m.step), m.gw, nullptr, dout(n), out(m.step), m.w, m_B * rows(), m.width, F);
                 });
         };
-        const size_t gate = projection("gate", w1, gw1, ffn_gate_text());
-        const size_t up = projection("up", w3, gw3, ffn_up_text());
+        const size_t gate = projection("gate", 1, with_low_rank(ffn_gate_text(), m_config, 1));
+        const size_t up = projection("up", 3, with_low_rank(ffn_up_text(), m_config, 3));
         hidden = add_step(
             {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
             [this, gate, up, bf, cache = hidden_cache, n = m_steps.size()] {
@@ -991,40 +1012,43 @@ size_t Transformer::build_ffn(const std::string& prefix, Stack stack, int layer,
     } else {
         // ReLU's backward reads its output (dropout in place zeroes or scales it, which keeps
         // the sign wherever a gradient flows); GELU's reads its input, kept in `pre`.
+        const MatrixInput m = matrix_input(1, input, D);
         hidden = add_step(
             {prefix + ".hidden", StepKind::FfnHidden, stack, layer, hidden_info.formula, hidden_info.explanation}, blf,
-            [this, ffn, input, w1, b1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
+            [this, ffn, m, b1, rows, F, bf, cache = hidden_cache, n = m_steps.size()] {
                 if (ffn == FfnKind::Gelu) {
-                    linear_forward(cache.pre->data(), out(input), w1, b1, m_B * rows(), D, F);
+                    linear_forward(cache.pre->data(), out(m.step), m.w, b1, m_B * rows(), m.width, F);
                     m_backend.gelu_forward(out(n), cache.pre->data(), static_cast<int>(bf()));
                 } else {
-                    linear_forward(out(n), out(input), w1, b1, m_B * rows(), D, F);
+                    linear_forward(out(n), out(m.step), m.w, b1, m_B * rows(), m.width, F);
                     m_backend.relu_forward(out(n), out(n), static_cast<int>(bf()));
                 }
                 apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bf());
             },
-            [this, ffn, input, w1, gw1, gb1, rows, D, F, bf, cache = hidden_cache, n = m_steps.size()] {
+            [this, ffn, m, gb1, rows, F, bf, cache = hidden_cache, n = m_steps.size()] {
                 const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bf());
                 m_backend.fill_zero(cache.dpre->data(), static_cast<size_t>(bf()) * sizeof(float));
                 if (ffn == FfnKind::Gelu)
                     m_backend.gelu_backward(cache.dpre->data(), g, cache.pre->data(), static_cast<int>(bf()));
                 else
                     m_backend.relu_backward(cache.dpre->data(), g, out(n), static_cast<int>(bf()));
-                m_backend.linear_backward(dout(input), gw1, gb1, cache.dpre->data(), out(input), w1, m_B * rows(), D, F);
+                m_backend.linear_backward(dout(m.step), m.gw, gb1, cache.dpre->data(), out(m.step), m.w, m_B * rows(),
+                                          m.width, F);
             });
     }
+    const MatrixInput m = matrix_input(2, hidden, F);
     const FfnOutCache out_cache{buffer(bd), buffer(bd)};
-    const StepText out_info = ffn_out_text(m_config);
+    const StepText out_info = with_low_rank(ffn_out_text(m_config), m_config, 2);
     return add_step(
         {prefix + ".out", StepKind::FfnOut, stack, layer, out_info.formula, out_info.explanation},
         [this, rows, D, letter] { return TensorShape({m_B, rows(), D}, {"B", letter, "D"}); },
-        [this, hidden, w2, b2, rows, D, F, bd, cache = out_cache, n = m_steps.size()] {
-            linear_forward(out(n), out(hidden), w2, b2, m_B * rows(), F, D);
+        [this, m, b2, rows, D, bd, cache = out_cache, n = m_steps.size()] {
+            linear_forward(out(n), out(m.step), m.w, b2, m_B * rows(), m.width, D);
             apply_dropout(n, cache.dropout_mask, DROPOUT_STREAM, bd());
         },
-        [this, hidden, w2, gw2, gb2, rows, D, F, bd, cache = out_cache, n = m_steps.size()] {
+        [this, m, gb2, rows, D, bd, cache = out_cache, n = m_steps.size()] {
             const float* g = through_dropout(n, cache.dropout_mask, cache.dropped_grad, bd());
-            m_backend.linear_backward(dout(hidden), gw2, gb2, g, out(hidden), w2, m_B * rows(), F, D);
+            m_backend.linear_backward(dout(m.step), m.gw, gb2, g, out(m.step), m.w, m_B * rows(), m.width, D);
         });
 }
 

@@ -205,6 +205,7 @@ private:
                 c.max_len = std::min(c.max_len, 64);
                 c.window = pick(3) == 0 ? pick(5) : 0;
                 c.kv_heads = pick(3) == 0 ? pick(5) : 0;   // grouped-query; one that does not divide heads: refused
+                c.ffn_rank = pick(4) == 0 ? pick(60) : 0;   // low-rank FFN; one past max_ffn_rank(): refused
                 c.seed = static_cast<uint64_t>(1 + pick(5));
                 return RebuildModel{c};
             }

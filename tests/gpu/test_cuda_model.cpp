@@ -38,6 +38,7 @@ struct ModelVariant {
     int window = 0;
     Arch arch = Arch::EncoderDecoder;
     int kv_heads = 0;   // grouped-query attention: 4 query heads share this many key/value heads
+    int ffn_rank = 0;   // low-rank FFN: each FFN matrix a product of this rank
 };
 
 ModelConfig small_config(const ModelVariant& v) {
@@ -56,6 +57,7 @@ ModelConfig small_config(const ModelVariant& v) {
     c.window = v.window;
     c.arch = v.arch;
     c.kv_heads = v.kv_heads;
+    c.ffn_rank = v.ffn_rank;
     if (v.arch == Arch::DecoderOnly) c.encoder_layers = 0;
     return c;
 }
@@ -227,7 +229,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelVariant{"GroupedQuery", NormPlacement::Post, PositionalKind::Sinusoidal, FfnKind::Relu,
                                    NormKind::LayerNorm, 0, Arch::EncoderDecoder, 2},
                       ModelVariant{"DecoderOnlyMultiQuery", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
-                                   NormKind::RmsNorm, 0, Arch::DecoderOnly, 1}),
+                                   NormKind::RmsNorm, 0, Arch::DecoderOnly, 1},
+                      ModelVariant{"LowRankFfn", NormPlacement::Post, PositionalKind::Sinusoidal, FfnKind::Gelu,
+                                   NormKind::LayerNorm, 0, Arch::EncoderDecoder, 0, 6}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // A short training run on each backend: the same batches, the same dropout masks, so the loss

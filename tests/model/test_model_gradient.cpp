@@ -175,6 +175,11 @@ const std::vector<Variant> VARIANTS = {
     {"rmsnorm pre", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; c.norm = NormPlacement::Pre; }},
     {"window 2", [](ModelConfig& c) { c.window = 2; }},
     {"multi-query (kv_heads 1)", [](ModelConfig& c) { c.kv_heads = 1; }},
+    {"low-rank ffn (rank 3)", [](ModelConfig& c) { c.ffn_rank = 3; }},
+    {"low-rank swiglu (rank 2)", [](ModelConfig& c) {
+         c.ffn = FfnKind::SwiGlu;
+         c.ffn_rank = 2;
+     }},
     {"multi-query rope decoder-only", [](ModelConfig& c) {
          c.kv_heads = 1;
          c.positional = PositionalKind::Rope;

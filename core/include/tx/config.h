@@ -63,6 +63,10 @@ struct ModelConfig {
     // 0 (or H): one key/value head per query head, the 2017 model; 1: multi-query attention
     // (Shazeer 2019). K and V shrink to G·dk columns, and so does the KV cache.
     int kv_heads = 0;
+    // Low-rank FFN: every FFN matrix W [out, in] is a product U·V of U [out, r] and V [r, in],
+    // so x·Wᵀ = (x·Vᵀ)·Uᵀ costs r·(in + out) numbers instead of in·out. 0: full matrices.
+    // A rank must be below max_ffn_rank(), where the two factors would outgrow the matrix.
+    int ffn_rank = 0;
 
     int d_k() const { return d_model / heads; }
     int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }   // G
@@ -71,6 +75,9 @@ struct ModelConfig {
     // matrices and no biases, so 3·D·F' ≈ 2·D·d_ff keeps the parameter count of the two-matrix
     // FFN (LLaMA's choice, Touvron et al. 2023 §2).
     int ffn_width() const;
+    // The first rank at which U and V hold as many numbers as the [F, d_model] matrix they
+    // replace: ⌈d_model·F / (d_model + F)⌉. ffn_rank must be below it.
+    int max_ffn_rank() const;
     bool has_final_norm() const { return norm == NormPlacement::Pre || final_norm; }
 };
 

@@ -78,6 +78,7 @@ private:
     void self_attention(int layer, const float* input);
     void cross_attention(int layer, const float* input);
     void feed_forward(int layer, const float* input);
+    void ffn_matrix(float* out, const float* in, const std::string& matrix, bool bias, int in_dim, int out_dim);
     void add_and_norm(const std::string& norm, const float* sublayer);
     void add(const float* sublayer);
     void norm(const std::string& name, const float* input, float* out);
@@ -102,6 +103,7 @@ private:
     Array m_hidden;                           // [B,F] (F = config.ffn_width())
     Array m_ffn_pre;                          // [B,F] GELU's input
     Array m_gate, m_up;                       // [B,F] SwiGLU's projections
+    Array m_rank;                             // [B,r] a low-rank FFN matrix's middle, x·Vᵀ
     Array m_ffn;                              // [B,D]
     Array m_logits, m_log_probs;              // [B,V]
     Array m_spare_self, m_spare_cross;        // gather targets of reorder()
