@@ -21,8 +21,9 @@
 #include "tx/parameters.h"
 #include "tx/transformer.h"
 
-namespace tx {
-namespace {
+// A namespace of its own: in a unity build this file shares a translation unit with others that
+// have their own Pair, Case and CASES (test_grouped_query.cpp).
+namespace tx::low_rank_ffn_test {
 
 ModelConfig low_rank_config(int rank, FfnKind ffn, Arch arch) {
     ModelConfig c = test::small_config(23, 5);
@@ -254,5 +255,4 @@ TEST(LowRankFfn, TheFactorsShapesAndTheCheckpointRoundTrips) {
     EXPECT_EQ(back.parameters, ck.parameters);
 }
 
-}  // namespace
-}  // namespace tx
+}  // namespace tx::low_rank_ffn_test
