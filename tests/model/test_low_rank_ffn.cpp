@@ -13,6 +13,7 @@
 #include "support/plain_greedy.h"
 #include "support/small_models.h"
 #include "support/temp_path.h"
+#include "support/variant_reference.h"
 #include "tx/backend.h"
 #include "tx/checkpoint.h"
 #include "tx/config.h"
@@ -84,15 +85,9 @@ Pair make_pair(int rank, FfnKind ffn, Arch arch) {
     return p;
 }
 
-const std::vector<std::vector<int>> SRC = {{4, 5, 6, 7, 2}, {8, 9, 2}};
-const std::vector<std::vector<int>> TGT = {{1, 10, 11, 12, 13}, {1, 14, 15}};
-
-double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
-    EXPECT_EQ(a.size(), b.size());
-    double d = 0.0;
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
-    return d;
-}
+using test::largest_difference;
+const std::vector<std::vector<int>>& SRC = test::VARIANT_SRC;
+const std::vector<std::vector<int>>& TGT = test::VARIANT_TGT;
 
 struct Case {
     const char* name;
@@ -150,11 +145,7 @@ TEST(LowRankFfn, TheFactorsGradientsAreTheChainRuleOfTheFullMatrixs) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
         Pair p = make_pair(k.rank, k.ffn, k.arch);
-        std::vector<int32_t> targets;
-        for (const auto& row : TGT) {
-            for (size_t t = 1; t < TGT.front().size(); ++t) targets.push_back(t < row.size() ? row[t] : 0);
-            targets.push_back(2);
-        }
+        const std::vector<int32_t> targets = test::next_token_targets(TGT);
         for (Transformer* m : {p.l.model.get(), p.f.model.get()}) {
             m->set_batch(SRC, TGT);
             m->forward();

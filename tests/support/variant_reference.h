@@ -1,0 +1,35 @@
+// A model variant against its independent reference (a 2017 model with weights made to match):
+// the padded batch both run, its next-token targets, and how far two outputs are apart.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace tx::test {
+
+// Two sentences of different lengths, so that padding and masks take part (EOS 2, BOS 1).
+inline const std::vector<std::vector<int>> VARIANT_SRC = {{4, 5, 6, 7, 2}, {8, 9, 2}};
+inline const std::vector<std::vector<int>> VARIANT_TGT = {{1, 10, 11, 12, 13}, {1, 14, 15}};
+
+// Each decoder position's target: the next input token, PAD 0 past a row's end, EOS 2 last.
+inline std::vector<int32_t> next_token_targets(const std::vector<std::vector<int>>& tgt) {
+    std::vector<int32_t> targets;
+    for (const auto& row : tgt) {
+        for (size_t t = 1; t < tgt.front().size(); ++t) targets.push_back(t < row.size() ? row[t] : 0);
+        targets.push_back(2);
+    }
+    return targets;
+}
+
+inline double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double d = 0.0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
+    return d;
+}
+
+}  // namespace tx::test
