@@ -120,15 +120,7 @@ TEST(GroupedQuery, ASharedHeadsGradientIsTheSumOverItsGroup) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
         Pair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
-        const std::vector<int32_t> targets = test::next_token_targets(TGT);
-        for (Transformer* m : {p.g.model.get(), p.f.model.get()}) {
-            m->set_batch(SRC, TGT);
-            m->forward();
-            m->zero_gradients();
-            m->loss(targets, 0.0f);
-            m->backward();
-        }
-        const std::vector<float> gg = p.g->download_gradients(), gf = p.f->download_gradients();
+        const std::vector<float> gg = test::batch_gradients(*p.g), gf = test::batch_gradients(*p.f);
         const ParameterTable tg(p.grouped), tf(p.full);
         const int H = k.heads, G = k.kv_heads, dk = p.grouped.d_k(), group = H / G;
         double worst = 0.0, largest = 0.0;

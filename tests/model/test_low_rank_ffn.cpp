@@ -145,15 +145,7 @@ TEST(LowRankFfn, TheFactorsGradientsAreTheChainRuleOfTheFullMatrixs) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
         Pair p = make_pair(k.rank, k.ffn, k.arch);
-        const std::vector<int32_t> targets = test::next_token_targets(TGT);
-        for (Transformer* m : {p.l.model.get(), p.f.model.get()}) {
-            m->set_batch(SRC, TGT);
-            m->forward();
-            m->zero_gradients();
-            m->loss(targets, 0.0f);
-            m->backward();
-        }
-        const std::vector<float> gl = p.l->download_gradients(), gf = p.f->download_gradients();
+        const std::vector<float> gl = test::batch_gradients(*p.l), gf = test::batch_gradients(*p.f);
         const ParameterTable tl(p.low), tf(p.full);
         const int64_t r = k.rank;
         double worst = 0.0, largest = 0.0;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "tx/transformer.h"
+
 namespace tx::test {
 
 // Two sentences of different lengths, so that padding and masks take part (EOS 2, BOS 1).
@@ -23,6 +25,16 @@ inline std::vector<int32_t> next_token_targets(const std::vector<std::vector<int
         targets.push_back(2);
     }
     return targets;
+}
+
+// The model's parameter gradients for the cross-entropy of that batch (no label smoothing).
+inline std::vector<float> batch_gradients(Transformer& m) {
+    m.set_batch(VARIANT_SRC, VARIANT_TGT);
+    m.forward();
+    m.zero_gradients();
+    m.loss(next_token_targets(VARIANT_TGT), 0.0f);
+    m.backward();
+    return m.download_gradients();
 }
 
 inline double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
