@@ -59,20 +59,11 @@ std::vector<float> repeated_parameters(const ModelConfig& grouped, const std::ve
     return out;
 }
 
-struct Pair {
-    ModelConfig grouped, full;
-    ModelOnBackend g, f;
-};
-
-Pair make_pair(int heads, int kv_heads, Arch arch, PositionalKind positional) {
-    Pair p;
-    p.grouped = grouped_config(heads, kv_heads, arch, positional);
-    p.full = p.grouped;
-    p.full.kv_heads = 0;
-    const std::vector<float> params = test::random_parameters(p.grouped, 4242u, 0.4f);
-    p.g = make_model(p.grouped, params, make_cpu_backend());
-    p.f = make_model(p.full, repeated_parameters(p.grouped, params, p.full), make_cpu_backend());
-    return p;
+test::VariantPair make_pair(int heads, int kv_heads, Arch arch, PositionalKind positional) {
+    const ModelConfig grouped = grouped_config(heads, kv_heads, arch, positional);
+    ModelConfig full = grouped;
+    full.kv_heads = 0;
+    return test::variant_pair(grouped, full, [&](const std::vector<float>& p) { return repeated_parameters(grouped, p, full); });
 }
 
 using test::largest_difference;
@@ -96,22 +87,22 @@ const Case CASES[] = {
 TEST(GroupedQuery, ForwardEqualsMultiHeadAttentionWithRepeatedKeyValueWeights) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
-        Pair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
-        for (Transformer* m : {p.g.model.get(), p.f.model.get()}) {
+        test::VariantPair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
+        for (Transformer* m : {p.v.model.get(), p.r.model.get()}) {
             m->set_batch(SRC, TGT);
             m->forward();
         }
-        const size_t logits_g = p.g->find_step("generator.logits"), logits_f = p.f->find_step("generator.logits");
-        EXPECT_LT(largest_difference(p.g->step_output(logits_g), p.f->step_output(logits_f)), 1e-5);
+        const size_t logits_g = p.v->find_step("generator.logits"), logits_f = p.r->find_step("generator.logits");
+        EXPECT_LT(largest_difference(p.v->step_output(logits_g), p.r->step_output(logits_f)), 1e-5);
         // Every H-head step of the grouped model is the reference's step of the same name.
-        for (const AttentionBlock& a : p.g->attention_blocks()) {
-            const std::string k_name = p.g->steps()[a.k].name, v_name = p.g->steps()[a.v].name;
+        for (const AttentionBlock& a : p.v->attention_blocks()) {
+            const std::string k_name = p.v->steps()[a.k].name, v_name = p.v->steps()[a.v].name;
             EXPECT_EQ(k_name, a.prefix + ".k_repeat");
-            EXPECT_EQ(p.g->steps()[a.k_shared].name, a.prefix + ".k");
-            EXPECT_EQ(p.g->steps()[a.k_shared].shape.dims[1], k.kv_heads);
-            EXPECT_LT(largest_difference(p.g->step_output(a.k), p.f->step_output(p.f->find_step(a.prefix + ".k"))), 1e-6);
-            EXPECT_LT(largest_difference(p.g->step_output(a.v), p.f->step_output(p.f->find_step(a.prefix + ".v"))), 1e-6);
-            EXPECT_LT(largest_difference(p.g->step_output(a.probs), p.f->step_output(p.f->find_step(a.prefix + ".probs"))), 1e-6);
+            EXPECT_EQ(p.v->steps()[a.k_shared].name, a.prefix + ".k");
+            EXPECT_EQ(p.v->steps()[a.k_shared].shape.dims[1], k.kv_heads);
+            EXPECT_LT(largest_difference(p.v->step_output(a.k), p.r->step_output(p.r->find_step(a.prefix + ".k"))), 1e-6);
+            EXPECT_LT(largest_difference(p.v->step_output(a.v), p.r->step_output(p.r->find_step(a.prefix + ".v"))), 1e-6);
+            EXPECT_LT(largest_difference(p.v->step_output(a.probs), p.r->step_output(p.r->find_step(a.prefix + ".probs"))), 1e-6);
         }
     }
 }
@@ -119,10 +110,10 @@ TEST(GroupedQuery, ForwardEqualsMultiHeadAttentionWithRepeatedKeyValueWeights) {
 TEST(GroupedQuery, ASharedHeadsGradientIsTheSumOverItsGroup) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
-        Pair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
-        const std::vector<float> gg = test::batch_gradients(*p.g), gf = test::batch_gradients(*p.f);
-        const ParameterTable tg(p.grouped), tf(p.full);
-        const int H = k.heads, G = k.kv_heads, dk = p.grouped.d_k(), group = H / G;
+        test::VariantPair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
+        const std::vector<float> gg = test::batch_gradients(*p.v), gf = test::batch_gradients(*p.r);
+        const ParameterTable tg(p.variant), tf(p.reference);
+        const int H = k.heads, G = k.kv_heads, dk = p.variant.d_k(), group = H / G;
         double worst = 0.0, largest = 0.0;
         for (const auto& e : tg.entries()) {
             const ParameterInfo& f = tf.at(e.name);
@@ -148,22 +139,22 @@ TEST(GroupedQuery, ASharedHeadsGradientIsTheSumOverItsGroup) {
 TEST(GroupedQuery, TheKeyValueCacheDecodesAsTheFullRecompute) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
-        Pair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
+        test::VariantPair p = make_pair(k.heads, k.kv_heads, k.arch, k.positional);
         if (k.arch == Arch::DecoderOnly) {
             const std::vector<int> prompt = {7, 8, 9};
-            const std::vector<int> plain = test::plain_greedy(*p.g, prompt, 8);
-            const std::vector<std::vector<int>> cached = greedy_decode(*p.g, {{2}}, 8, nullptr, {prompt});
+            const std::vector<int> plain = test::plain_greedy(*p.v, prompt, 8);
+            const std::vector<std::vector<int>> cached = greedy_decode(*p.v, {{2}}, 8, nullptr, {prompt});
             EXPECT_EQ(cached.front(), plain);
             continue;
         }
         // Against the reference model's cached decoding, which keeps one head per query head; with
         // the attention steps and with fused attention (each takes its own path through the cache).
         for (bool fused : {false, true}) {
-            p.g->options().fused_attention = p.f->options().fused_attention = fused;
-            EXPECT_EQ(greedy_decode(*p.g, SRC, 9), greedy_decode(*p.f, SRC, 9)) << "fused " << fused;
+            p.v->options().fused_attention = p.r->options().fused_attention = fused;
+            EXPECT_EQ(greedy_decode(*p.v, SRC, 9), greedy_decode(*p.r, SRC, 9)) << "fused " << fused;
             BeamOptions beam;
             beam.beam_size = 3;
-            EXPECT_EQ(beam_search(*p.g, SRC[0], 9, beam).best, beam_search(*p.f, SRC[0], 9, beam).best) << "fused " << fused;
+            EXPECT_EQ(beam_search(*p.v, SRC[0], 9, beam).best, beam_search(*p.r, SRC[0], 9, beam).best) << "fused " << fused;
         }
     }
 }

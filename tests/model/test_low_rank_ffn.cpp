@@ -68,21 +68,11 @@ std::vector<float> multiplied_out(const ModelConfig& low, const std::vector<floa
     return out;
 }
 
-struct Pair {
-    ModelConfig low, full;
-    std::vector<float> params;
-    ModelOnBackend l, f;
-};
-
-Pair make_pair(int rank, FfnKind ffn, Arch arch) {
-    Pair p;
-    p.low = low_rank_config(rank, ffn, arch);
-    p.full = p.low;
-    p.full.ffn_rank = 0;
-    p.params = test::random_parameters(p.low, 4242u, 0.4f);
-    p.l = make_model(p.low, p.params, make_cpu_backend());
-    p.f = make_model(p.full, multiplied_out(p.low, p.params, p.full), make_cpu_backend());
-    return p;
+test::VariantPair make_pair(int rank, FfnKind ffn, Arch arch) {
+    const ModelConfig low = low_rank_config(rank, ffn, arch);
+    ModelConfig full = low;
+    full.ffn_rank = 0;
+    return test::variant_pair(low, full, [&](const std::vector<float>& p) { return multiplied_out(low, p, full); });
 }
 
 using test::largest_difference;
@@ -105,29 +95,29 @@ const Case CASES[] = {
 TEST(LowRankFfn, ForwardEqualsTheFullMatrixUTimesV) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
-        Pair p = make_pair(k.rank, k.ffn, k.arch);
-        for (Transformer* m : {p.l.model.get(), p.f.model.get()}) {
+        test::VariantPair p = make_pair(k.rank, k.ffn, k.arch);
+        for (Transformer* m : {p.v.model.get(), p.r.model.get()}) {
             m->set_batch(SRC, TGT);
             m->forward();
         }
-        EXPECT_LT(largest_difference(p.l->step_output(p.l->find_step("generator.logits")),
-                                     p.f->step_output(p.f->find_step("generator.logits"))), 1e-5);
+        EXPECT_LT(largest_difference(p.v->step_output(p.v->find_step("generator.logits")),
+                                     p.r->step_output(p.r->find_step("generator.logits"))), 1e-5);
         // Each FFN's hidden and out steps equal the reference's; rank1 holds x·V1ᵀ, r wide.
         const std::string ffn = "decoder.layers.1.ffn";
-        EXPECT_LT(largest_difference(p.l->step_output(p.l->find_step(ffn + ".hidden")),
-                                     p.f->step_output(p.f->find_step(ffn + ".hidden"))), 1e-5);
-        EXPECT_LT(largest_difference(p.l->step_output(p.l->find_step(ffn + ".out")),
-                                     p.f->step_output(p.f->find_step(ffn + ".out"))), 1e-5);
-        const size_t rank1 = p.l->find_step(ffn + ".rank1");
-        const StepInfo& info = p.l->steps()[rank1];
+        EXPECT_LT(largest_difference(p.v->step_output(p.v->find_step(ffn + ".hidden")),
+                                     p.r->step_output(p.r->find_step(ffn + ".hidden"))), 1e-5);
+        EXPECT_LT(largest_difference(p.v->step_output(p.v->find_step(ffn + ".out")),
+                                     p.r->step_output(p.r->find_step(ffn + ".out"))), 1e-5);
+        const size_t rank1 = p.v->find_step(ffn + ".rank1");
+        const StepInfo& info = p.v->steps()[rank1];
         EXPECT_EQ(info.shape.dims.back(), k.rank);
         EXPECT_EQ(info.shape.names.back(), "r");
         EXPECT_NE(info.formula.find("V1"), std::string::npos) << info.formula;
         // rank1 = x·V1ᵀ, x the step before it (the layer's normalised input or the stream).
-        const ParameterTable table(p.low);
+        const ParameterTable table(p.variant);
         const ParameterInfo& v = table.at(ffn + ".linear1.v.weight");
-        const std::vector<float> x = p.l->step_output(rank1 - 1), got = p.l->step_output(rank1);
-        const int64_t D = p.low.d_model, rows = static_cast<int64_t>(x.size()) / D;
+        const std::vector<float> x = p.v->step_output(rank1 - 1), got = p.v->step_output(rank1);
+        const int64_t D = p.variant.d_model, rows = static_cast<int64_t>(x.size()) / D;
         double worst = 0.0;
         for (int64_t i = 0; i < rows; ++i)
             for (int k2 = 0; k2 < k.rank; ++k2) {
@@ -137,16 +127,16 @@ TEST(LowRankFfn, ForwardEqualsTheFullMatrixUTimesV) {
                 worst = std::max(worst, std::fabs(want - got[static_cast<size_t>(i * k.rank + k2)]));
             }
         EXPECT_LT(worst, 1e-5);
-        if (k.ffn == FfnKind::SwiGlu) EXPECT_NO_THROW(p.l->find_step(ffn + ".rank3"));
+        if (k.ffn == FfnKind::SwiGlu) EXPECT_NO_THROW(p.v->find_step(ffn + ".rank3"));
     }
 }
 
 TEST(LowRankFfn, TheFactorsGradientsAreTheChainRuleOfTheFullMatrixs) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
-        Pair p = make_pair(k.rank, k.ffn, k.arch);
-        const std::vector<float> gl = test::batch_gradients(*p.l), gf = test::batch_gradients(*p.f);
-        const ParameterTable tl(p.low), tf(p.full);
+        test::VariantPair p = make_pair(k.rank, k.ffn, k.arch);
+        const std::vector<float> gl = test::batch_gradients(*p.v), gf = test::batch_gradients(*p.r);
+        const ParameterTable tl(p.variant), tf(p.reference);
         const int64_t r = k.rank;
         double worst = 0.0, largest = 0.0;
         auto compare = [&](double got, double want) {
@@ -189,13 +179,13 @@ TEST(LowRankFfn, TheFactorsGradientsAreTheChainRuleOfTheFullMatrixs) {
 TEST(LowRankFfn, TheKeyValueCacheDecodesAsTheFullRecompute) {
     for (const Case& k : CASES) {
         SCOPED_TRACE(k.name);
-        Pair p = make_pair(k.rank, k.ffn, k.arch);
+        test::VariantPair p = make_pair(k.rank, k.ffn, k.arch);
         if (k.arch == Arch::DecoderOnly) {
             const std::vector<int> prompt = {7, 8, 9};
-            EXPECT_EQ(greedy_decode(*p.l, {{2}}, 8, nullptr, {prompt}).front(), test::plain_greedy(*p.l, prompt, 8));
+            EXPECT_EQ(greedy_decode(*p.v, {{2}}, 8, nullptr, {prompt}).front(), test::plain_greedy(*p.v, prompt, 8));
             continue;
         }
-        EXPECT_EQ(greedy_decode(*p.l, SRC, 9), greedy_decode(*p.f, SRC, 9));
+        EXPECT_EQ(greedy_decode(*p.v, SRC, 9), greedy_decode(*p.r, SRC, 9));
     }
 }
 

@@ -7,11 +7,34 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "support/small_models.h"
+#include "tx/backend.h"
+#include "tx/model_on_backend.h"
 #include "tx/transformer.h"
 
 namespace tx::test {
+
+// A variant model with random parameters, and its reference: a model of another config whose
+// parameters `to_reference` makes from the variant's (repeated, multiplied out, ...).
+struct VariantPair {
+    ModelConfig variant, reference;
+    std::vector<float> params;   // the variant's
+    ModelOnBackend v, r;
+};
+
+inline VariantPair variant_pair(const ModelConfig& variant, const ModelConfig& reference,
+                                const std::function<std::vector<float>(const std::vector<float>&)>& to_reference) {
+    VariantPair p;
+    p.variant = variant;
+    p.reference = reference;
+    p.params = random_parameters(variant, 4242u, 0.4f);
+    p.v = make_model(variant, p.params, make_cpu_backend());
+    p.r = make_model(reference, to_reference(p.params), make_cpu_backend());
+    return p;
+}
 
 // Two sentences of different lengths, so that padding and masks take part (EOS 2, BOS 1).
 inline const std::vector<std::vector<int>> VARIANT_SRC = {{4, 5, 6, 7, 2}, {8, 9, 2}};
