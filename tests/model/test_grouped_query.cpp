@@ -188,7 +188,8 @@ TEST(GroupedQuery, FewerKeyValueHeadsMeanSmallerProjectionsAndTheCheckpointRound
     Checkpoint ck;
     ck.config = c;
     ck.config.src_vocab = ck.config.tgt_vocab = 23;
-    for (int i = 0; i < 23; ++i) ck.vocabulary.push_back(i < 4 ? std::vector<std::string>{"<pad>", "<bos>", "<eos>", "<unk>"}[i] : "w" + std::to_string(i));
+    const char* const specials[] = {"<pad>", "<bos>", "<eos>", "<unk>"};
+    for (int i = 0; i < 23; ++i) ck.vocabulary.push_back(i < 4 ? std::string(specials[i]) : std::string("w").append(std::to_string(i)));
     ck.parameters = test::random_parameters(ck.config, 1u, 0.4f);
     const std::string path = test::unique_temp_path("gqa.safetensors");
     save_checkpoint(path, ck);
