@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs every test CI checks:
 #   1. Release build: the CPU suite, the app tests under Xvfb;
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the CPU suite (while the suite runs, on
-#      one core, the next two stages build on the others);
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the CPU suite (while the suite runs, a
+#      shard per core, the next two stages build beside it);
 #   3. ThreadSanitizer build of the threaded tests (tx_thread_tests: the trainer thread, the thread
 #      pool, the two-thread training);
-#   4. libFuzzer targets (clang) for the checkpoint loader, the tokenizers and corpus files, run for a
-#      bounded time, as many at once as there are cores;
+#   4. libFuzzer targets (clang) for the checkpoint loader, the tokenizers and corpus files, run at
+#      once for a bounded time;
 #   5. the .deb package: built, unpacked into an empty folder, and run from there.
 # The builds are the presets of CMakePresets.json (release, asan, tsan, fuzz, package); each builds
 # only what its tests run. With ccache (setup.sh installs it) the Release and package builds share
@@ -17,7 +17,7 @@
 # batches, one translation unit each, so the standard library and GoogleTest headers are parsed
 # once a batch instead of once a file. That needs names in anonymous namespaces to be unique
 # within a target; tests/support holds what tests share.
-# TX_FUZZ_SECONDS (default 60) sets each fuzzer's time. Exits non-zero at the first failure.
+# TX_FUZZ_SECONDS (default 60) sets each fuzzer's CPU time. Exits non-zero at the first failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/setup.sh"
@@ -83,26 +83,34 @@ cmake --build --preset asan -j "$jobs"
 stage_end
 # The command random walk (tests/app/test_command_random_walk.cpp) runs here too, its first 3
 # seeds of 500 commands each (the Release suite runs all 6 of 2000): a few minutes under the
-# sanitizers. The suite is one
-# process on one core, so the ThreadSanitizer and fuzz builds take the other cores meanwhile; its
-# output (brief: the failures and the count) follows them.
+# sanitizers. The suite runs as one shard per core (GoogleTest's GTEST_TOTAL_SHARDS: each process
+# takes every n-th test), and the ThreadSanitizer and fuzz builds share the cores with them; the
+# shards' output (brief: the failures and the counts) follows the builds.
 stage_begin "asan: tests, tsan + fuzz builds"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TX_RANDOM_WALK_COMMANDS=500 \
-  "$root/build-asan/tests/tx_tests" --gtest_brief=1 \
-  --gtest_filter='-*Slow*:Seeds/CommandRandomWalk.*/3:Seeds/CommandRandomWalk.*/4:Seeds/CommandRandomWalk.*/5' \
-  > "$root/build-asan/tests.log" 2>&1 &
-asan_tests=$!
+asan_shards=$jobs
+asan_pids=()
+for ((shard = 0; shard < asan_shards; shard++)); do
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TX_RANDOM_WALK_COMMANDS=500 \
+    GTEST_TOTAL_SHARDS=$asan_shards GTEST_SHARD_INDEX=$shard \
+    "$root/build-asan/tests/tx_tests" --gtest_brief=1 \
+    --gtest_filter='-*Slow*:Seeds/CommandRandomWalk.*/3:Seeds/CommandRandomWalk.*/4:Seeds/CommandRandomWalk.*/5' \
+    > "$root/build-asan/tests.$shard.log" 2>&1 &
+  asan_pids+=($!)
+done
 side_jobs=$(( jobs > 1 ? jobs - 1 : 1 ))
 printf '\n==== ThreadSanitizer and libFuzzer builds, beside the sanitizer suite ====\n'
 cmake --preset tsan "${unity[@]}" >/dev/null
 cmake --build --preset tsan -j "$side_jobs"
 cmake --preset fuzz "${unity[@]}" >/dev/null
 cmake --build --preset fuzz -j "$side_jobs"
-printf '\n==== AddressSanitizer + UndefinedBehaviorSanitizer: the suite ====\n'
-asan_status=0
-wait "$asan_tests" || asan_status=$?
-cat "$root/build-asan/tests.log"
-[ "$asan_status" -eq 0 ]
+printf '\n==== AddressSanitizer + UndefinedBehaviorSanitizer: the suite (%d shards) ====\n' "$asan_shards"
+asan_failed=0
+for ((shard = 0; shard < asan_shards; shard++)); do
+  wait "${asan_pids[$shard]}" || asan_failed=1
+  echo "-- shard $shard"
+  cat "$root/build-asan/tests.$shard.log"
+done
+[ "$asan_failed" -eq 0 ]
 stage_end
 
 section "ThreadSanitizer: trainer thread, thread pool, two-thread ops"
@@ -110,7 +118,7 @@ stage_begin "tsan: tests"
 TSAN_OPTIONS="halt_on_error=1" "$root/build-tsan/tests/tx_thread_tests" --gtest_brief=1 --gtest_filter='Trainer*:ThreadPool*:Training.OneAndTwoThreadsTrainTheSameBits:TrainingState.TrainerSavesAResumablePair'
 stage_end
 
-section "libFuzzer (${fuzz_seconds}s per target, ${jobs} at once)"
+section "libFuzzer (${fuzz_seconds} s of CPU per target, all at once on ${jobs} cores)"
 fuzz() {   # fuzz TARGET: fuzz_seconds on a copy of its seed corpus, the output in build-fuzz/TARGET.log
     local target=$1 corpus rc=0
     corpus=$(mktemp -d)
@@ -121,15 +129,15 @@ fuzz() {   # fuzz TARGET: fuzz_seconds on a copy of its seed corpus, the output 
     return "$rc"
 }
 stage_begin "fuzz: run"
-# A libFuzzer run is one thread: each target gets a core of its own for its whole time.
+# A libFuzzer run is one thread, and -max_total_time is wall-clock time. All targets run at once;
+# with more targets than cores each runs longer, so that each still gets about fuzz_seconds of CPU
+# (3 targets on 2 cores: 90 s each, rather than two rounds of 60 s with a core idle in the second).
 targets=(fuzz_checkpoint fuzz_tokenizer fuzz_corpus)
+if (( ${#targets[@]} > jobs )); then fuzz_seconds=$(( (fuzz_seconds * ${#targets[@]} + jobs - 1) / jobs )); fi
 failed=()
-for ((i = 0; i < ${#targets[@]}; i += jobs)); do
-    batch=("${targets[@]:i:jobs}")
-    pids=()
-    for target in "${batch[@]}"; do fuzz "$target" & pids+=($!); done
-    for j in "${!batch[@]}"; do wait "${pids[$j]}" || failed+=("${batch[$j]}"); done
-done
+pids=()
+for target in "${targets[@]}"; do fuzz "$target" & pids+=($!); done
+for j in "${!targets[@]}"; do wait "${pids[$j]}" || failed+=("${targets[$j]}"); done
 for target in "${targets[@]}"; do echo "-- $target"; tail -n 4 "$root/build-fuzz/$target.log"; done
 for target in "${failed[@]}"; do echo "FAIL $target:"; tail -n 60 "$root/build-fuzz/$target.log"; done
 [ ${#failed[@]} -eq 0 ]
