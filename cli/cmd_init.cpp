@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "model_source.h"
+#include "tx/attention_window.h"
 #include "tx/parameters.h"
 
 namespace tx::cli {
@@ -52,7 +53,7 @@ int cmd_info(const Argv& argv) {
                 static_cast<unsigned long long>(c.seed));
     std::printf("variants     %s, positions %s, ffn %s (hidden %d), norm kind %s, window %s, key/value heads %s, ffn rank %s\n",
                 to_string(c.arch), to_string(c.positional), to_string(c.ffn), c.ffn_width(), to_string(c.norm_kind),
-                c.window > 0 ? std::to_string(c.window).c_str() : "full",
+                window_summary(c).c_str(),
                 c.kv_head_count() < c.heads ? (std::to_string(c.kv_head_count()) + " (grouped-query)").c_str()
                                             : "one per query head",
                 c.ffn_rank > 0 ? std::to_string(c.ffn_rank).c_str() : "full");

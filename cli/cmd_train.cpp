@@ -32,6 +32,12 @@ namespace tx::cli {
 
 namespace {
 
+// The names, with the variant options (model_source.h) added: the lists below name the others.
+std::set<std::string> with_variant_options(std::set<std::string> names) {
+    names.insert(VARIANT_OPTIONS.begin(), VARIANT_OPTIONS.end());
+    return names;
+}
+
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_sigint(int) { g_interrupted = 1; }
 
@@ -83,8 +89,9 @@ constexpr const char* TRAIN_HELP =
     "                       --save-every, --backend and --threads may be added\n"
     "model:    --d-model N --heads N --d-ff N --layers N --dropout P --max-len N --norm post|pre\n"
     "          --tokenizer word|char|sentencepiece (copy-text; translate is always sentencepiece)\n"
-    "          --positional sinusoidal|learned|rope|alibi|none --ffn relu|gelu|swiglu\n"
+    "          --positional sinusoidal|learned|rope|alibi|none|relative --ffn relu|gelu|swiglu\n"
     "          --norm-kind layernorm|rmsnorm --window W (0 = full) --arch encoder-decoder|decoder-only\n"
+    "          --window-dilation D --global-positions P,Q (Longformer's dilated window, global attention)\n"
     "          --kv-heads G (grouped-query attention: G key/value heads; 0 = one per query head)\n"
     "          --ffn-rank R (low-rank FFN: each FFN matrix a product of rank R; 0 = full)\n"
     "training: --batch N --epochs N --batches N (per epoch) --lr BASE --warmup N --smoothing E\n"
@@ -326,14 +333,13 @@ void apply_precision_options(const Args& args, TrainingConfig& t) {
 
 // --resume: the saved run's model, tokenizer, weights and settings, continued from its training state.
 int resume_training(const Args& args) {
-    for (const char* name : {"task", "preset", "until-exact", "seed", "d-model", "heads", "d-ff", "layers", "dropout",
+    for (const std::string& name : with_variant_options({"task", "preset", "until-exact", "seed", "d-model", "heads", "d-ff", "layers", "dropout",
                              "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup", "smoothing",
                              "clip", "eval-sequences", "symbols", "length", "variant", "vocab", "sentences",
-                             "random-fraction", "data", "subword-vocab", "arch", "positional", "ffn", "norm-kind",
-                             "window", "kv-heads", "ffn-rank", "until-loss", "test-length", "min-length", "compare-row", "init", "precision",
-                             "loss-scale", "loss-scale-interval"})
+                             "random-fraction", "data", "subword-vocab", "until-loss", "test-length", "min-length", "compare-row", "init", "precision",
+                             "loss-scale", "loss-scale-interval"}))
         if (args.has(name))
-            throw CliError(std::string("--") + name + " cannot be combined with --resume: the saved run's settings are used");
+            throw CliError("--" + name + " cannot be combined with --resume: the saved run's settings are used");
     if (!args.has("save")) throw CliError("--resume needs --save FILE: the checkpoint to continue (and FILE.state beside it)");
     const std::string path = args.get("save"), state_path = training_state_path(path);
     if (!std::filesystem::exists(path)) throw CliError("--resume: no checkpoint '" + path + "'");
@@ -363,12 +369,11 @@ int cmd_train(const Argv& argv) {
         return 0;
     }
     const Args args(argv,
-                    {"task", "preset", "steps", "until-exact", "seed", "save", "log", "backend", "threads", "d-model",
+                    with_variant_options({"task", "preset", "steps", "until-exact", "seed", "save", "log", "backend", "threads", "d-model",
                      "heads", "d-ff", "layers", "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches",
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
-                     "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every",
-                     "arch", "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank", "until-loss", "test-length", "min-length",
-                     "compare-row", "init", "precision", "loss-scale", "loss-scale-interval"},
+                     "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every", "until-loss", "test-length", "min-length",
+                     "compare-row", "init", "precision", "loss-scale", "loss-scale-interval"}),
                     {"json", "quiet", "resume"});
     if (args.flag("resume")) {
         if (args.has("init")) throw CliError("--init cannot be combined with --resume: the saved run already has its weights");
@@ -381,12 +386,11 @@ int cmd_train(const Argv& argv) {
         row = find_comparison_row(args.get("compare-row"));
         if (!row)
             throw CliError("--compare-row: no row '" + args.get("compare-row") + "' (txcli compare-variants --list shows them)");
-        for (const char* name : {"task", "preset", "steps", "until-exact", "seed", "d-model", "heads", "d-ff", "layers",
+        for (const std::string& name : with_variant_options({"task", "preset", "steps", "until-exact", "seed", "d-model", "heads", "d-ff", "layers",
                                  "dropout", "max-len", "norm", "tokenizer", "batch", "epochs", "batches", "lr", "warmup",
                                  "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols", "length",
-                                 "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "arch",
-                                 "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank", "until-loss", "test-length", "min-length", "init"})
-            if (args.has(name)) throw CliError(std::string("--") + name + " cannot be combined with --compare-row (the row sets it)");
+                                 "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "until-loss", "test-length", "min-length", "init"}))
+            if (args.has(name)) throw CliError("--" + name + " cannot be combined with --compare-row (the row sets it)");
     }
     const auto task = row ? std::optional<TaskKind>(row->task) : task_from_string(args.get("task"));
     if (!task)
@@ -465,10 +469,9 @@ int cmd_train(const Argv& argv) {
     // --init: the checkpoint is the model (shape, tokenizer, weights); the options set the training.
     std::optional<Checkpoint> start;
     if (args.has("init")) {
-        for (const char* name : {"d-model", "heads", "d-ff", "layers", "max-len", "norm", "tokenizer", "arch",
-                                 "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank", "subword-vocab"})
+        for (const std::string& name : with_variant_options({"d-model", "heads", "d-ff", "layers", "max-len", "norm", "tokenizer", "subword-vocab"}))
             if (args.has(name))
-                throw CliError(std::string("--") + name + " cannot be combined with --init: the checkpoint's model is used");
+                throw CliError("--" + name + " cannot be combined with --init: the checkpoint's model is used");
         const std::string path = args.get("init");
         if (!std::filesystem::exists(path)) throw CliError("--init: no checkpoint '" + path + "'");
         start = load_checkpoint(path);

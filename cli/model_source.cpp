@@ -6,15 +6,21 @@
 #include <filesystem>
 
 #include "tx/asset_paths.h"
+#include "tx/attention_window.h"
 #include "backend_names.h"
 #include "tx/session.h"
 #include "tx/tokenizer.h"
 
 namespace tx::cli {
 
-const std::set<std::string> MODEL_OPTIONS = {"checkpoint", "d-model", "heads", "d-ff", "layers", "max-len",
-                                             "dropout", "norm", "tokenizer", "seed", "vocab",
-                                             "arch", "positional", "ffn", "norm-kind", "window", "kv-heads", "ffn-rank"};
+const std::set<std::string> VARIANT_OPTIONS = {"arch",   "positional",      "ffn",              "norm-kind", "window",
+                                               "window-dilation", "global-positions", "kv-heads", "ffn-rank"};
+const std::set<std::string> MODEL_OPTIONS = [] {
+    std::set<std::string> names = {"checkpoint", "d-model", "heads", "d-ff", "layers", "max-len",
+                                   "dropout",    "norm",    "tokenizer", "seed", "vocab"};
+    names.insert(VARIANT_OPTIONS.begin(), VARIANT_OPTIONS.end());
+    return names;
+}();
 const std::set<std::string> MODEL_FLAGS = {"no-scale"};
 const char* MODEL_OPTIONS_HELP =
     "  --checkpoint FILE    a .safetensors checkpoint (otherwise a fresh model from the options below)\n"
@@ -30,10 +36,14 @@ const char* MODEL_OPTIONS_HELP =
     "  --vocab FILE         vocabulary, one token per line (default: the shipped one for the tokenizer)\n"
     "  --seed N             initialisation seed (default 1)\n"
     "  --arch encoder-decoder|decoder-only  decoder-only: GPT's stack on the target side alone\n"
-    "  --positional sinusoidal|learned|rope|alibi|none   where positions enter (default sinusoidal)\n"
+    "  --positional sinusoidal|learned|rope|alibi|none|relative   where positions enter (default\n"
+    "                       sinusoidal; relative: T5's learned bias on the scores, CPU only)\n"
     "  --ffn relu|gelu|swiglu  feed-forward activation (default relu; swiglu: 3 matrices of 2/3 d_ff)\n"
     "  --norm-kind layernorm|rmsnorm  the norm (default layernorm); --norm says where it goes\n"
     "  --window W           sliding self-attention window in keys, 0 = full (default 0)\n"
+    "  --window-dilation D  the window's keys D apart, reaching D times as far (Longformer; default 1)\n"
+    "  --global-positions P,Q  positions that see and are seen by every position, outside the window\n"
+    "                       (Longformer's global attention; e.g. 0 for the first token)\n"
     "  --kv-heads G         grouped-query attention: G key/value heads shared by the H query heads;\n"
     "                       G must divide H; 1 = multi-query; 0 = one per query head (default 0)\n"
     "  --ffn-rank R         low-rank FFN: every FFN matrix W is a product U·V of rank R, below\n"
@@ -46,7 +56,7 @@ void apply_variant_options(const Args& args, ModelConfig& config) {
     if (config.arch == Arch::DecoderOnly) config.encoder_layers = 0;   // --layers N: N decoder layers
     const std::string positional = args.get_or("positional", to_string(config.positional));
     if (!positional_from_string(positional))
-        throw CliError("--positional must be sinusoidal, learned, rope, alibi or none, got '" + positional + "'");
+        throw CliError("--positional must be sinusoidal, learned, rope, alibi, none or relative, got '" + positional + "'");
     config.positional = *positional_from_string(positional);
     const std::string ffn = args.get_or("ffn", to_string(config.ffn));
     if (!ffn_from_string(ffn)) throw CliError("--ffn must be relu, gelu or swiglu, got '" + ffn + "'");
@@ -56,6 +66,14 @@ void apply_variant_options(const Args& args, ModelConfig& config) {
         throw CliError("--norm-kind must be layernorm or rmsnorm, got '" + norm_kind + "'");
     config.norm_kind = *norm_kind_from_string(norm_kind);
     config.window = static_cast<int>(args.integer("window", config.window, 0, 4096));
+    config.window_dilation = static_cast<int>(args.integer("window-dilation", config.window_dilation, 1, 4096));
+    if (args.has("global-positions")) {
+        try {
+            config.global_positions = parse_global_positions(args.get("global-positions"));
+        } catch (const ConfigError& e) {
+            throw CliError(std::string("--global-positions: ") + e.what());
+        }
+    }
     config.kv_heads = static_cast<int>(args.integer("kv-heads", config.kv_heads, 0, 64));
     config.ffn_rank = static_cast<int>(args.integer("ffn-rank", config.ffn_rank, 0, 16384));
 }

@@ -18,8 +18,12 @@ extern const std::set<std::string> MODEL_OPTIONS;
 extern const std::set<std::string> MODEL_FLAGS;
 // The help lines describing them.
 extern const char* MODEL_OPTIONS_HELP;
-// Sets the variant options (--arch, --positional, --ffn, --norm-kind, --window, docs/design.md §3)
-// on a config, refusing unknown spellings; decoder-only sets encoder_layers to 0.
+// The variant options (--arch, --positional, --ffn, --norm-kind, --window, --window-dilation,
+// --global-positions, --kv-heads, --ffn-rank; docs/variants.md), part of MODEL_OPTIONS: the
+// commands that refuse them together (train --resume, --init, --compare-row) list them from here.
+extern const std::set<std::string> VARIANT_OPTIONS;
+// Sets the variant options on a config, refusing unknown spellings; decoder-only sets
+// encoder_layers to 0.
 void apply_variant_options(const Args& args, ModelConfig& config);
 
 

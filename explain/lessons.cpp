@@ -182,19 +182,28 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
         case LessonActionKind::ModelVariant: {
             // The Model panel's choices, spelled as in checkpoints and on the command line.
             if (j.contains("positional")) {
-                const std::string v = one_of(text(j, "positional", at), {"sinusoidal", "learned", "rope", "alibi", "none"}, "positional scheme", at);
+                const std::string v = one_of(text(j, "positional", at), {"sinusoidal", "learned", "rope", "alibi", "none", "relative"}, "positional scheme", at);
                 a.variant.positional = positional_from_string(v).value();
             }
             if (j.contains("ffn")) a.variant.ffn = ffn_from_string(one_of(text(j, "ffn", at), {"relu", "gelu", "swiglu"}, "feed-forward", at)).value();
             if (j.contains("norm_kind"))
                 a.variant.norm_kind = norm_kind_from_string(one_of(text(j, "norm_kind", at), {"layernorm", "rmsnorm"}, "norm kind", at)).value();
-            if (j.contains("kv_heads")) {
-                if (!j.at("kv_heads").is_number_integer() || j.at("kv_heads").get<int>() < 0 || j.at("kv_heads").get<int>() > 64)
-                    at.fail("\"kv_heads\" must be a whole number from 0 to 64");
-                a.variant.kv_heads = j.at("kv_heads").get<int>();
+            if (j.contains("kv_heads")) a.variant.kv_heads = whole(j, "kv_heads", 0, 64, at);
+            if (j.contains("window")) a.variant.window = whole(j, "window", 0, 4096, at);
+            if (j.contains("window_dilation")) a.variant.window_dilation = whole(j, "window_dilation", 1, 4096, at);
+            if (j.contains("global_positions")) {
+                const auto& list = j.at("global_positions");
+                std::vector<int> positions;
+                if (list.is_array())
+                    for (const auto& p : list)
+                        if (p.is_number_integer() && p.get<long long>() >= 0 && p.get<long long>() < 4096) positions.push_back(p.get<int>());
+                if (!list.is_array() || positions.size() != list.size())
+                    at.fail("\"global_positions\" must be a list of whole numbers from 0 to 4095");
+                a.variant.global_positions = positions;
             }
             if (a.variant.empty())
-                at.fail("\"model_variant\" needs at least one of \"positional\", \"ffn\", \"norm_kind\", \"kv_heads\"");
+                at.fail("\"model_variant\" needs at least one of \"positional\", \"ffn\", \"norm_kind\", \"kv_heads\", "
+                        "\"window\", \"window_dilation\", \"global_positions\"");
             break;
         }
     }

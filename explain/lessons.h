@@ -41,7 +41,8 @@ enum class LessonActionKind {
                           // panel's mode (fp32, bf16, fp16, int8; all_low with bf16 / fp16 only, default false;
                           // embedding_scale one of the panel's 1, 100, 10000, default 1), then the panel is shown
     ModelVariant,         // "model_variant": {"positional": "rope", "ffn": "swiglu", "norm_kind": "rmsnorm",
-                          // "kv_heads": 2} — the open model rebuilt with these fields changed (at least one),
+                          // "kv_heads": 2, "window": 4, "window_dilation": 2, "global_positions": [0]} — the
+                          // open model rebuilt with these fields changed (at least one),
                           // fresh weights (Model panel)
     LookInside,           // "look_inside": {"corrupted": "...", "view": "patch"} — the Look inside panel's corrupted
                           // sentence ("" for none; optional, default "") and tab (lens, patch, heads, rollout,

@@ -1,6 +1,8 @@
 // Model variants for the lessons (model_variant.h).
 #include "model_variant.h"
 
+#include "tx/attention_window.h"
+
 namespace tx::explain {
 
 ModelConfig apply_variant(ModelConfig config, const ModelVariant& variant) {
@@ -8,6 +10,9 @@ ModelConfig apply_variant(ModelConfig config, const ModelVariant& variant) {
     if (variant.ffn) config.ffn = *variant.ffn;
     if (variant.norm_kind) config.norm_kind = *variant.norm_kind;
     if (variant.kv_heads) config.kv_heads = *variant.kv_heads;
+    if (variant.window) config.window = *variant.window;
+    if (variant.window_dilation) config.window_dilation = *variant.window_dilation;
+    if (variant.global_positions) config.global_positions = *variant.global_positions;
     return config;
 }
 
@@ -20,6 +25,7 @@ const char* positions_in_words(PositionalKind kind) {
         case PositionalKind::Rope: return "RoPE positions";
         case PositionalKind::Alibi: return "ALiBi positions";
         case PositionalKind::None: return "no positions";
+        case PositionalKind::Relative: return "T5 relative position bias";
     }
     return "";
 }
@@ -44,6 +50,15 @@ std::string describe(const ModelVariant& variant) {
     if (variant.kv_heads)
         add(*variant.kv_heads == 0 ? std::string("a key/value head per query head")
                                    : std::to_string(*variant.kv_heads) + " shared key/value head" + (*variant.kv_heads == 1 ? "" : "s"));
+    if (variant.window) add(*variant.window == 0 ? std::string("full attention") : "a window of " + std::to_string(*variant.window) + " keys");
+    if (variant.window_dilation) add("dilation " + std::to_string(*variant.window_dilation));
+    if (variant.global_positions) {
+        ModelConfig c;
+        c.global_positions = *variant.global_positions;
+        const size_t n = c.global_positions.size();
+        add(n == 0 ? std::string("no global positions")
+                   : (n == 1 ? "global position " : "global positions ") + global_positions_text(c));
+    }
     return out;
 }
 

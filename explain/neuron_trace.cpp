@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tx/attention_window.h"
 #include "tx/ops.h"
 
 namespace tx::explain {
@@ -40,13 +41,7 @@ std::string mask_explanation(const NeuronTrace& t) {
                           "; in training the model may not look ahead, and at generation time that token does not "
                           "exist yet");
         if (t.key_is_pad && t.padding_on) why.push_back("padding mask: " + key + " is PAD");
-        const int distance = t.cell.query - t.cell.key, w = t.window;
-        if (w > 0 && decoder_keys && distance >= w)
-            why.push_back("sliding window: " + key + " is " + std::to_string(distance) + " positions back, and query " +
-                          std::to_string(t.cell.query) + " sees only the last " + std::to_string(w));
-        if (w > 0 && t.kind == AttentionKind::EncoderSelf && std::abs(distance) > w / 2)
-            why.push_back("sliding window: " + key + " is " + std::to_string(std::abs(distance)) +
-                          " positions away, more than \xE2\x8C\x8AW/2\xE2\x8C\x8B = " + std::to_string(w / 2));
+        if (!t.window_reason.empty()) why.push_back(t.window_reason);
         for (size_t n = 0; n < why.size(); ++n) text += (n ? "; " : "") + why[n];
         text += ". Its score becomes \xE2\x88\x92\xE2\x88\x9E, so its weight is exactly 0.";
     } else {
@@ -158,6 +153,16 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
             t.alibi_bias = -static_cast<double>(slopes[static_cast<size_t>(h)]) * std::abs(i - j);
             t.score += t.alibi_bias;
         }
+        // T5's relative bias: the stack's table at the key's bucket (the view's copy of the weights).
+        const bool bidirectional = a.kind == AttentionKind::EncoderSelf;
+        const std::vector<float>& table = bidirectional ? view.relative_encoder_bias : view.relative_decoder_bias;
+        t.relative = a.kind != AttentionKind::Cross && view.config.positional == PositionalKind::Relative &&
+                     view.options.positional_encoding && !table.empty();
+        if (t.relative) {
+            t.relative_bucket = cpu::relative_bucket(i, j, bidirectional);
+            t.alibi_bias = table[static_cast<size_t>(t.relative_bucket) * view.config.heads + h];
+            t.score += t.alibi_bias;
+        }
     }
     t.scores_row = row_of(view, a.scores, b, h, R, i, C);
     t.have_scores = !t.scores_row.empty();
@@ -165,7 +170,7 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
 
     // 4. Mask: the keep matrices the model used (SessionView::src_mask, tgt_mask), and why.
     t.causal_on = view.options.causal_mask;
-    t.window = a.kind == AttentionKind::Cross ? 0 : view.config.window;
+    t.window_reason = a.kind == AttentionKind::Cross ? "" : window_mask_reason(view.config, decoder_keys, i, j);
     t.padding_on = view.options.padding_mask;
     t.keep_row.resize(static_cast<size_t>(C));
     for (int c = 0; c < C; ++c) {

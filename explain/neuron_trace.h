@@ -53,14 +53,16 @@ struct NeuronTrace {
     double score = 0.0;                 // recomputed from q and k (plus the ALiBi bias where it applies)
     bool alibi = false;                 // ALiBi on this self-attention: score includes alibi_bias
     bool rotated = false;               // RoPE on this self-attention: q and k are the rotated ones (q_rot, k_rot)
-    double alibi_bias = 0.0;            // −m_h·|i − j|
+    double alibi_bias = 0.0;            // −m_h·|i − j|, or T5's b[bucket, h] when relative
+    bool relative = false;              // T5's relative bias on this self-attention: score includes alibi_bias
+    int relative_bucket = 0;            // the bucket of key j for query i
     bool have_scores = false;
     float traced_score = 0.0f;          // the scores step at (i, j)
     std::vector<float> scores_row;      // [C] the scores step's row i
 
     // 4. The mask of cell (i, j), as the current toggles build it.
     bool causal_on = true, padding_on = true;
-    int window = 0;                     // the model's sliding window on this self-attention (0: none)
+    std::string window_reason;          // why the sliding window masks this cell (tx/attention_window.h); empty: it does not
     bool key_is_pad = false;            // key j holds PAD
     bool key_is_future = false;         // decoder self-attention: j > i
     bool masked = false;                // the cell's score is replaced by −∞

@@ -122,7 +122,9 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
         view.forward_ms = session.last_forward_ms();
         view.learned_src_positions.clear();
         view.learned_tgt_positions.clear();
-        if (view.config.positional == PositionalKind::Learned) {
+        view.relative_encoder_bias.clear();
+        view.relative_decoder_bias.clear();
+        if (view.config.positional == PositionalKind::Learned || view.config.positional == PositionalKind::Relative) {
             const std::vector<float> parameters = model.download_parameters();
             auto copy_table = [&](const char* name, std::vector<float>& to) {
                 if (const ParameterInfo* p = model.table().find(name))
@@ -130,6 +132,8 @@ void refresh_view(SessionView& view, const Session& session, const std::string& 
             };
             copy_table("src_pos.weight", view.learned_src_positions);
             copy_table("tgt_pos.weight", view.learned_tgt_positions);
+            copy_table("encoder.relative_bias.weight", view.relative_encoder_bias);
+            copy_table("decoder.relative_bias.weight", view.relative_decoder_bias);
         }
         view.decoder_only = session.decoder_only();
         view.output_limit.clear();

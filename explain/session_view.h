@@ -82,6 +82,9 @@ struct SessionView {
     // [max_len, D] as the model holds them now; empty for other schemes and for a table the
     // architecture lacks (decoder-only has no src_pos).
     std::vector<float> learned_src_positions, learned_tgt_positions;
+    // T5's relative bias tables (config positional "relative"), encoder.relative_bias.weight and
+    // decoder.relative_bias.weight [buckets, H]; empty otherwise (decoder-only: no encoder table).
+    std::vector<float> relative_encoder_bias, relative_decoder_bias;
 
     // Arch::DecoderOnly: each sentence is a prompt (source_tokens), decoded_ids its continuation,
     // the decoder input BOS + prompt + continuation (or + the target text), padded on the right;

@@ -38,6 +38,8 @@ std::string step_toggle_note(const StepInfo& s, const RunOptions& o, const Model
                "; the sliding window still masks keys outside it.";
     if (s.kind == StepKind::Scores && self && c.positional == PositionalKind::Alibi && !o.positional_encoding)
         return "Now: positions are off, so no ALiBi bias is added here.";
+    if (s.kind == StepKind::Scores && self && c.positional == PositionalKind::Relative && !o.positional_encoding)
+        return "Now: positions are off, so no relative bias is added here.";
     if (s.kind == StepKind::Positional && !o.positional_encoding && s.name.find("_rot") != std::string::npos)
         return "Now: positions are off, so this step passes its input through unrotated.";
     if (s.kind == StepKind::Mask) {
@@ -53,7 +55,7 @@ std::string step_toggle_note(const StepInfo& s, const RunOptions& o, const Model
         std::string note = "Now: positional encoding is off, so this step passes X through unchanged. ";
         if (source_side)
             note += c.window > 0 ? "The encoder cannot tell word order apart, except for what its sliding window lets "
-                                   "through (a position sees only its neighbours)."
+                                   "through (a position outside the global ones sees only the keys its window reaches)."
                                  : "The encoder cannot tell word order: it sees a bag of tokens.";
         else
             note += std::string("The ") + (decoder_only ? "model" : "decoder") +
@@ -83,8 +85,8 @@ std::string positional_off_text(const ModelConfig& c) {
     std::string text = "Off: no position is added anywhere. ";
     text += c.window > 0
                 ? "The encoder's self-attention is left with its sliding window, which lets some order through (a "
-                  "position sees only its neighbours), so the source word order can still change the encoder's "
-                  "outputs."
+                  "position outside the global ones sees only the keys its window reaches), so the source word order "
+                  "can still change the encoder's outputs."
                 : "The encoder's self-attention then treats its keys as a bag (order lost, repeats kept), so the "
                   "encoder's outputs are the same vectors whatever the source word order, and the translation cannot "
                   "depend on it.";
@@ -99,6 +101,8 @@ std::string raw_scores_text(const ModelConfig& c, const RunOptions& o) {
     if (c.positional == PositionalKind::Rope && positions) text += " (self-attention: Q and K rotated by position, RoPE)";
     if (c.positional == PositionalKind::Alibi && positions)
         text += " \xE2\x88\x92 m_h\xC2\xB7|i \xE2\x88\x92 j| (self-attention: ALiBi's distance bias)";
+    if (c.positional == PositionalKind::Relative && positions)
+        text += " + b[bucket(j \xE2\x88\x92 i), h] (self-attention: T5's learned relative bias)";
     text += " before masking: any real number. Softmax turns each row into weights.";
     return text;
 }

@@ -41,6 +41,7 @@ shot lesson-logit-lens.png --lesson 18,3
 shot lesson-precision.png --lesson 19,1
 shot lesson-variants.png --lesson 20,2
 shot lesson-patching.png --lesson 21,2
+shot lesson-chat-models.png --lesson 22,2
 shot neuron.png "${grammar[@]}" --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
     --neuron 2,1 --head 0
 shot training-translate.png --train 1500 --train-task translate --panel training
@@ -62,6 +63,15 @@ shot variants-gqa.png --layout generate --checkpoint "$variants/mqa.safetensors"
 "${1:-$root/build}/app/txcli" init --out "$variants/low-rank.safetensors" --d-model 128 --heads 4 --ffn-rank 16 >/dev/null
 shot variants-low-rank.png --layout steps --checkpoint "$variants/low-rank.safetensors" --sentence "the cat sat on the mat" \
     --step encoder.layers.0.ffn.rank1
+# A dilated window with a global position (Longformer): the Masks panel's encoder and decoder maps.
+"${1:-$root/build}/app/txcli" init --out "$variants/window.safetensors" --d-model 128 --heads 4 --window 4 \
+    --window-dilation 2 --global-positions 0 --max-len 12 >/dev/null
+shot variants-window.png --panel masks --checkpoint "$variants/window.safetensors" \
+    --sentence "the old man sat by the fire with his dog"
+# T5's relative bias, trained for 600 steps on the copy task: the encoder's table and each head's bias.
+"${1:-$root/build}/app/txcli" train --task copy --positional relative --steps 600 --threads 1 --quiet \
+    --save "$variants/relative.safetensors" >/dev/null
+shot variants-relative.png --panel positional --checkpoint "$variants/relative.safetensors" --sentence "3 1 4 1 5 9 2 6"
 rm -rf "$variants"
 # A decoder-only model: the typed sentences are prompts it continues. The shipped language model
 # where there is one; else fresh weights from txcli init (LLaMA-like variants).

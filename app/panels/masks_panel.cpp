@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "setting_texts.h"
+#include "tx/attention_window.h"
 #include "widgets/heatmap.h"
 #include "widgets/ui.h"
 
@@ -16,26 +17,50 @@ MasksPanel::MasksPanel()
             "softmax gives it weight exactly 0. Only keys are masked: a PAD position's own query row is still "
             "computed, and its result is never used (the loss and the decode skip PAD positions).") {}
 
+namespace {
+
+// Under the decoder's maps: what the combined mask is made of, for the model's window.
+std::string window_explanation(const ModelConfig& c) {
+    const std::string W = std::to_string(c.window), d = std::to_string(c.window_dilation);
+    std::string text = "The combined mask is the model's own tgt_mask: the sliding window AND causal (j \xE2\x89\xA4 i) "
+                       "AND padding, the last two only when switched on. ";
+    text += c.window_dilation == 1
+                ? "With causal on, query i sees the last " + W + " positions, itself included (i \xE2\x88\x92 " + W +
+                      " < j \xE2\x89\xA4 i)."
+                : "The window is dilated (Longformer): with causal on, query i sees " + W + " keys spaced " + d +
+                      " apart, i, i \xE2\x88\x92 " + d + ", \xE2\x80\xA6, i \xE2\x88\x92 " +
+                      std::to_string((c.window - 1) * c.window_dilation) +
+                      ": as many keys as an undilated window, reaching " + d + " times as far back.";
+    if (!c.global_positions.empty())
+        text += " Global position" + std::string(c.global_positions.size() > 1 ? "s " : " ") + global_positions_text(c) +
+                " (Longformer): the query there sees every earlier key (a full row), and every later query sees its key "
+                "(a full column).";
+    return text;
+}
+
+}  // namespace
+
 void MasksPanel::update_matrices(const explain::SessionView& v, int row) {
     Matrices& m = m_matrices;
     if (m.stamp != 0 && m.version == v.version && m.row == row) return;
     m.version = v.version;
     m.row = row;
     ++m.stamp;
-    const int S = v.S, T = v.T, W = v.config.window;
+    const int S = v.S, T = v.T;
     const auto square = [](std::vector<float>& a, size_t n) { a.assign(n, 0.0f); };
     square(m.enc, static_cast<size_t>(S) * S);
     for (std::vector<float>* a : {&m.causal, &m.tgt_pad, &m.combined, &m.window}) square(*a, static_cast<size_t>(T) * T);
     square(m.cross, static_cast<size_t>(T) * S);
     // Encoder self-attention's S×S keep matrix: the source padding (the same row for every
-    // query), narrowed to |i − j| ≤ ⌊W/2⌋ when the model has a sliding window.
+    // query), narrowed by the model's sliding window where it has one.
     for (int i = 0; i < S; ++i)
         for (int j = 0; j < S; ++j) m.enc[static_cast<size_t>(i * S + j)] = v.src_self_mask[static_cast<size_t>((row * S + i) * S + j)];
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
             m.causal[static_cast<size_t>(i * T + j)] = j <= i ? 1.0f : 0.0f;
-            // The decoder's window alone (Mistral): keys i − W < j; with causal, the last W positions.
-            m.window[static_cast<size_t>(i * T + j)] = W == 0 || j > i - W ? 1.0f : 0.0f;
+            // The decoder's window alone (tx/attention_window.h): its last W keys, d apart, and the
+            // global positions; later keys are the causal mask's business.
+            m.window[static_cast<size_t>(i * T + j)] = decoder_window_keeps(v.config, i, j) ? 1.0f : 0.0f;
             m.tgt_pad[static_cast<size_t>(i * T + j)] = v.tgt_ids[static_cast<size_t>(row * T + j)] != v.config.special.pad ? 1.0f : 0.0f;
             m.combined[static_cast<size_t>(i * T + j)] = v.tgt_mask[static_cast<size_t>((row * T + i) * T + j)];
         }
@@ -72,6 +97,7 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     }
     ImGui::Separator();
 
+    if (v.config.window > 0) ImGui::TextDisabled("Self-attention window (Model panel): W = %s", window_summary(v.config).c_str());
     const auto src = v.src_labels(row), tgt = v.tgt_labels(row);
     const int S = v.S, T = v.T;
     const int W = v.config.window;
@@ -112,8 +138,7 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     // A decoder-only model has no encoder and no cross-attention: its one mask is the decoder's.
     if (v.config.arch == Arch::EncoderDecoder) {
         const float w = ImGui::GetContentRegionAvail().x / 3.0f - 10.0f;
-        show("enc", W > 0 ? "encoder: padding + window |i-j| <= W/2" : "encoder: source padding mask", enc, S, S, src, src,
-             "query", "key", w);
+        show("enc", W > 0 ? "encoder: padding + window" : "encoder: source padding mask", enc, S, S, src, src, "query", "key", w);
         ImGui::SameLine();
         show("cross", "cross-attention: source padding", cross, T, S, tgt, src, "query (decoder)", "key (source)", w);
         ImGui::SameLine();
@@ -130,8 +155,7 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     show("causal", explain::causal_map_title(), causal_m, T, T, tgt, tgt, "query", "key", w, explain::causal_map_note(v.options));
     ImGui::SameLine();
     if (W > 0) {
-        const std::string title = "decoder: window i-" + std::to_string(W) + " < j";
-        show("window", title.c_str(), window, T, T, tgt, tgt, "query", "key", w);
+        show("window", "decoder: the window alone", window, T, T, tgt, tgt, "query", "key", w);
         ImGui::SameLine();
     }
     show("tpad", explain::target_padding_map_title(v.decoder_only).c_str(), tgt_pad, T, T, tgt, tgt, "query", "key", w,
@@ -140,10 +164,7 @@ void MasksPanel::draw_content(PanelContext& ctx) {
     show("comb", "decoder: combined, as the model uses it", combined, T, T, tgt, tgt, "query", "key", w);
     ImGui::PushTextWrapPos(0.0f);
     if (W > 0)
-        ImGui::TextDisabled("The combined mask is the model's own tgt_mask: the sliding window of %d keys "
-                            "(i \xE2\x88\x92 %d < j) AND causal (j \xE2\x89\xA4 i) AND padding, the last two only "
-                            "when switched on. With causal on, query i sees the last %d positions, itself included.",
-                            W, W, W);
+        ImGui::TextDisabled("%s", window_explanation(v.config).c_str());
     else
         ImGui::TextDisabled("The combined mask is the model's own tgt_mask: causal AND padding, each only when switched on.");
     ImGui::PopTextWrapPos();

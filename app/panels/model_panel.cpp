@@ -6,6 +6,7 @@
 #include <string>
 
 #include "imgui_stdlib.h"
+#include "tx/attention_window.h"
 #include "tx/parameters.h"
 #include "widgets/ui.h"
 
@@ -71,6 +72,8 @@ ModelConfig apply_preset(ModelConfig config, ModelPreset preset) {
     config.norm_kind = f.norm_kind;
     config.norm = f.norm;
     config.window = 0;   // all three attend over the whole sequence
+    config.window_dilation = 1;
+    config.global_positions.clear();
     config.kv_heads = 0;   // and give every query head its own keys and values
     config.ffn_rank = 0;   // with full FFN matrices
     // As the architecture combo: decoder-only has no encoder; back to encoder-decoder, as many
@@ -86,6 +89,7 @@ bool matches_preset(const ModelConfig& config, ModelPreset preset) {
     const PresetFields f = preset_fields(preset);
     return config.arch == f.arch && config.positional == f.positional && config.ffn == f.ffn &&
            config.norm_kind == f.norm_kind && config.norm == f.norm && config.window == 0 &&
+           config.window_dilation == 1 && config.global_positions.empty() &&
            config.kv_head_count() == config.heads && config.ffn_rank == 0;
 }
 
@@ -111,7 +115,8 @@ bool ModelPanel::variant_fields() {
     int positional = static_cast<int>(m_edit.positional);
     ImGui::SetNextItemWidth(260);
     if (ImGui::Combo("positions", &positional,
-                     "sinusoidal (paper)\0learned table\0RoPE (rotate q, k)\0ALiBi (bias on scores)\0none\0")) {
+                     "sinusoidal (paper)\0learned table\0RoPE (rotate q, k)\0ALiBi (bias on scores)\0none\0"
+                     "T5 relative bias (learned, on scores)\0")) {
         m_edit.positional = static_cast<PositionalKind>(positional);
         changed = true;
     }
@@ -121,7 +126,9 @@ bool ModelPanel::variant_fields() {
                 "ALiBi: self-attention's scores get a distance penalty, one fixed slope per head: the paper's "
                 "\xE2\x88\x92m\xE2\x82\x95\xC2\xB7(i \xE2\x88\x92 j) for causal attention, and in the encoder this app's "
                 "symmetric \xE2\x88\x92m\xE2\x82\x95\xC2\xB7|i \xE2\x88\x92 j|. None: the encoder cannot tell word "
-                "order; the decoder keeps what its causal mask implies. Cross-attention never gets a position term.");
+                "order; the decoder keeps what its causal mask implies. T5 relative bias: self-attention's scores get "
+                "a learned number per head for the key's offset from the query, offsets grouped into 32 buckets "
+                "(CPU only). Cross-attention never gets a position term.");
     int ffn = static_cast<int>(m_edit.ffn);
     ImGui::SetNextItemWidth(260);
     if (ImGui::Combo("feed-forward", &ffn, "ReLU (paper)\0GELU\0SwiGLU (3 matrices)\0")) {
@@ -148,6 +155,23 @@ bool ModelPanel::variant_fields() {
     help_marker("0 = full attention. W > 0: decoder self-attention sees only the last W positions "
                 "(i \xE2\x88\x92 W < j \xE2\x89\xA4 i, Mistral), encoder self-attention |i \xE2\x88\x92 j| "
                 "\xE2\x89\xA4 \xE2\x8C\x8AW/2\xE2\x8C\x8B; cross-attention stays full. It shows in the Masks panel.");
+    changed |= ImGui::InputInt("window dilation", &m_edit.window_dilation);
+    help_marker("Dilated window (Longformer): the window's W keys stand d apart, so decoder query i sees i, i \xE2\x88\x92 d, "
+                "\xE2\x80\xA6, i \xE2\x88\x92 (W \xE2\x88\x92 1)\xC2\xB7" "d and encoder query i sees "
+                "|i \xE2\x88\x92 j| = k\xC2\xB7" "d for k \xE2\x89\xA4 \xE2\x8C\x8AW/2\xE2\x8C\x8B: as many keys, d "
+                "times as far. 1 = adjacent keys. Needs a window.");
+    if (ImGui::InputText("global positions", &m_global_text)) {
+        try {
+            m_edit.global_positions = parse_global_positions(m_global_text);
+            m_global_error.clear();
+        } catch (const ConfigError& e) {
+            m_global_error = std::string("global positions: ") + e.what();
+        }
+        changed = true;
+    }
+    help_marker("Global attention (Longformer): positions, such as 0 (the first token; BOS in the decoder), whose query "
+                "sees every key and whose key every query sees, outside the window; the causal and padding masks still "
+                "apply. The same positions in the encoder and the decoder, separated by commas. Needs a window.");
     changed |= ImGui::InputInt("key/value heads", &m_edit.kv_heads);
     help_marker("Grouped-query attention (LLaMA 2/3, Mistral): G key/value heads shared by the query heads, each serving "
                 "heads / G of them; G must divide heads. 0 (or as many as heads) = one per query head, as in the paper; "
@@ -162,10 +186,16 @@ bool ModelPanel::variant_fields() {
     return changed;
 }
 
+void ModelPanel::show_config(const ModelConfig& config) {
+    m_edit = config;
+    m_global_text = global_positions_text(config);
+    m_global_error.clear();
+}
+
 void ModelPanel::draw_content(PanelContext& ctx) {
     const explain::SessionView& v = ctx.view;
     if (m_synced_version != v.version && !m_edited) {
-        m_edit = v.config;
+        show_config(v.config);
         m_synced_version = v.version;
     }
     if (m_path.empty()) {
@@ -189,7 +219,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
         ImGui::TextDisabled("Sets architecture, positions, feed-forward, norm kind and placement, full attention; sizes stay.");
         for (ModelPreset p : MODEL_PRESETS) {
             if (ImGui::MenuItem(preset_name(p))) {
-                m_edit = apply_preset(m_edit, p);
+                show_config(apply_preset(m_edit, p));
                 changed = true;
             }
             ImGui::Indent();
@@ -237,7 +267,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     ImGui::TextDisabled("tokenizer: %s (fixed by the vocabulary)", to_string(v.config.tokenizer));
     if (changed) m_edited = true;
 
-    const auto why = validate(m_edit);
+    const auto why = m_global_error.empty() ? validate(m_edit) : std::optional<std::string>(m_global_error);
     if (why) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: %s", why->c_str());
@@ -267,7 +297,7 @@ void ModelPanel::draw_content(PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::BeginDisabled(!m_edited);
     if (ImGui::Button("Revert")) {
-        m_edit = v.config;
+        show_config(v.config);
         m_edited = false;
     }
     ImGui::EndDisabled();

@@ -28,7 +28,10 @@ protected:
 
 private:
     bool variant_fields();
+    void show_config(const ModelConfig& config);   // the fields show config, text fields included
     ModelConfig m_edit;
+    std::string m_global_text;    // the global positions as typed ("0, 3")
+    std::string m_global_error;   // why that text is not a list of positions; empty when it is
     uint64_t m_synced_version = 0;
     bool m_edited = false;
     std::string m_path;

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "setting_texts.h"
+#include "tx/attention_window.h"
+#include "tx/ops.h"
 #include "widgets/heatmap.h"
 #include "widgets/pair_circle.h"
 #include "widgets/plot.h"
@@ -25,6 +28,10 @@ void wrapped(const std::string& text) {
     ImGui::TextUnformatted(text.c_str());
     ImGui::PopTextWrapPos();
 }
+
+// Offsets searched for the relative-bias tooltip: past RELATIVE_MAX_DISTANCE every offset shares
+// the last bucket, so an offset at this bound stands for all farther ones.
+constexpr int RELATIVE_SHOWN = cpu::RELATIVE_MAX_DISTANCE + 1;
 
 std::string format(const char* fmt, double a, double b = 0.0, double c = 0.0, double d = 0.0) {
     char buf[256];
@@ -48,8 +55,45 @@ std::string slope_text(float m) {
 PositionalPanel::PositionalPanel()
     : Panel("Attention itself ignores word order, so a model must be told positions somewhere. Where depends on the "
             "open model's scheme (Model panel, positions), and this panel shows that scheme: a sinusoidal code or a "
-            "learned table added to the embeddings, RoPE's rotation of q and k, ALiBi's distance bias on the "
-            "scores, or none.") {}
+            "learned table added to the embeddings, RoPE's rotation of q and k, ALiBi's distance bias or T5's "
+            "learned relative bias on the scores, or none.") {}
+
+namespace {
+
+// One [L, L] map per head, four to a row, query rows × key columns: ALiBi's and T5's biases.
+// `style(h, spec)` sets what differs between them: the title, the colours and the tooltip.
+void draw_head_maps(const char* id, const float* values, int H, int L, CommandSink* commands,
+                    const std::function<void(int, HeatmapSpec&)>& style) {
+    std::vector<std::string> pos;
+    for (int p = 0; p < L; ++p) pos.push_back(std::to_string(p));
+    const int columns = std::max(1, std::min(H, 4));
+    const float w = ImGui::GetContentRegionAvail().x / static_cast<float>(columns) - 10.0f;
+    for (int h = 0; h < H; ++h) {
+        if (h % columns != 0) ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::PushID(h);
+        HeatmapSpec spec;
+        spec.id = id;
+        spec.show_title = true;
+        spec.values = values + static_cast<size_t>(h) * L * L;
+        spec.rows = L;
+        spec.cols = L;
+        spec.row_labels = &pos;
+        spec.col_labels = &pos;
+        spec.row_axis = "query i";
+        spec.col_axis = "key j";
+        spec.size = ImVec2(w, 0);
+        spec.max_cell = 24.0f;
+        spec.values_in_cells = false;
+        spec.colorbar = false;
+        style(h, spec);
+        draw_heatmap(spec, commands);
+        ImGui::PopID();
+        ImGui::EndGroup();
+    }
+}
+
+}  // namespace
 
 void PositionalPanel::draw_content(PanelContext& ctx) {
     const explain::SessionView& v = ctx.view;
@@ -59,6 +103,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
     const PositionalKind kind = v.config.positional;
     const char* label = kind == PositionalKind::Rope    ? "rotate q and k by their positions (RoPE)"
                         : kind == PositionalKind::Alibi ? "add the ALiBi distance bias to the scores"
+                        : kind == PositionalKind::Relative ? "add T5's relative bias to the scores"
                         : kind == PositionalKind::Learned ? "add the learned position table to the embeddings"
                                                           : "add the positional encoding to the embeddings";
     if (kind == PositionalKind::None) {
@@ -91,6 +136,7 @@ void PositionalPanel::draw_content(PanelContext& ctx) {
         case PositionalKind::Rope: draw_rope(ctx, L); break;
         case PositionalKind::Alibi: draw_alibi(ctx, L); break;
         case PositionalKind::Learned: draw_learned(ctx, L); break;
+        case PositionalKind::Relative: draw_relative(ctx, L); break;
         case PositionalKind::None: break;
     }
 }
@@ -103,7 +149,7 @@ void PositionalPanel::draw_none(PanelContext& ctx) {
         "and k nor the scores are changed by position. Self-attention without positions, masks aside, is "
         "permutation-equivariant: reorder its input rows and its output rows are reordered the same way.";
     if (!decoder_only && v.config.window > 0)
-        text += " The encoder's sliding window (|i \xE2\x88\x92 j| \xE2\x89\xA4 " + std::to_string(v.config.window / 2) +
+        text += " The encoder's sliding window (" + window_summary(v.config) +
                 ") is the exception: which tokens a position can reach depends on where they stand, so some order gets "
                 "through.";
     else if (!decoder_only)
@@ -444,10 +490,6 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
                                      "source and a target position have no distance.") +
                      " Softmax ignores a constant added to a whole row, so what matters is how much each key is pushed "
                      "down relative to the nearest one.");
-    std::vector<std::string> pos;
-    for (int p = 0; p < L; ++p) pos.push_back(std::to_string(p));
-    const int columns = std::max(1, std::min(H, 4));
-    const float w = ImGui::GetContentRegionAvail().x / static_cast<float>(columns) - 10.0f;
     ImGui::Checkbox("one colour scale per head", &m_alibi_own_scale);
     help_marker("Off: one scale for all heads, so gentle slopes look almost flat next to steep ones, as their biases "
                 "are. On: each head from its own most negative bias (purple) to 0 (yellow).");
@@ -455,40 +497,105 @@ void PositionalPanel::draw_alibi(PanelContext& ctx, int L) {
     for (float b : m_alibi) lowest = std::min(lowest, b);
     if (!m_alibi_own_scale)
         ImGui::TextDisabled("colour: yellow 0 \xE2\x80\xA6 purple %.3g (hover a cell for its value)", static_cast<double>(lowest));
-    for (int h = 0; h < H; ++h) {
-        if (h % columns != 0) ImGui::SameLine();
-        ImGui::BeginGroup();
-        ImGui::PushID(h);
+    draw_head_maps("alibi", m_alibi.data(), H, L, &ctx.commands, [&](int h, HeatmapSpec& spec) {
         const float m = m_slopes[static_cast<size_t>(h)];
-        const std::string title = "head " + std::to_string(h) + ": m = " + slope_text(m) +
-                                  (m_alibi_own_scale ? format(" (0 \xE2\x80\xA6 %.3g)", -m * (L - 1.0)) : std::string());
-        HeatmapSpec spec;
-        spec.id = "alibi";
-        spec.title = title;
-        spec.show_title = true;
-        spec.values = m_alibi.data() + static_cast<size_t>(h) * L * L;
-        spec.rows = L;
-        spec.cols = L;
-        spec.row_labels = &pos;
-        spec.col_labels = &pos;
-        spec.row_axis = "query i";
-        spec.col_axis = "key j";
+        spec.title = "head " + std::to_string(h) + ": m = " + slope_text(m) +
+                     (m_alibi_own_scale ? format(" (0 \xE2\x80\xA6 %.3g)", -m * (L - 1.0)) : std::string());
         spec.vmin = m_alibi_own_scale ? -m * static_cast<float>(L - 1) : lowest;
         spec.vmax = 0.0f;
-        spec.size = ImVec2(w, 0);
-        spec.max_cell = 24.0f;
-        spec.values_in_cells = false;
-        spec.colorbar = false;
         spec.tooltip = [m](int i, int j, float value) {
             char buf[128];
             std::snprintf(buf, sizeof buf, "query %d, key %d: \xE2\x88\x92%.4g\xC2\xB7%d = %.4g", i, j, static_cast<double>(m),
                           std::abs(i - j), static_cast<double>(value));
             return std::string(buf);
         };
-        draw_heatmap(spec, &ctx.commands);
-        ImGui::PopID();
-        ImGui::EndGroup();
+    });
+}
+
+void PositionalPanel::draw_relative(PanelContext& ctx, int L) {
+    const explain::SessionView& v = ctx.view;
+    const int H = v.config.heads, buckets = cpu::RELATIVE_BUCKETS;
+    const bool decoder_only = v.config.arch == Arch::DecoderOnly;
+    disabled_paragraph("T5's relative position bias (Raffel et al. 2020, \xC2\xA7" "2.1) adds nothing to the embeddings: each "
+                       "head h adds a learned number b[bucket(j \xE2\x88\x92 i), h] to its self-attention score for query i and "
+                       "key j. The offsets j \xE2\x88\x92 i share 32 buckets: small offsets get one each, longer ones share "
+                       "buckets whose width grows with the distance, up to 128 positions. One table per stack, shared by "
+                       "all its layers; the encoder's is bidirectional (16 buckets for keys before or at the query, 16 "
+                       "after), the decoder's causal (every later key in bucket 0, which the causal mask hides). "
+                       "Cross-attention gets none.");
+    if (!v.options.positional_encoding)
+        ImGui::TextColored(WARNING_COLOUR, "Positions are off: the model adds no bias now; below is what it would add.");
+    if (decoder_only) m_relative_decoder = true;
+    else {
+        int stack = m_relative_decoder ? 1 : 0;
+        ImGui::SetNextItemWidth(320);
+        if (ImGui::Combo("table", &stack, "encoder (bidirectional)\0decoder (causal)\0")) m_relative_decoder = stack == 1;
     }
+    const std::vector<float>& table = m_relative_decoder ? v.relative_decoder_bias : v.relative_encoder_bias;
+    if (table.size() != static_cast<size_t>(buckets) * H) {
+        ImGui::TextDisabled("This model holds no such table.");
+        return;
+    }
+    const bool bidirectional = !m_relative_decoder;
+    // The table as it is, [heads, buckets], and each bucket's offsets for the tooltip.
+    std::vector<float> by_head(static_cast<size_t>(H) * buckets);
+    for (int b = 0; b < buckets; ++b)
+        for (int h = 0; h < H; ++h) by_head[static_cast<size_t>(h) * buckets + b] = table[static_cast<size_t>(b) * H + h];
+    std::vector<std::string> bucket_labels, head_labels;
+    for (int b = 0; b < buckets; ++b) bucket_labels.push_back(std::to_string(b));
+    for (int h = 0; h < H; ++h) head_labels.push_back("head " + std::to_string(h));
+    auto offsets_of = [bidirectional](int bucket) {   // the offsets j − i (within ±128) in a bucket
+        int lo = 1 << 30, hi = -(1 << 30);
+        for (int d = -RELATIVE_SHOWN; d <= RELATIVE_SHOWN; ++d)
+            if (cpu::relative_bucket(0, d, bidirectional) == bucket) lo = std::min(lo, d), hi = std::max(hi, d);
+        if (lo > hi) return std::string("none: no offset falls in it");
+        if (lo == -RELATIVE_SHOWN) return "\xE2\x89\xA4 " + std::to_string(hi);   // the last bucket reaches every farther key
+        if (hi == RELATIVE_SHOWN) return "\xE2\x89\xA5 " + std::to_string(lo);
+        return lo == hi ? std::to_string(lo) : std::to_string(lo) + " \xE2\x80\xA6 " + std::to_string(hi);
+    };
+    HeatmapSpec spec;
+    spec.id = "relative_table";
+    spec.title = std::string(m_relative_decoder ? "decoder" : "encoder") + ".relative_bias.weight, by head and bucket";
+    spec.show_title = true;
+    spec.values = by_head.data();
+    spec.rows = H;
+    spec.cols = buckets;
+    spec.row_labels = &head_labels;
+    spec.col_labels = &bucket_labels;
+    spec.row_axis = "head";
+    spec.col_axis = "bucket";
+    spec.map = Colormap::Diverging;
+    spec.symmetric = true;
+    spec.size = ImVec2(ImGui::GetContentRegionAvail().x, 0);
+    spec.max_cell = 28.0f;
+    spec.values_in_cells = false;
+    spec.tooltip = [&offsets_of](int h, int b, float value) {
+        return "head " + std::to_string(h) + ", bucket " + std::to_string(b) + " (offsets j \xE2\x88\x92 i: " + offsets_of(b) +
+               "): " + format("%.4g", static_cast<double>(value));
+    };
+    draw_heatmap(spec, &ctx.commands);
+    // Each head's bias for the first L positions: the table read through the buckets.
+    m_relative.assign(static_cast<size_t>(H) * L * L, 0.0f);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < L; ++j)
+                m_relative[(static_cast<size_t>(h) * L + i) * L + j] =
+                    table[static_cast<size_t>(cpu::relative_bucket(i, j, bidirectional)) * H + h];
+    disabled_paragraph(std::string("Below, query rows \xC3\x97 key columns for positions 0\xE2\x80\xA6") + std::to_string(L - 1) +
+                       ": the bias each head adds, constant along each diagonal (one offset) and in blocks where "
+                       "offsets share a bucket." +
+                       (bidirectional ? "" : " Right of the diagonal (later keys) every cell is bucket 0's value; the causal mask "
+                                             "hides those keys."));
+    draw_head_maps("relative", m_relative.data(), H, L, &ctx.commands, [bidirectional](int h, HeatmapSpec& spec) {
+        spec.title = "head " + std::to_string(h);
+        spec.map = Colormap::Diverging;
+        spec.symmetric = true;
+        spec.tooltip = [bidirectional](int i, int j, float value) {
+            return "query " + std::to_string(i) + ", key " + std::to_string(j) + ": offset " + std::to_string(j - i) +
+                   ", bucket " + std::to_string(cpu::relative_bucket(i, j, bidirectional)) + ", bias " +
+                   format("%.4g", static_cast<double>(value));
+        };
+    });
 }
 
 void PositionalPanel::draw_learned(PanelContext& ctx, int shown) {

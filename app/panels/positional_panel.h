@@ -39,6 +39,7 @@ private:
     void draw_rope(PanelContext& ctx, int L);
     void draw_alibi(PanelContext& ctx, int L);
     void draw_learned(PanelContext& ctx, int L);
+    void draw_relative(PanelContext& ctx, int L);
     void draw_none(PanelContext& ctx);
 
     int m_length = 0;             // 0: follow the current input's length
@@ -57,6 +58,9 @@ private:
     std::vector<float> m_slopes, m_alibi;
     int m_alibi_l = -1, m_alibi_h = -1;
     bool m_alibi_own_scale = false;
+
+    bool m_relative_decoder = false;   // which stack's table: the encoder's (bidirectional) or the decoder's
+    std::vector<float> m_relative;     // [H, L, L] the bias each head adds, from the table
 
     bool m_learned_src = true;
     std::vector<float> m_learned_sim;

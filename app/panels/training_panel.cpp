@@ -226,7 +226,8 @@ namespace {
 std::string row_label(const ComparisonRow& r) {
     return std::string(to_string(r.task)) + " \xC2\xB7 " + to_string(r.positional) + " positions \xC2\xB7 " + to_string(r.ffn) +
            (r.kv_heads > 0 ? " \xC2\xB7 " + std::to_string(r.kv_heads) + " key/value head" + (r.kv_heads == 1 ? "" : "s") : "") +
-           " \xC2\xB7 seed " + std::to_string(r.seed);
+           (comparison_other_fields(r).empty() ? "" : " \xC2\xB7 " + comparison_other_fields(r)) + " \xC2\xB7 seed " +
+           std::to_string(r.seed);
 }
 
 const ComparisonResult* reported(const std::vector<std::pair<std::string, ComparisonResult>>& all, const std::string& id) {

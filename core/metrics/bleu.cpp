@@ -12,10 +12,10 @@ namespace {
 
 constexpr int MAX_ORDER = 4;
 
-using NgramCounts = std::map<std::vector<std::string>, long long>;
+using WordNgramCounts = std::map<std::vector<std::string>, long long>;
 
-NgramCounts count_ngrams(const std::vector<std::string>& words, size_t n) {
-    NgramCounts counts;
+WordNgramCounts count_ngrams(const std::vector<std::string>& words, size_t n) {
+    WordNgramCounts counts;
     for (size_t i = 0; i + n <= words.size(); ++i)
         ++counts[std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(i),
                                           words.begin() + static_cast<std::ptrdiff_t>(i + n))];
@@ -77,8 +77,8 @@ BleuDetails corpus_bleu_details(const std::vector<std::vector<std::string>>& hyp
         const auto& hyp = hypotheses[s];
         const auto& ref = references[s];
         for (int n = 1; n <= MAX_ORDER; ++n) {
-            const NgramCounts hyp_counts = count_ngrams(hyp, static_cast<size_t>(n));
-            const NgramCounts ref_counts = count_ngrams(ref, static_cast<size_t>(n));
+            const WordNgramCounts hyp_counts = count_ngrams(hyp, static_cast<size_t>(n));
+            const WordNgramCounts ref_counts = count_ngrams(ref, static_cast<size_t>(n));
             long long hyp_total = 0;
             for (const auto& [ngram, count] : hyp_counts) {
                 hyp_total += count;

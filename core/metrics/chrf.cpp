@@ -9,7 +9,7 @@ namespace tx {
 
 namespace {
 
-using NgramCounts = std::unordered_map<std::u32string, long long>;
+using CharNgramCounts = std::unordered_map<std::u32string, long long>;
 
 // Python's str.isspace(), which str.split() uses: sacreBLEU removes these with "".join(line.split()).
 bool is_python_space(char32_t cp) {
@@ -47,8 +47,8 @@ std::u32string characters_without_space(const std::string& text) {
     return out;
 }
 
-NgramCounts count_ngrams(const std::u32string& chars, size_t n) {
-    NgramCounts counts;
+CharNgramCounts count_ngrams(const std::u32string& chars, size_t n) {
+    CharNgramCounts counts;
     for (size_t i = 0; i + n <= chars.size(); ++i) ++counts[chars.substr(i, n)];
     return counts;
 }
@@ -65,8 +65,8 @@ ChrfDetails corpus_chrf_details(const std::vector<std::string>& hypotheses, cons
         const std::u32string hyp = characters_without_space(hypotheses[s]);
         const std::u32string ref = characters_without_space(references[s]);
         for (int n = 1; n <= CHRF_CHAR_ORDER; ++n) {
-            const NgramCounts hyp_counts = count_ngrams(hyp, static_cast<size_t>(n));
-            const NgramCounts ref_counts = count_ngrams(ref, static_cast<size_t>(n));
+            const CharNgramCounts hyp_counts = count_ngrams(hyp, static_cast<size_t>(n));
+            const CharNgramCounts ref_counts = count_ngrams(ref, static_cast<size_t>(n));
             long long hyp_total = 0, matches = 0, ref_total = 0;
             for (const auto& [ngram, count] : hyp_counts) {
                 hyp_total += count;

@@ -59,6 +59,25 @@ std::optional<std::string> validate(const ModelConfig& c) {
                std::to_string(c.d_k()) + ") must be even";
     if (c.window < 0 || c.window > c.max_len)
         return describe("window", c.window, "must be between 0 (full attention) and max_len");
+    if (c.window_dilation < 1 || c.window_dilation > c.max_len)
+        return describe("window_dilation", c.window_dilation, "must be between 1 (adjacent keys) and max_len");
+    if (c.window_dilation > 1 && c.window == 0)
+        return "window_dilation (" + std::to_string(c.window_dilation) +
+               ") needs a sliding window, and window is 0 (full attention, where no key is skipped)";
+    if (c.global_positions.size() > 64)
+        return "global_positions has " + std::to_string(c.global_positions.size()) + " entries: at most 64";
+    for (size_t n = 0; n < c.global_positions.size(); ++n) {
+        const int g = c.global_positions[n];
+        if (g < 0 || g >= c.max_len)
+            return "global_positions: " + std::to_string(g) + " must be between 0 and max_len - 1 (" +
+                   std::to_string(c.max_len - 1) + ")";
+        if (n > 0 && g <= c.global_positions[n - 1])
+            return "global_positions must be ascending and distinct (" + std::to_string(c.global_positions[n - 1]) +
+                   " then " + std::to_string(g) + ")";
+    }
+    if (!c.global_positions.empty() && c.window == 0)
+        return "global_positions needs a sliding window, and window is 0 (full attention, where every position "
+               "already sees and is seen by all)";
     if (c.kv_heads < 0 || c.kv_heads > c.heads)
         return describe("kv_heads", c.kv_heads, ("must be between 0 (one per query head) and heads (" + std::to_string(c.heads) + ")").c_str());
     if (c.kv_heads > 0 && c.heads % c.kv_heads != 0)
@@ -113,6 +132,7 @@ const char* to_string(PositionalKind kind) {
         case PositionalKind::Rope: return "rope";
         case PositionalKind::Alibi: return "alibi";
         case PositionalKind::None: return "none";
+        case PositionalKind::Relative: return "relative";
     }
     return "?";
 }
@@ -142,7 +162,7 @@ std::optional<Arch> arch_from_string(const std::string& text) {
 }
 std::optional<PositionalKind> positional_from_string(const std::string& text) {
     return enum_from_string(text, {PositionalKind::Sinusoidal, PositionalKind::Learned, PositionalKind::Rope,
-                                   PositionalKind::Alibi, PositionalKind::None});
+                                   PositionalKind::Alibi, PositionalKind::None, PositionalKind::Relative});
 }
 std::optional<FfnKind> ffn_from_string(const std::string& text) {
     return enum_from_string(text, {FfnKind::Relu, FfnKind::Gelu, FfnKind::SwiGlu});
@@ -177,6 +197,8 @@ std::string to_json(const ModelConfig& c) {
     if (c.final_norm) j["final_norm"] = true;
     if (c.kv_heads > 0) j["kv_heads"] = c.kv_heads;
     if (c.ffn_rank > 0) j["ffn_rank"] = c.ffn_rank;
+    if (c.window_dilation != 1) j["window_dilation"] = c.window_dilation;
+    if (!c.global_positions.empty()) j["global_positions"] = c.global_positions;
     return j.dump();
 }
 
@@ -241,13 +263,24 @@ ModelConfig config_from_json(const std::string& text) {
     };
     c.arch = variant("arch", arch_from_string, Arch::EncoderDecoder, "\"encoder-decoder\" or \"decoder-only\"");
     c.positional = variant("positional", positional_from_string, PositionalKind::Sinusoidal,
-                           "\"sinusoidal\", \"learned\", \"rope\", \"alibi\" or \"none\"");
+                           "\"sinusoidal\", \"learned\", \"rope\", \"alibi\", \"none\" or \"relative\"");
     c.ffn = variant("ffn", ffn_from_string, FfnKind::Relu, "\"relu\", \"gelu\" or \"swiglu\"");
     c.norm_kind = variant("norm_kind", norm_kind_from_string, NormKind::LayerNorm, "\"layernorm\" or \"rmsnorm\"");
     if (j.contains("window")) c.window = int_field(j, "window");
     if (j.contains("final_norm")) c.final_norm = field<bool>(j, "final_norm");
     if (j.contains("kv_heads")) c.kv_heads = int_field(j, "kv_heads");
     if (j.contains("ffn_rank")) c.ffn_rank = int_field(j, "ffn_rank");
+    if (j.contains("window_dilation")) c.window_dilation = int_field(j, "window_dilation");
+    if (j.contains("global_positions")) {
+        const auto positions = field<nlohmann::json>(j, "global_positions");
+        if (!positions.is_array() || positions.size() > 64)
+            throw ConfigError("config: field 'global_positions' must be a list of at most 64 positions");
+        for (const auto& p : positions) {
+            if (!p.is_number_integer() || p.get<long long>() < 0 || p.get<long long>() > INT32_MAX)
+                throw ConfigError("config: field 'global_positions' must hold whole numbers from 0 up");
+            c.global_positions.push_back(p.get<int>());
+        }
+    }
     check(c);
     return c;
 }

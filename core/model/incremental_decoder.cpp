@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tx/attention_window.h"
 #include "tx/layer_plan.h"
 
 namespace tx {
@@ -157,15 +158,17 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
 }
 
 void IncrementalDecoder::upload_self_keep() {
-    // Key j of row b is open when it is written (j <= t), inside the sliding window (t − W < j)
-    // and, with the padding mask on, not PAD: row t of the full path's mask.
+    // Key j of row b is open when it is written (j <= t), inside the sliding window
+    // (tx/attention_window.h: the last W keys, d apart, and the global positions) and, with the
+    // padding mask on, not PAD: row t of the full path's mask.
     const bool padding = m_model.options().padding_mask;
-    const int first = m_config.window > 0 ? std::max(0, m_t - m_config.window + 1) : 0;
     std::vector<float> keep(static_cast<size_t>(m_B) * m_C, 0.0f);
     for (int b = 0; b < m_B; ++b)
-        for (int j = first; j <= m_t; ++j) {
+        for (int j = 0; j <= m_t; ++j) {
             const size_t i = static_cast<size_t>(b) * m_C + j;
-            keep[i] = (!padding || m_ids_host[i] != m_config.special.pad) ? 1.0f : 0.0f;
+            keep[i] = decoder_window_keeps(m_config, m_t, j) && (!padding || m_ids_host[i] != m_config.special.pad)
+                          ? 1.0f
+                          : 0.0f;
         }
     m_backend.upload(m_self_keep.data(), keep.data(), keep.size() * sizeof(float));
 }
@@ -212,16 +215,19 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
     // (key j gets −m_h·|t − j|; keys after t are masked). Cross-attention has none.
     if (self && rotates()) m_backend.rope_forward(m_qh.data(), m_qh.data(), B, H, 1, dk, m_t);
     const bool alibi = self && c.positional == PositionalKind::Alibi && options.positional_encoding;
+    // T5's relative bias: the decoder's table, causal, at query position t.
+    const bool relative = self && c.positional == PositionalKind::Relative && options.positional_encoding;
+    const bool score_bias = c.positional == PositionalKind::Alibi || c.positional == PositionalKind::Relative;
     // Where small calls are cheap (the CPU), self-attention reads only the t + 1 written slots of each head's [C,dk] block:
     // the masked rest adds exactly zero weight, and at C = 512 it was half of the attention's
     // work. A call per head (the slots of a head are contiguous, the heads C·dk apart); on a
-    // device each call is a launch, so there the ops run once over all C slots. ALiBi's bias is
-    // per head: it keeps the full-width path.
+    // device each call is a launch, so there the ops run once over all C slots. ALiBi's and T5's
+    // biases are per head: they keep the full-width path.
     const int written = m_t + 1;
-    if (self && written < keys && c.positional != PositionalKind::Alibi && m_backend.small_calls_are_cheap()) {
+    if (self && written < keys && !score_bias && m_backend.small_calls_are_cheap()) {
         written_self_attention(k, v, keep, written, options.fused_attention ? nullptr : kept_probs,
                                options.fused_attention);
-    } else if (options.fused_attention && c.positional != PositionalKind::Alibi) {
+    } else if (options.fused_attention && !score_bias) {
         if (group == 1) {
             m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, 1, keys, dk, m_scale);
         } else {   // one call per query head, on its group's key/value head
@@ -243,6 +249,9 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
                                          m_qh.data() + static_cast<size_t>(bg) * group * dk,
                                          k + static_cast<size_t>(bg) * keys * dk, 1, 1, group, keys, dk, m_scale);
         if (alibi) m_backend.alibi_forward(m_scores.data(), m_scores.data(), B, H, 1, keys, m_t);
+        if (relative)
+            m_backend.relative_bias_forward(m_scores.data(), m_scores.data(),
+                                            m_model.parameter("decoder.relative_bias.weight"), B, H, 1, keys, m_t, false);
         m_backend.attention_mask_forward(m_masked.data(), m_scores.data(), keep, B, H, 1, keys);
         m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, keys);
         if (group == 1)

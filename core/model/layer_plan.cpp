@@ -25,6 +25,7 @@ std::string positions_enter(const ModelConfig& config) {
         case PositionalKind::Rope: return "no position added here: RoPE rotates each head's q and k by their position";
         case PositionalKind::Alibi: return "no position added here: ALiBi adds a distance penalty to the attention scores";
         case PositionalKind::None: return "no positional encoding anywhere in this model";
+        case PositionalKind::Relative: return "no position added here: T5's learned relative bias is added to the attention scores";
     }
     return "";
 }

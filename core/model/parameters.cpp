@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tx/ops.h"
+
 namespace tx {
 
 ParameterTable::ParameterTable(const ModelConfig& c) {
@@ -48,6 +50,11 @@ ParameterTable::ParameterTable(const ModelConfig& c) {
     if (c.positional == PositionalKind::Learned) {
         if (encoder) add("src_pos.weight", {c.max_len, D});
         add("tgt_pos.weight", {c.max_len, D});
+    }
+    // T5's relative bias: one learned table of buckets × heads per stack, shared by its layers.
+    if (c.positional == PositionalKind::Relative) {
+        if (encoder) add("encoder.relative_bias.weight", {cpu::RELATIVE_BUCKETS, c.heads});
+        add("decoder.relative_bias.weight", {cpu::RELATIVE_BUCKETS, c.heads});
     }
     for (int i = 0; i < c.encoder_layers; ++i) {
         const std::string p = "encoder.layers." + std::to_string(i);

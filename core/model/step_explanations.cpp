@@ -3,6 +3,8 @@
 // Longformer, Mistral). Texts say what the current config computes, never what it could.
 #include "model/step_explanations.h"
 
+#include "tx/attention_window.h"
+
 namespace tx {
 
 namespace {
@@ -34,12 +36,15 @@ StepText embed_text(const ModelConfig& c, const char* side) {
                              "comparable to the learned position rows added next."};
         case PositionalKind::Rope:
         case PositionalKind::Alibi:
+        case PositionalKind::Relative:
         case PositionalKind::None: break;
     }
-    const char* where = c.positional == PositionalKind::Rope    ? "positions enter inside attention, where RoPE rotates q and k"
-                        : c.positional == PositionalKind::Alibi ? "positions enter inside attention, where ALiBi biases the "
-                                                                  "self-attention scores"
-                                                                : "this model has no positional encoding at all";
+    const char* where = c.positional == PositionalKind::Rope       ? "positions enter inside attention, where RoPE rotates q and k"
+                        : c.positional == PositionalKind::Alibi    ? "positions enter inside attention, where ALiBi biases the "
+                                                                     "self-attention scores"
+                        : c.positional == PositionalKind::Relative ? "positions enter inside attention, where T5's learned "
+                                                                     "relative bias is added to the self-attention scores"
+                                                                   : "this model has no positional encoding at all";
     return {"X = E[ids] · √d_model",
             lookup + "Nothing is added to the embeddings in this model: " + where +
                 ". The ×√d_model is kept from the 2017 model."};
@@ -106,7 +111,9 @@ StepText rotation_text(char role) {
 StepText scores_text(const ModelConfig& c, AttentionKind kind) {
     const std::string scale_text = c.scale_attention ? " / √dk" : " (unscaled)";
     const bool alibi = c.positional == PositionalKind::Alibi && self_attention(kind);
-    StepText t{"scores = Q·Kᵀ" + scale_text + (alibi ? " − m_h·|i − j|" : "") + "   (query rows × key columns)",
+    const bool relative = c.positional == PositionalKind::Relative && self_attention(kind);
+    StepText t{"scores = Q·Kᵀ" + scale_text + (alibi ? " − m_h·|i − j|" : relative ? " + b[bucket(j − i), h]" : "") +
+                   "   (query rows × key columns)",
                c.scale_attention
                    ? "How well each query matches each key. If the components of q and k were independent with "
                      "mean 0 and variance 1 (the paper's assumption, §3.2.1), q·k would have variance dk; dividing "
@@ -114,9 +121,10 @@ StepText scores_text(const ModelConfig& c, AttentionKind kind) {
                      "rows by the size of dk alone. A trained model can still make rows one-hot when it needs to."
                    : std::string("How well each query matches each key. Scaling by 1/√dk is switched off: for the "
                                  "same q and k ") +
-                         (alibi ? "the q·k part of every score is √dk times larger (the ALiBi bias below is added after "
-                                  "the scaling and is unchanged)"
-                                : "every score is √dk times larger") +
+                         (alibi || relative ? std::string("the q·k part of every score is √dk times larger (the ") +
+                                                  (alibi ? "ALiBi" : "relative") +
+                                                  " bias below is added after the scaling and is unchanged)"
+                                            : std::string("every score is √dk times larger")) +
                          ", so softmax rows are more peaked; the paper suspected that with large dk this pushes "
                          "softmax into near one-hot rows, where training's gradients are tiny."};
     if (alibi)
@@ -133,6 +141,19 @@ StepText scores_text(const ModelConfig& c, AttentionKind kind) {
                                 "−m_h·(i − j); the causal mask also gives the decoder some sense of position.");
     else if (c.positional == PositionalKind::Alibi)
         t.explanation += " Cross-attention gets no ALiBi bias: a source and a target position have no distance.";
+    if (relative)
+        t.explanation += std::string(" T5 (Raffel et al. 2020, §2.1) then adds a learned scalar per head for the key's "
+                                     "offset from the query, one table of 32 buckets × heads per stack, shared by its "
+                                     "layers: offsets below ") +
+                         (kind == AttentionKind::EncoderSelf ? "8" : "16") +
+                         " get a bucket each, longer ones share log-spaced buckets up to 128 positions. " +
+                         (kind == AttentionKind::EncoderSelf
+                              ? "The encoder's buckets are bidirectional: keys before and after the query have buckets "
+                                "of their own (16 each)."
+                              : "The decoder's are causal: every later key shares bucket 0, and the causal mask hides "
+                                "them anyway.");
+    else if (c.positional == PositionalKind::Relative)
+        t.explanation += " Cross-attention gets no relative bias: a source and a target position have no offset.";
     return t;
 }
 
@@ -144,13 +165,25 @@ StepText mask_text(const ModelConfig& c, AttentionKind kind) {
               "fed at once and t must not read the token it has to predict, and at generation time later tokens "
               "do not exist yet. PAD keys are masked too. Masked scores are −∞."
             : "Padding mask on the source: the decoder never attends to PAD positions of the input sentence.";
+    const std::string W = std::to_string(c.window), d = std::to_string(c.window_dilation);
     if (c.window > 0 && kind == AttentionKind::DecoderSelf)
-        text += " Sliding window: position i sees only the last " + std::to_string(c.window) +
-                " positions, i − W < j ≤ i (W = " + std::to_string(c.window) +
-                ", as Mistral); stacked layers still pass information further back.";
+        text += c.window_dilation == 1
+                    ? " Sliding window: position i sees only the last " + W + " positions, i − W < j ≤ i (W = " + W +
+                          ", as Mistral); stacked layers still pass information further back."
+                    : " Dilated sliding window: position i sees " + W + " keys spaced d = " + d +
+                          " apart, j = i − k·d for k < W (W = " + W +
+                          ", as Longformer's dilated heads): the same number of keys reaches d times as far back.";
     else if (c.window > 0 && kind == AttentionKind::EncoderSelf)
-        text += " Sliding window: position i sees only |i − j| ≤ " + std::to_string(c.window / 2) +
-                " (⌊W/2⌋ on each side, W = " + std::to_string(c.window) + ", as Longformer).";
+        text += c.window_dilation == 1
+                    ? " Sliding window: position i sees only |i − j| ≤ " + std::to_string(c.window / 2) +
+                          " (⌊W/2⌋ on each side, W = " + W + ", as Longformer)."
+                    : " Dilated sliding window: position i sees |i − j| = k·d for k ≤ " + std::to_string(c.window / 2) +
+                          " (⌊W/2⌋ on each side, W = " + W + ", d = " + d + ", as Longformer's dilated heads).";
+    if (c.window > 0 && self_attention(kind) && !c.global_positions.empty())
+        text += " Global position" + std::string(c.global_positions.size() > 1 ? "s " : " ") + global_positions_text(c) +
+                " (Longformer): such a query sees every key and every query sees such a key, outside the window" +
+                (kind == AttentionKind::DecoderSelf ? " (the causal and padding masks still apply)."
+                                                    : " (the padding mask still applies).");
     return {"masked = keep ? scores : −∞", text};
 }
 

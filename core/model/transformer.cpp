@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tx/attention_window.h"
 #include "tx/layer_plan.h"
 #include "tx/ops.h"
 #include "model/step_explanations.h"
@@ -53,8 +54,19 @@ const char* to_string(AttentionKind kind) {
     return "?";
 }
 
+namespace {
+
+// A variant whose op this backend lacks is refused before anything is allocated.
+void check_backend(const ModelConfig& config, const Backend& backend) {
+    if (config.positional == PositionalKind::Relative && !backend.has_relative_bias())
+        throw ConfigError("positional \"relative\" (T5's relative bias) has no op on the " + backend.name() +
+                          " backend yet: run this model on the CPU");
+}
+
+}  // namespace
+
 Transformer::Transformer(const ModelConfig& config, Backend& backend)
-    : m_config((check(config), config)), m_table(config), m_backend(backend),
+    : m_config((check(config), check_backend(config, backend), config)), m_table(config), m_backend(backend),
       m_params(backend, static_cast<size_t>(m_table.total())),
       m_grads(backend, static_cast<size_t>(m_table.total())),
       m_pe(backend, static_cast<size_t>(config.max_len) * config.d_model) {
@@ -180,12 +192,10 @@ void Transformer::update_masks() {
     std::vector<float> src_keep(static_cast<size_t>(B) * S * S), tgt_keep(static_cast<size_t>(B) * T * T),
         cross_keep(static_cast<size_t>(B) * T * S);
     m_src_mask_host.assign(static_cast<size_t>(B) * S, 0.0f);
-    // The sliding window (config.window = W > 0) limits self-attention only: the decoder's
-    // query i sees keys i − W < j (Mistral's window, with the causal j ≤ i: the last W
-    // positions), the encoder's |i − j| ≤ ⌊W/2⌋ (Longformer's, centred); cross-attention is full.
-    const int W = m_config.window;
-    auto src_near = [W](int i, int j) { return W == 0 || std::abs(i - j) <= W / 2; };
-    auto tgt_near = [W](int i, int j) { return W == 0 || j > i - W; };
+    // The sliding window (config.window > 0, with its dilation and global positions) limits
+    // self-attention only, by tx/attention_window.h's rule; cross-attention is full.
+    auto src_near = [this](int i, int j) { return encoder_window_keeps(m_config, i, j); };
+    auto tgt_near = [this](int i, int j) { return decoder_window_keeps(m_config, i, j); };
     for (int b = 0; b < B; ++b) {
         for (int j = 0; j < S; ++j) m_src_mask_host[b * S + j] = src_open(b, j) ? 1.0f : 0.0f;
         for (int i = 0; i < S; ++i)
@@ -390,7 +400,8 @@ Transformer::PositionEntry Transformer::position_entry(PositionalKind kind) {
         case PositionalKind::Sinusoidal:
         case PositionalKind::Learned: return PositionEntry::Embeddings;
         case PositionalKind::Rope: return PositionEntry::RotateQK;
-        case PositionalKind::Alibi: return PositionEntry::ScoreBias;
+        case PositionalKind::Alibi:
+        case PositionalKind::Relative: return PositionEntry::ScoreBias;
         case PositionalKind::None: return PositionEntry::Nowhere;
     }
     return PositionEntry::Nowhere;
@@ -665,21 +676,29 @@ std::function<TensorShape()> Transformer::attention_map_shape(const AttentionGeo
     return [this, g, H = m_config.heads] { return TensorShape({m_B, H, g.rows(), g.keys()}, {"B", "H", g.q_letter, g.k_letter}); };
 }
 
-// scores = QKᵀ·scale [B,H,rows,keys]. The position hook's third place: ALiBi's distance bias on
-// self-attention's scores, inside this step (scores = QKᵀ/√dk + bias), its gradient passed
-// through in `dscores`.
+// scores = QKᵀ·scale [B,H,rows,keys]. The position hook's third place: ALiBi's distance bias or
+// T5's learned relative bias on self-attention's scores, inside this step (scores = QKᵀ/√dk +
+// bias), the scores' gradient passed through (in `dscores` for ALiBi).
 size_t Transformer::build_scores(const AttentionGeometry& g, size_t q, size_t k) {
     const int H = m_config.heads, dk = m_config.d_k();
     const float scale = m_config.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
     auto bhtk = [this, g, H] { return static_cast<int64_t>(m_B) * H * g.rows() * g.keys(); };
-    const bool bias = g.kind != AttentionKind::Cross && position_entry(m_config.positional) == PositionEntry::ScoreBias;
-    Buffer* dscores = bias ? buffer(bhtk) : nullptr;
+    const bool self = g.kind != AttentionKind::Cross;
+    const bool alibi = self && m_config.positional == PositionalKind::Alibi;
+    Buffer* dscores = alibi ? buffer(bhtk) : nullptr;
+    // T5's relative bias: the stack's table [buckets, H]; bidirectional in the encoder, causal in
+    // the decoder. Its gradient is accumulated here, the scores' own passes through unchanged.
+    const bool relative = self && m_config.positional == PositionalKind::Relative;
+    const bool bidirectional = g.kind == AttentionKind::EncoderSelf;
+    const std::string table = bidirectional ? "encoder.relative_bias.weight" : "decoder.relative_bias.weight";
+    const float* bias_table = relative ? param(table) : nullptr;
+    float* dbias_table = relative ? grad(table) : nullptr;
     const StepText text = scores_text(m_config, g.kind);
     const size_t n = m_steps.size();
     return add_step(
         {g.prefix + ".scores", StepKind::Scores, g.stack, g.layer, text.formula, text.explanation, {}, true},
         attention_map_shape(g),
-        [this, g, q, k, dscores, H, dk, scale, n] {
+        [this, g, q, k, dscores, bias_table, bidirectional, H, dk, scale, n] {
             switch (attention_path()) {
                 case AttentionPath::Fused: return;   // the context step computes from q and k itself
                 case AttentionPath::Steps:
@@ -687,16 +706,21 @@ size_t Transformer::build_scores(const AttentionGeometry& g, size_t q, size_t k)
                     m_backend.scores_forward(out(n), out(q), out(k), m_B, H, g.rows(), g.keys(), dk, scale);
                     if (dscores && m_options.positional_encoding)
                         m_backend.alibi_forward(out(n), out(n), m_B, H, g.rows(), g.keys(), 0);
+                    if (bias_table && m_options.positional_encoding)
+                        m_backend.relative_bias_forward(out(n), out(n), bias_table, m_B, H, g.rows(), g.keys(), 0,
+                                                        bidirectional);
                     return;
             }
         },
-        [this, g, q, k, dscores, bhtk, H, dk, scale, n] {
+        [this, g, q, k, dscores, dbias_table, bidirectional, bhtk, H, dk, scale, n] {
             const float* d = dout(n);
             if (dscores) {
                 m_backend.fill_zero(dscores->data(), static_cast<size_t>(bhtk()) * sizeof(float));
                 m_backend.alibi_backward(dscores->data(), dout(n), m_B, H, g.rows(), g.keys());
                 d = dscores->data();
             }
+            if (dbias_table && m_options.positional_encoding)
+                m_backend.relative_bias_backward(dbias_table, dout(n), m_B, H, g.rows(), g.keys(), 0, bidirectional);
             m_backend.scores_backward(dout(q), dout(k), d, out(q), out(k), m_B, H, g.rows(), g.keys(), dk, scale);
         });
 }

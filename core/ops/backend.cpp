@@ -1,6 +1,6 @@
-// The Backend interface's optional fused ops (backend.h): a backend that does not fuse them never
-// gets these calls (the model asks fuses_masked_softmax() / fuses_add_norm() first), so reaching
-// one is a programming error, reported with the op's name.
+// The Backend interface's optional ops (backend.h): a backend that does not fuse them, or has no
+// relative bias, never gets these calls (the model asks fuses_masked_softmax(), fuses_add_norm()
+// or has_relative_bias() first), so reaching one is a programming error, reported with its name.
 #include "tx/backend.h"
 
 namespace tx {
@@ -24,6 +24,12 @@ void Backend::residual_dropout_forward(float*, float*, const float*, const float
 }
 void Backend::residual_dropout_backward(float*, float*, const float*, const float*, int) {
     throw DeviceError(name() + " backend has no residual_dropout_backward");
+}
+void Backend::relative_bias_forward(float*, const float*, const float*, int, int, int, int, int, bool) {
+    throw DeviceError(name() + " backend has no relative_bias_forward");
+}
+void Backend::relative_bias_backward(float*, const float*, int, int, int, int, int, bool) {
+    throw DeviceError(name() + " backend has no relative_bias_backward");
 }
 
 }  // namespace tx

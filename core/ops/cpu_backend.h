@@ -217,6 +217,15 @@ public:
         cpu::alibi_backward<float>(dscores, dout, B, H, T, S);
     }
     void alibi_slopes(float* slopes, int H) override { cpu::alibi_slopes<float>(slopes, H); }
+    bool has_relative_bias() const override { return true; }
+    void relative_bias_forward(float* out, const float* scores, const float* table, int B, int H, int T, int S, int q0,
+                               bool bidirectional) override {
+        cpu::relative_bias_forward<float>(out, scores, table, B, H, T, S, q0, bidirectional);
+    }
+    void relative_bias_backward(float* dtable, const float* dout, int B, int H, int T, int S, int q0,
+                                bool bidirectional) override {
+        cpu::relative_bias_backward<float>(dtable, dout, B, H, T, S, q0, bidirectional);
+    }
     void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D) override {
         cpu::learned_positional_backward<float>(dtable, dout, B, T, D);
     }

@@ -1,6 +1,8 @@
 // The variant comparison's rows and settings (see variant_comparison.h).
 #include "tx/variant_comparison.h"
 
+#include "tx/attention_window.h"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -13,14 +15,33 @@ struct Variant {
     PositionalKind positional;
     FfnKind ffn;
     int kv_heads = 0;
+    int ffn_rank = 0;
+    int window = 0, window_dilation = 1, global_position = -1;   // -1: no global position
 };
 constexpr Variant VARIANTS[] = {
     {PositionalKind::Sinusoidal, FfnKind::Relu}, {PositionalKind::Learned, FfnKind::Relu},
     {PositionalKind::Rope, FfnKind::Relu},       {PositionalKind::Alibi, FfnKind::Relu},
-    {PositionalKind::None, FfnKind::Relu},       {PositionalKind::Sinusoidal, FfnKind::Gelu},
+    {PositionalKind::None, FfnKind::Relu},       {PositionalKind::Relative, FfnKind::Relu},
+    {PositionalKind::Sinusoidal, FfnKind::Gelu},
     {PositionalKind::Sinusoidal, FfnKind::SwiGlu},
     {PositionalKind::Sinusoidal, FfnKind::Relu, 2}, {PositionalKind::Sinusoidal, FfnKind::Relu, 1},
+    {PositionalKind::Sinusoidal, FfnKind::Relu, 0, 4},
+    {PositionalKind::Sinusoidal, FfnKind::Relu, 0, 0, 4},
+    {PositionalKind::Sinusoidal, FfnKind::Relu, 0, 0, 4, 2},
+    {PositionalKind::Sinusoidal, FfnKind::Relu, 0, 0, 4, 2, 0},
 };
+
+// "-kv2", "-r4", "-w4d2g0": only the rows that set a field say it, so the earlier rows keep their ids.
+std::string variant_suffix(const Variant& v) {
+    // append(), not "-kv" + std::to_string(): GCC 12 warns (-Wrestrict) about the latter here.
+    std::string s;
+    if (v.kv_heads > 0) s.append("-kv").append(std::to_string(v.kv_heads));
+    if (v.ffn_rank > 0) s.append("-r").append(std::to_string(v.ffn_rank));
+    if (v.window > 0) s.append("-w").append(std::to_string(v.window));
+    if (v.window_dilation > 1) s.append("d").append(std::to_string(v.window_dilation));
+    if (v.global_position >= 0) s.append("g").append(std::to_string(v.global_position));
+    return s;
+}
 
 std::vector<ComparisonRow> make_rows() {
     std::vector<ComparisonRow> rows;
@@ -32,10 +53,13 @@ std::vector<ComparisonRow> make_rows() {
                 r.positional = v.positional;
                 r.ffn = v.ffn;
                 r.kv_heads = v.kv_heads;
+                r.ffn_rank = v.ffn_rank;
+                r.window = v.window;
+                r.window_dilation = v.window_dilation;
+                if (v.global_position >= 0) r.global_positions = {v.global_position};
                 r.seed = seed;
-                // "-kv2": only grouped rows say it, so the earlier rows keep their ids.
                 r.id = std::string(to_string(task)) + "-" + to_string(v.positional) + "-" + to_string(v.ffn) +
-                       (v.kv_heads > 0 ? "-kv" + std::to_string(v.kv_heads) : "") + "-s" + std::to_string(seed);
+                       variant_suffix(v) + "-s" + std::to_string(seed);
                 rows.push_back(std::move(r));
             }
     return rows;
@@ -59,8 +83,20 @@ ModelConfig comparison_model(const ComparisonRow& row) {
     m.positional = row.positional;
     m.ffn = row.ffn;
     m.kv_heads = row.kv_heads;
+    m.ffn_rank = row.ffn_rank;
+    m.window = row.window;
+    m.window_dilation = row.window_dilation;
+    m.global_positions = row.global_positions;
     m.seed = row.seed;
     return m;
+}
+
+std::string comparison_other_fields(const ComparisonRow& row) {
+    const ModelConfig m = comparison_model(row);
+    std::string text;
+    if (m.ffn_rank > 0) text = "FFN rank " + std::to_string(m.ffn_rank);
+    if (m.window > 0) text += (text.empty() ? "window " : ", window ") + window_summary(m);
+    return text;
 }
 
 TrainingConfig comparison_training(const ComparisonRow& row) {

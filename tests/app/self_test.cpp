@@ -57,7 +57,7 @@ std::function<bool(ExplorerApp&)> precision_ready() {
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
 // The lessons in assets/lessons (the curriculum's length).
-constexpr size_t LESSON_COUNT = 21;
+constexpr size_t LESSON_COUNT = 22;
 
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
@@ -1283,10 +1283,7 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
             }
             case explain::LessonActionKind::ModelVariant: {
                 const explain::ModelVariant& w = a.variant;
-                check((!w.positional || v.config.positional == *w.positional) && (!w.ffn || v.config.ffn == *w.ffn) &&
-                          (!w.norm_kind || v.config.norm_kind == *w.norm_kind) &&
-                          (!w.kv_heads || v.config.kv_heads == *w.kv_heads),
-                      what + ": the model has " + describe(w));
+                check(to_json(explain::apply_variant(v.config, w)) == to_json(v.config), what + ": the model has " + describe(w));
                 check(v.model_source.rfind("untrained (rebuilt", 0) == 0, what + ": with fresh weights (" + v.model_source + ")");
                 break;
             }

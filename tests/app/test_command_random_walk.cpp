@@ -204,6 +204,9 @@ private:
                 c.d_ff = std::min(c.d_ff, 128);
                 c.max_len = std::min(c.max_len, 64);
                 c.window = pick(3) == 0 ? pick(5) : 0;
+                c.window_dilation = pick(4) == 0 ? pick(4) : 1;   // 0, or one without a window: refused
+                c.global_positions.clear();
+                if (pick(4) == 0) c.global_positions = {pick(3)};   // without a window: refused
                 c.kv_heads = pick(3) == 0 ? pick(5) : 0;   // grouped-query; one that does not divide heads: refused
                 c.ffn_rank = pick(4) == 0 ? pick(60) : 0;   // low-rank FFN; one past max_ffn_rank(): refused
                 c.seed = static_cast<uint64_t>(1 + pick(5));
@@ -211,7 +214,7 @@ private:
             }
             case 7: {
                 explain::ModelVariant variant;
-                if (coin()) variant.positional = static_cast<PositionalKind>(pick(5));
+                if (coin()) variant.positional = static_cast<PositionalKind>(pick(6));
                 if (coin()) variant.ffn = static_cast<FfnKind>(pick(3));
                 if (coin()) variant.norm_kind = static_cast<NormKind>(pick(2));
                 return RebuildVariant{variant};

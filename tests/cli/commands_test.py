@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 # txcli's command table (cli/txcli.cpp, COMMANDS) against its documentation: `txcli --help` lists
 # exactly the commands of docs/cli.md's synopsis, in its order; each of them answers `--help` with its
-# own usage line and exit 0; an unknown command and a bare `txcli` exit 2 with the usage on stderr.
+# own usage line and exit 0; an unknown command and a bare `txcli` exit 2 with the usage on stderr; the
+# window options are refused or read back.
 #   usage: commands_test.py TXCLI DOCS_CLI_MD
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 from cli_checks import check, finish  # tests/cli/cli_checks.py, beside this script
 
@@ -40,5 +43,22 @@ check(bare.returncode == 2 and bare.stdout == "" and bare.stderr == usage.stdout
 unknown = run("no-such-command")
 check(unknown.returncode == 2 and unknown.stderr == "txcli: unknown command 'no-such-command'\n" + usage.stdout,
       "an unknown command exits 2, names it and prints the usage on stderr")
+
+# The window options: a bad list and a dilation without a window are refused with the setting named;
+# a good one is written and read back (txcli info's variants line).
+with tempfile.TemporaryDirectory() as folder:
+    out = os.path.join(folder, "window.safetensors")
+    bad = run("init", "--out", out, "--window", "4", "--global-positions", "0,x")
+    check(bad.returncode != 0 and "--global-positions: 'x' is not a position" in bad.stderr,
+          "txcli init refuses --global-positions 0,x naming the option and the piece: " + bad.stderr.strip())
+    lone = run("init", "--out", out, "--window-dilation", "2")
+    check(lone.returncode != 0 and "window_dilation (2) needs a sliding window, and window is 0" in lone.stderr,
+          "txcli init refuses a dilation without a window, naming both: " + lone.stderr.strip())
+    check(not os.path.exists(out), "nothing is written for a refused model")
+    good = run("init", "--out", out, "--d-model", "16", "--heads", "2", "--window", "4", "--window-dilation", "2",
+               "--global-positions", "3, 0")
+    info = run("info", "--checkpoint", out)
+    check(good.returncode == 0 and "window 4 (dilation 2; global 0, 3)" in info.stdout,
+          "txcli init writes the window, and txcli info reads it back: " + good.stderr.strip() + info.stdout[:400])
 
 finish("ok   txcli lists, dispatches and documents the same " + str(len(documented)) + " commands")

@@ -33,7 +33,7 @@ struct Model {
     tx::Transformer model;
 };
 
-const std::vector<std::vector<int>> SOURCES = {{4, 5, 6, 2}, {7, 8, 2}, {9, 10, 11, 4, 5, 2}, {6, 2}, {11, 11, 7, 2}};
+const std::vector<std::vector<int>> BEAM_SOURCES = {{4, 5, 6, 2}, {7, 8, 2}, {9, 10, 11, 4, 5, 2}, {6, 2}, {11, 11, 7, 2}};
 
 // log p(next | src, BOS + prefix) for every next id: one teacher-forced forward with B = 1.
 std::vector<double> next_log_probs(tx::Transformer& model, const std::vector<int>& src, const std::vector<int>& prefix) {
@@ -85,7 +85,7 @@ TEST(BeamSearch, InvalidOptionsThrowWithTheReason) {
 TEST(BeamSearch, BeamOfOneIsGreedyDecoding) {
     for (float eos_bias : {0.0f, 0.5f, 2.0f}) {
         Model m(12, 5, eos_bias);
-        for (const auto& src : SOURCES)
+        for (const auto& src : BEAM_SOURCES)
             for (double alpha : {0.0, 0.6}) {   // with one beam the penalty cannot change the choice
                 const auto greedy = tx::greedy_decode(m.model, {src}, 8);
                 const tx::BeamResult beam = tx::beam_search(m.model, src, 8, {1, alpha});
@@ -99,7 +99,7 @@ TEST(BeamSearch, BeamOfOneIsGreedyDecoding) {
 
 TEST(BeamSearch, ReportedLogProbsAreTheTeacherForcedOnes) {
     Model m(12, 9, 0.5f);
-    for (const auto& src : SOURCES)
+    for (const auto& src : BEAM_SOURCES)
         for (double alpha : {0.0, 0.6, 1.0}) {
             const tx::BeamResult r = tx::beam_search(m.model, src, 8, {4, alpha});
             ASSERT_FALSE(r.hypotheses.empty());
@@ -126,7 +126,7 @@ TEST(BeamSearch, BeamOfFourScoresAtLeastAsWellAsGreedy) {
     int compared = 0, strictly_better = 0;
     for (uint64_t seed : {11u, 12u, 13u, 14u, 15u, 16u}) {
         Model m(12, seed, 0.5f);
-        for (const auto& src : SOURCES)
+        for (const auto& src : BEAM_SOURCES)
             for (double alpha : {0.0, 0.6}) {
                 const std::vector<int> greedy = tx::greedy_decode(m.model, {src}, 8)[0];
                 const bool finished = greedy.size() < 8u;
@@ -152,7 +152,7 @@ TEST(BeamSearch, TraceKeepsTheTopKOfAllExtensions) {
     const int K = 3;
     int wide_steps = 0, finishes = 0;
     const double alpha = 0.6;
-    for (const auto& src : SOURCES) {
+    for (const auto& src : BEAM_SOURCES) {
         const tx::BeamResult r = tx::beam_search(m.model, src, 8, {K, alpha});
         ASSERT_FALSE(r.trace.empty());
         EXPECT_EQ(r.trace[0].prefixes, std::vector<std::vector<int>>{{}});
@@ -215,7 +215,7 @@ TEST(BeamSearch, StopsExactlyWhenNoLiveBeamCanWin) {
     Model m(12, 16, 0.5f);
     const int K = 3, limit = 10;
     int early = 0, went_on = 0;
-    for (const auto& src : SOURCES)
+    for (const auto& src : BEAM_SOURCES)
         for (double alpha : {0.0, 0.6}) {
             const tx::BeamResult r = tx::beam_search(m.model, src, limit, {K, alpha});
             const double bound_lp = tx::length_penalty(limit, alpha);

@@ -894,7 +894,7 @@ VariantRun variant_run(const Lesson& l, size_t step, const std::string& sentence
 
 TEST(LessonClaims, ModernVariants) {
     const Lesson l = lesson("20-modern-variants.json");
-    ASSERT_EQ(l.steps.size(), 6u);
+    ASSERT_EQ(l.steps.size(), 7u);
     ASSERT_EQ(l.steps[0].actions.at(0).name, "grammar");
     const std::string sentence = l.steps[0].actions.at(1).sentences.at(0);
 
@@ -1081,6 +1081,98 @@ TEST(LessonClaims, ModernVariants) {
         // full recompute's: the Session decoded it with the cache.
         EXPECT_FALSE(r.view.decoded_text.empty());
     }
+
+    // Step 7: the dilated window with a global position, read off the masks the model applies
+    // (the Masks panel draws these matrices): the encoder's keys 0, 2 and 4 away, the tokens
+    // "cat" sees and misses, the global first row and column, and the decoder's t − 2k.
+    {
+        const VariantRun r = variant_run(l, 6, sentence);
+        const SessionView& v = r.view;
+        ASSERT_EQ(v.config.window, 4);
+        ASSERT_EQ(v.config.window_dilation, 2);
+        ASSERT_EQ(v.config.global_positions, std::vector<int>{0});
+        const std::string& text = l.steps[6].text;
+        const int S = v.S, T = v.T;
+        const auto src = v.src_labels(0);
+        auto enc_keeps = [&](int i, int j) { return v.src_self_mask[(static_cast<size_t>(i) * S) + j] != 0.0f; };
+        auto quoted = [](const std::string& token) { return "\xE2\x80\x9C" + token + "\xE2\x80\x9D"; };
+        ASSERT_GE(S, 7);
+        EXPECT_TRUE(says(text, quoted(src[4]) + " at position 4 sees")) << src[4];
+        std::vector<std::string> seen, missed;
+        for (int j = 0; j < S; ++j) {
+            const bool keeps = enc_keeps(4, j), listed = j % 2 == 0;   // 0, 2 or 4 away from 4, or global 0
+            EXPECT_EQ(keeps, listed) << "encoder query 4, key " << j;
+            if (j != 4 && j != S - 1) (keeps ? seen : missed).push_back(src[static_cast<size_t>(j)]);
+        }
+        EXPECT_EQ(src[static_cast<size_t>(S - 1)], "<eos>");
+        EXPECT_TRUE(says(text, "sees " + quoted(seen.at(0)) + ", " + quoted(seen.at(1)) + ", itself and <eos>"));
+        EXPECT_TRUE(says(text, "not " + quoted(missed.at(0)) + ", " + quoted(missed.at(1)) + " or " + quoted(missed.at(2))));
+        for (int i = 0; i < S; ++i) EXPECT_TRUE(enc_keeps(0, i) && enc_keeps(i, 0)) << "global position 0, " << i;
+        for (int i = 0; i < S; ++i)
+            for (int j = 0; j < S; ++j)
+                if (i != 0 && j != 0) {
+                    EXPECT_EQ(enc_keeps(i, j), std::abs(i - j) % 2 == 0 && std::abs(i - j) <= 4) << i << ", " << j;
+                }
+        ASSERT_GE(T, 8) << "the decoder needs 8 positions to show t - 6";
+        for (int t = 0; t < T; ++t)
+            for (int j = 0; j < T; ++j) {
+                const bool keeps = v.tgt_mask[static_cast<size_t>(t) * T + j] != 0.0f;
+                EXPECT_EQ(keeps, j == 0 || (j <= t && (t - j) % 2 == 0 && t - j <= 6)) << "decoder query " << t << ", key " << j;
+            }
+        EXPECT_TRUE(says(text, "query t sees t, t \xE2\x88\x92 2, t \xE2\x88\x92 4 and t \xE2\x88\x92 6"));
+        EXPECT_TRUE(says(text, "BOS at position 0"));
+    }
+}
+
+// Lesson 22: the language model's sizes as the Model panel shows them, the quiz's ratio to GPT-3's
+// 175 billion parameters (the published figure), computed from the model's own parameter table,
+// and the LLaMA-like rebuild's shared key/value heads at the step the lesson names.
+TEST(LessonClaims, FromThisModelToAChatModel) {
+    const Lesson l = lesson("22-chat-models.json");
+    ASSERT_EQ(l.steps.size(), 5u);
+    ASSERT_EQ(l.steps[0].actions.at(0).name, "lm");
+    Session lm = language_model();
+    const SessionView v = view_of(lm);
+    const ModelConfig& c = v.config;
+    ASSERT_EQ(c.arch, Arch::DecoderOnly);
+    EXPECT_TRUE(says(l.steps[0].text, "vocabulary of 2,000 pieces"));
+    EXPECT_EQ(c.tgt_vocab, 2000);
+    const std::string& sizes = l.steps[1].text;
+    EXPECT_TRUE(says(sizes, "d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.heads) + " heads, " +
+                                std::to_string(c.decoder_layers) + " decoder layers and no encoder, a context of " +
+                                std::to_string(c.max_len) + " positions"));
+    // The Model panel's count: its config with both vocabularies the session's (model_panel.cpp).
+    ModelConfig shown = c;
+    shown.src_vocab = shown.tgt_vocab = v.vocab_size;
+    const int64_t parameters = ParameterTable(shown).total();
+    EXPECT_EQ(parameters, ParameterTable(c).total());
+    const double ratio = 175e9 / static_cast<double>(parameters);
+    std::printf("lesson 22: %lld parameters; GPT-3 has %.0f times as many\n", static_cast<long long>(parameters), ratio);
+    EXPECT_EQ(answer(l), "About 190,000 times");
+    EXPECT_NEAR(ratio, 190000.0, 5000.0);   // "about": two significant digits
+    const std::string& why = l.question.explanation;
+    EXPECT_TRUE(says(why, std::to_string(parameters) + " parameters"));
+    EXPECT_TRUE(says(why, formatted("%.0f", std::round(ratio / 1000.0)) + ",000"));
+    EXPECT_TRUE(says(why, "d_model " + std::to_string(12288 / c.d_model) + " times as wide"));
+    EXPECT_TRUE(says(why, "about 9,000 times")) << (12288 / c.d_model) * (12288 / c.d_model);
+    EXPECT_TRUE(says(why, std::to_string(96 / c.decoder_layers) + " times as many layers"));
+    // The answer is read off the screen: the count is in no step's text.
+    for (const LessonStep& step : l.steps) EXPECT_FALSE(says(step.text, std::to_string(parameters))) << step.text;
+    // Step 4: RoPE, SwiGLU, RMSNorm and 2 shared key/value heads on the language model.
+    const LessonAction* rebuild = nullptr;
+    for (const LessonAction& a : l.steps[3].actions)
+        if (a.kind == LessonActionKind::ModelVariant) rebuild = &a;
+    ASSERT_NE(rebuild, nullptr);
+    Session llama(Session::fresh(apply_variant(c, rebuild->variant), v.vocabulary, lm.tokenizer().model()));
+    llama.set_fused_attention(false);
+    llama.set_input({"The cat is sleeping on the"});
+    const SessionView lv = view_of(llama);
+    EXPECT_EQ(lv.config.positional, PositionalKind::Rope);
+    EXPECT_EQ(lv.config.ffn, FfnKind::SwiGlu);
+    EXPECT_EQ(lv.config.norm_kind, NormKind::RmsNorm);
+    EXPECT_EQ(lv.steps[step_index(lv, "decoder.layers.0.self_attn.k")].shape.dims.at(1), 2);
+    EXPECT_EQ(lv.steps[step_index(lv, "decoder.layers.0.self_attn.k_repeat")].shape.dims.at(1), c.heads);
+    EXPECT_TRUE(says(l.steps[3].text, "decoder.layers.0.self_attn.k_repeat"));
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ protected:
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", LESSON_PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
-    ASSERT_EQ(set.lessons.size(), 21u);
+    ASSERT_EQ(set.lessons.size(), 22u);
     std::set<std::string> keys;
     for (size_t i = 0; i < set.lessons.size(); ++i) {
         const Lesson& l = set.lessons[i];
@@ -206,7 +206,7 @@ TEST_F(LessonFiles, TheModelVariantActionReadsItsFields) {
         return error_of(t.replace(t.find(from), from.size(), to));
     };
     const std::string scheme = replaced("\"positional\": \"rope\"", "\"positional\": \"xpos\"");
-    EXPECT_NE(scheme.find("bad.json: step 1, action 1: unknown positional scheme \"xpos\" (use one of: sinusoidal, learned, rope, alibi, none)"),
+    EXPECT_NE(scheme.find("bad.json: step 1, action 1: unknown positional scheme \"xpos\" (use one of: sinusoidal, learned, rope, alibi, none, relative)"),
               std::string::npos) << scheme;
     const std::string ffn = replaced("\"ffn\": \"swiglu\"", "\"ffn\": \"geglu\"");
     EXPECT_NE(ffn.find("step 1, action 2: unknown feed-forward \"geglu\""), std::string::npos) << ffn;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tx/checkpoint.h"
+#include "tx/ops.h"
 #include "neuron_trace.h"
 #include "tx/session.h"
 #include "session_view.h"
@@ -163,6 +164,37 @@ const Cell CELLS[] = {
      AttentionKind::DecoderSelf, 1, 0, 2, 1},
 };
 INSTANTIATE_TEST_SUITE_P(Cells, EveryNumber, ::testing::ValuesIn(CELLS));
+
+// T5's relative bias (no shipped model has it): the translation model rebuilt with it, fresh
+// weights; a cell of each self-attention adds the table's value at the cell's bucket, and every
+// number still matches the recompute.
+TEST(NeuronTrace, TheRelativeBiasIsTheTablesValueAtTheBucket) {
+    Session grammar(load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors"));
+    grammar.set_input({"The small white dogs will not sleep in the old house."});
+    const SessionView gv = run_view(grammar);
+    ModelConfig config = grammar.config();
+    config.positional = PositionalKind::Relative;
+    Session session(Session::fresh(config, gv.vocabulary, grammar.tokenizer().model()));
+    session.set_fused_attention(false);
+    session.set_input({"The small white dogs will not sleep in the old house."});
+    const SessionView view = run_view(session);
+    ASSERT_GT(view.T, 3) << "the decoder cell needs 4 positions";
+    for (AttentionKind kind : {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf}) {
+        const int block = first_block(view, kind);
+        ASSERT_GE(block, 0);
+        const bool encoder = kind == AttentionKind::EncoderSelf;
+        const int query = encoder ? 11 : 3, key = 1;   // 10 back in the encoder: a log bucket
+        const NeuronTrace t = trace_neuron(view, {block, 0, 2, query, key});
+        ASSERT_TRUE(t.error.empty()) << t.error;
+        for (const std::string& m : test::neuron_mismatches(view, t)) ADD_FAILURE() << m;
+        EXPECT_TRUE(t.relative);
+        EXPECT_EQ(t.relative_bucket, cpu::relative_bucket(query, key, encoder));
+        const std::vector<float>& table = encoder ? view.relative_encoder_bias : view.relative_decoder_bias;
+        EXPECT_EQ(t.alibi_bias, table.at(static_cast<size_t>(t.relative_bucket) * view.config.heads + 2));
+        EXPECT_NEAR(t.score, t.traced_score, 1e-5);
+    }
+    EXPECT_EQ(cpu::relative_bucket(11, 1, true), 8);   // 10 back: 8 + ⌊log(10/8)/log(16)·8⌋
+}
 
 }  // namespace
 }  // namespace tx::explain

@@ -39,6 +39,8 @@ struct ModelVariant {
     Arch arch = Arch::EncoderDecoder;
     int kv_heads = 0;   // grouped-query attention: 4 query heads share this many key/value heads
     int ffn_rank = 0;   // low-rank FFN: each FFN matrix a product of this rank
+    int window_dilation = 1;             // the window's keys this far apart (Longformer)
+    std::vector<int> global_positions;   // positions outside the window (Longformer)
 };
 
 ModelConfig small_config(const ModelVariant& v) {
@@ -58,6 +60,8 @@ ModelConfig small_config(const ModelVariant& v) {
     c.arch = v.arch;
     c.kv_heads = v.kv_heads;
     c.ffn_rank = v.ffn_rank;
+    c.window_dilation = v.window_dilation;
+    c.global_positions = v.global_positions;
     if (v.arch == Arch::DecoderOnly) c.encoder_layers = 0;
     return c;
 }
@@ -231,8 +235,22 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelVariant{"DecoderOnlyMultiQuery", NormPlacement::Pre, PositionalKind::Rope, FfnKind::SwiGlu,
                                    NormKind::RmsNorm, 0, Arch::DecoderOnly, 1},
                       ModelVariant{"LowRankFfn", NormPlacement::Post, PositionalKind::Sinusoidal, FfnKind::Gelu,
-                                   NormKind::LayerNorm, 0, Arch::EncoderDecoder, 0, 6}),
+                                   NormKind::LayerNorm, 0, Arch::EncoderDecoder, 0, 6},
+                      ModelVariant{"DilatedGlobalWindow", NormPlacement::Post, PositionalKind::Sinusoidal, FfnKind::Relu,
+                                   NormKind::LayerNorm, 2, Arch::EncoderDecoder, 0, 0, 2, {0, 3}}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// T5's relative bias has no CUDA op: the model is refused when it is built, naming the variant
+// and the backend, rather than failing at its first scores step.
+TEST_F(CudaParity, RelativeBiasIsRefusedWithTheBackendsName) {
+    ModelVariant v{"Relative", NormPlacement::Post, PositionalKind::Relative};
+    try {
+        Transformer model(small_config(v), gpu());
+        ADD_FAILURE() << "a relative-bias model was built on the GPU";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("has no op on the cuda backend yet"), std::string::npos) << e.what();
+    }
+}
 
 // A short training run on each backend: the same batches, the same dropout masks, so the loss
 // curves agree to rounding (they drift apart slowly, hence only the first steps).

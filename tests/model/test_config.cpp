@@ -111,7 +111,7 @@ TEST(Config, UnknownVariantSpellingsAreRefusedWithTheChoices) {
         }
         return std::string("accepted");
     };
-    EXPECT_NE(message("positional", "rotary").find("\"sinusoidal\", \"learned\", \"rope\", \"alibi\" or \"none\""),
+    EXPECT_NE(message("positional", "rotary").find("\"sinusoidal\", \"learned\", \"rope\", \"alibi\", \"none\" or \"relative\""),
               std::string::npos);
     EXPECT_NE(message("ffn", "tanh").find("ffn ('tanh') must be"), std::string::npos);
     EXPECT_NE(message("norm_kind", "batchnorm").find("norm_kind ('batchnorm')"), std::string::npos);

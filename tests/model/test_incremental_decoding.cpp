@@ -53,7 +53,7 @@ std::unique_ptr<Transformer> random_model(Backend& backend, const ModelConfig& c
 }
 
 // Three sources of different lengths (padded in the batch), tokens + EOS.
-const std::vector<std::vector<int>> SOURCES = {{4, 5, 6, 2}, {7, 2}, {9, 10, 11, 4, 5, 6, 8, 2}};
+const std::vector<std::vector<int>> CACHED_SOURCES = {{4, 5, 6, 2}, {7, 2}, {9, 10, 11, 4, 5, 6, 8, 2}};
 
 // Decoder inputs: BOS, then content ids; row 1 holds a PAD in the middle, which the padding mask
 // hides from later positions in both paths.
@@ -121,7 +121,7 @@ TEST_P(CachedVsFull, EveryPositionMatchesTheFullRecompute) {
     auto backend = make_cpu_backend();
     const ModelConfig c = random_config(GetParam().norm, GetParam().scale);
     auto model = random_model(*backend, c);
-    EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, SOURCES, targets(c, c.max_len)));
+    EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, CACHED_SOURCES, targets(c, c.max_len)));
 }
 
 INSTANTIATE_TEST_SUITE_P(NormAndScale, CachedVsFull,
@@ -153,7 +153,7 @@ TEST(IncrementalDecoder, FollowsTheRunOptions) {
             model->options() = RunOptions{};
             apply(model->options());
             SCOPED_TRACE(name);
-            EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, SOURCES, tgt));
+            EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, CACHED_SOURCES, tgt));
         }
         model->options() = RunOptions{};
     }
@@ -169,12 +169,29 @@ TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
         {"learned", [](ModelConfig& c) { c.positional = PositionalKind::Learned; }},
         {"rope", [](ModelConfig& c) { c.positional = PositionalKind::Rope; }},
         {"alibi", [](ModelConfig& c) { c.positional = PositionalKind::Alibi; }},
+        {"t5 relative bias", [](ModelConfig& c) { c.positional = PositionalKind::Relative; }},
+        {"decoder-only, t5 relative bias", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+             c.positional = PositionalKind::Relative;
+         }},
         {"none", [](ModelConfig& c) { c.positional = PositionalKind::None; }},
         {"gelu", [](ModelConfig& c) { c.ffn = FfnKind::Gelu; }},
         {"swiglu", [](ModelConfig& c) { c.ffn = FfnKind::SwiGlu; }},
         {"rmsnorm post", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; }},
         {"rmsnorm pre", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; c.norm = NormPlacement::Pre; }},
         {"window 3", [](ModelConfig& c) { c.window = 3; }},
+        {"window 2, dilation 2, global 0 and 3", [](ModelConfig& c) {
+             c.window = 2;
+             c.window_dilation = 2;
+             c.global_positions = {0, 3};
+         }},
+        {"decoder-only, window 3, dilation 3", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+             c.window = 3;
+             c.window_dilation = 3;
+         }},
         {"llama-like", [](ModelConfig& c) {
              c.positional = PositionalKind::Rope;
              c.ffn = FfnKind::SwiGlu;
@@ -209,7 +226,7 @@ TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
             if (run == 1) model->options().positional_encoding = false;
             if (run == 2) model->options().fused_attention = true;
             SCOPED_TRACE(std::string(name) + (run == 1 ? ", positions off" : run == 2 ? ", fused attention" : ""));
-            EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, SOURCES, targets(c, c.max_len)));
+            EXPECT_CACHED_EQ_FULL(cached_vs_full(*model, CACHED_SOURCES, targets(c, c.max_len)));
         }
     }
 }
@@ -218,7 +235,7 @@ TEST(IncrementalDecoder, RefusesWhatItCannotCompute) {
     auto backend = make_cpu_backend();
     const ModelConfig c = random_config(NormPlacement::Post, true);
     auto model = random_model(*backend, c);
-    model->set_batch(SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->set_batch(CACHED_SOURCES, {3, std::vector<int>{c.special.bos}});
     model->encode();
     model->options().causal_mask = false;   // earlier positions would see the newest: no cache
     EXPECT_FALSE(IncrementalDecoder::supports(model->options()));
@@ -241,7 +258,7 @@ TEST(IncrementalDecoder, ReorderContinuesTheParentRows) {
     const ModelConfig c = random_config(NormPlacement::Pre, true);
     auto model = random_model(*backend, c);
     const auto tgt = targets(c, 5);
-    model->set_batch(SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->set_batch(CACHED_SOURCES, {3, std::vector<int>{c.special.bos}});
     model->encode();
     IncrementalDecoder cache(*model, 8);
     for (int t = 0; t < 5; ++t) cache.step({tgt[0][t], tgt[1][t], tgt[2][t]});
@@ -251,7 +268,7 @@ TEST(IncrementalDecoder, ReorderContinuesTheParentRows) {
     const std::vector<float> cached = cache.step(next);
     std::vector<std::vector<int>> src, prefix;
     for (size_t b = 0; b < 3; ++b) {
-        src.push_back(SOURCES[parents[b]]);
+        src.push_back(CACHED_SOURCES[parents[b]]);
         prefix.push_back(tgt[parents[b]]);
         prefix.back().push_back(next[b]);
     }
@@ -334,10 +351,10 @@ TEST(IncrementalDecoder, RandomModelDecodesAsTheFullRecompute) {
     for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
         const ModelConfig c = random_config(norm, true);
         auto model = random_model(*backend, c, 2.5f);
-        expect_same_decodes(*model, SOURCES, c.max_len);
+        expect_same_decodes(*model, CACHED_SOURCES, c.max_len);
         // Without the causal mask both settings take the full path: still the same output.
         model->options().causal_mask = false;
-        expect_same_decodes(*model, SOURCES, c.max_len);
+        expect_same_decodes(*model, CACHED_SOURCES, c.max_len);
     }
 }
 
@@ -352,7 +369,7 @@ TEST(IncrementalDecoder, KeptAttentionIsTheFullPassRow) {
         auto model = random_model(*backend, c);
         const int B = 3, H = c.heads, T = 7, C = c.max_len;
         const auto tgt = targets(c, T);
-        model->set_batch(SOURCES, {static_cast<size_t>(B), std::vector<int>{c.special.bos}});
+        model->set_batch(CACHED_SOURCES, {static_cast<size_t>(B), std::vector<int>{c.special.bos}});
         model->encode();
         const int S = model->src_len();
         IncrementalDecoder cache(*model, C);
@@ -363,7 +380,7 @@ TEST(IncrementalDecoder, KeptAttentionIsTheFullPassRow) {
             cache.step({tgt[0][t], tgt[1][t], tgt[2][t]});
             std::vector<std::vector<int>> prefix;
             for (const auto& row : tgt) prefix.emplace_back(row.begin(), row.begin() + t + 1);
-            model->set_batch(SOURCES, prefix);
+            model->set_batch(CACHED_SOURCES, prefix);
             model->forward();
             const int rows = t + 1;
             for (int l = 0; l < c.decoder_layers; ++l)
@@ -395,7 +412,7 @@ TEST(IncrementalDecoder, KeptAttentionIsTheFullPassRow) {
     const ModelConfig c = random_config(NormPlacement::Post, true);
     auto model = random_model(*backend, c);
     model->options().fused_attention = true;
-    model->set_batch(SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->set_batch(CACHED_SOURCES, {3, std::vector<int>{c.special.bos}});
     model->encode();
     IncrementalDecoder cache(*model, 4);
     cache.keep_attention(true);

@@ -168,12 +168,23 @@ const std::vector<Variant> VARIANTS = {
     {"learned positions", [](ModelConfig& c) { c.positional = PositionalKind::Learned; }},
     {"rope", [](ModelConfig& c) { c.positional = PositionalKind::Rope; }, 8},
     {"alibi", [](ModelConfig& c) { c.positional = PositionalKind::Alibi; }},
+    {"t5 relative bias", [](ModelConfig& c) { c.positional = PositionalKind::Relative; }},
+    {"t5 relative bias, decoder-only", [](ModelConfig& c) {
+         c.positional = PositionalKind::Relative;
+         c.arch = Arch::DecoderOnly;
+         c.encoder_layers = 0;
+     }, 3},
     {"no positions", [](ModelConfig& c) { c.positional = PositionalKind::None; }},
     {"gelu", [](ModelConfig& c) { c.ffn = FfnKind::Gelu; }},
     {"swiglu", [](ModelConfig& c) { c.ffn = FfnKind::SwiGlu; }},
     {"rmsnorm post", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; }, 8},
     {"rmsnorm pre", [](ModelConfig& c) { c.norm_kind = NormKind::RmsNorm; c.norm = NormPlacement::Pre; }},
     {"window 2", [](ModelConfig& c) { c.window = 2; }},
+    {"dilated window with a global position", [](ModelConfig& c) {
+         c.window = 2;
+         c.window_dilation = 2;
+         c.global_positions = {1};
+     }},
     {"multi-query (kv_heads 1)", [](ModelConfig& c) { c.kv_heads = 1; }},
     {"low-rank ffn (rank 3)", [](ModelConfig& c) { c.ffn_rank = 3; }},
     {"low-rank swiglu (rank 2)", [](ModelConfig& c) {

@@ -18,27 +18,39 @@ namespace {
 
 TEST(VariantComparison, RowsCoverEverySchemeAndFfnForBothTasksAndSeeds) {
     const auto& rows = comparison_rows();
-    ASSERT_EQ(rows.size(), 2u * 9u * std::size(COMPARISON_SEEDS));
+    ASSERT_EQ(rows.size(), 2u * 14u * std::size(COMPARISON_SEEDS));
     std::set<std::string> ids;
     std::set<std::tuple<TaskKind, PositionalKind, FfnKind, int, uint64_t>> combos;
     for (const ComparisonRow& r : rows) {
         EXPECT_TRUE(ids.insert(r.id).second) << r.id;
         combos.insert({r.task, r.positional, r.ffn, r.kv_heads, r.seed});
         EXPECT_EQ(find_comparison_row(r.id), &r);
-        // Positions vary with ReLU, FFNs with sinusoidal positions, key/value heads with both of
-        // the paper's: one change per row.
-        const int changes = (r.positional != PositionalKind::Sinusoidal) + (r.ffn != FfnKind::Relu) + (r.kv_heads != 0);
+        // Positions vary with ReLU, FFNs with sinusoidal positions, key/value heads, the FFN's rank
+        // and the window with both of the paper's: one change per row (a window with its dilation
+        // and global position counts as one).
+        const int changes = (r.positional != PositionalKind::Sinusoidal) + (r.ffn != FfnKind::Relu) + (r.kv_heads != 0) +
+                            (r.ffn_rank != 0) + (r.window != 0);
         EXPECT_LE(changes, 1) << r.id;
+        EXPECT_TRUE(r.window > 0 || (r.window_dilation == 1 && r.global_positions.empty())) << r.id;
     }
     for (TaskKind task : {TaskKind::Copy, TaskKind::Induction})
         for (uint64_t seed : COMPARISON_SEEDS) {
             for (PositionalKind p : {PositionalKind::Sinusoidal, PositionalKind::Learned, PositionalKind::Rope,
-                                     PositionalKind::Alibi, PositionalKind::None})
+                                     PositionalKind::Alibi, PositionalKind::None, PositionalKind::Relative})
                 EXPECT_EQ(combos.count({task, p, FfnKind::Relu, 0, seed}), 1u);
             for (FfnKind f : {FfnKind::Gelu, FfnKind::SwiGlu})
                 EXPECT_EQ(combos.count({task, PositionalKind::Sinusoidal, f, 0, seed}), 1u);
             for (int kv : {2, 1}) EXPECT_EQ(combos.count({task, PositionalKind::Sinusoidal, FfnKind::Relu, kv, seed}), 1u);
+            for (const char* variant : {"-r4", "-w4", "-w4d2", "-w4d2g0"}) {
+                const std::string id = std::string(to_string(task)) + "-sinusoidal-relu" + variant + "-s" + std::to_string(seed);
+                EXPECT_NE(find_comparison_row(id), nullptr) << id;
+            }
         }
+    const ComparisonRow* windowed = find_comparison_row("induction-sinusoidal-relu-w4d2g0-s1");
+    ASSERT_NE(windowed, nullptr);
+    EXPECT_EQ(comparison_other_fields(*windowed), "window 4 (dilation 2; global 0)");
+    EXPECT_EQ(comparison_model(*windowed).global_positions, std::vector<int>{0});
+    EXPECT_EQ(comparison_other_fields(*find_comparison_row("copy-sinusoidal-relu-r4-s2")), "FFN rank 4");
     EXPECT_NE(find_comparison_row("copy-sinusoidal-relu-kv1-s1"), nullptr);
     EXPECT_EQ(find_comparison_row("copy-rope-relu-s9"), nullptr);
     EXPECT_EQ(find_comparison_row(""), nullptr);
@@ -53,10 +65,18 @@ TEST(VariantComparison, RowsShareOneSettingAndDifferOnlyInTheirOwnFields) {
         base.positional = PositionalKind::Sinusoidal;
         base.ffn = FfnKind::Relu;
         base.kv_heads = 0;
+        base.ffn_rank = 0;
+        base.window = 0;
+        base.window_dilation = 1;
+        base.global_positions.clear();
         ModelConfig mb = comparison_model(base);
         mb.positional = r.positional;
         mb.ffn = r.ffn;
         mb.kv_heads = r.kv_heads;
+        mb.ffn_rank = r.ffn_rank;
+        mb.window = r.window;
+        mb.window_dilation = r.window_dilation;
+        mb.global_positions = r.global_positions;
         EXPECT_EQ(to_json(m), to_json(mb)) << r.id;
         EXPECT_EQ(to_json(t), to_json(comparison_training(base))) << r.id;
         EXPECT_EQ(m.positional, r.positional);

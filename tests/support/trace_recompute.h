@@ -14,6 +14,7 @@
 #include "session_view.h"
 #include "tx/backend.h"
 #include "tx/checkpoint.h"
+#include "tx/ops.h"
 #include "tx/sampling.h"
 #include "tx/transformer.h"
 
@@ -45,6 +46,17 @@ inline std::vector<std::string> neuron_mismatches(const explain::SessionView& v,
     const float* context = v.output(a.context)->data() + ((static_cast<size_t>(b) * H + h) * R + i) * dk;
     const double scale = v.config.scale_attention ? 1.0 / std::sqrt(static_cast<double>(dk)) : 1.0;
     const int pad = v.config.special.pad;
+    // Self-attention's position bias, written out here: ALiBi's −m_h·|i − c| with the paper's
+    // slopes for a power-of-two H (2^(−8(h+1)/H)), or T5's table at the key's bucket.
+    const bool self = a.kind != AttentionKind::Cross && v.options.positional_encoding;
+    const bool encoder_keys = a.kind == AttentionKind::EncoderSelf;
+    const std::vector<float>& relative = encoder_keys ? v.relative_encoder_bias : v.relative_decoder_bias;
+    auto position_bias = [&](int c) {
+        if (self && v.config.positional == PositionalKind::Alibi) return -std::exp2(-8.0 * (h + 1) / H) * std::abs(i - c);
+        if (self && v.config.positional == PositionalKind::Relative)
+            return static_cast<double>(relative.at(static_cast<size_t>(cpu::relative_bucket(i, c, encoder_keys)) * H + h));
+        return 0.0;
+    };
     // The scores row from q and every k, and the keep row from the token ids and the toggles.
     for (int c = 0; c < C; ++c) {
         double dot = 0.0, magnitude = 0.0;
@@ -52,9 +64,10 @@ inline std::vector<std::string> neuron_mismatches(const explain::SessionView& v,
             dot += static_cast<double>(q[d]) * k_head[static_cast<size_t>(c) * dk + d];
             magnitude += std::fabs(static_cast<double>(q[d]) * k_head[static_cast<size_t>(c) * dk + d]);
         }
-        expect(close(dot * scale, scores[c], magnitude * scale), "q\xC2\xB7k/\xE2\x88\x9A" "dk vs the scores step at key " + std::to_string(c));
+        const double score = dot * scale + position_bias(c), size = magnitude * scale + std::fabs(position_bias(c));
+        expect(close(score, scores[c], size), "q\xC2\xB7k/\xE2\x88\x9A" "dk (+ position bias) vs the scores step at key " + std::to_string(c));
         if (c == j) {
-            expect(close(t.dot, dot, magnitude) && close(t.score, dot * scale, magnitude * scale), "the trace's dot and score");
+            expect(close(t.dot, dot, magnitude) && close(t.score, score, size), "the trace's dot and score");
             expect(t.traced_score == scores[c], "the trace's traced score");
         }
         const bool decoder_keys = a.kind == AttentionKind::DecoderSelf;

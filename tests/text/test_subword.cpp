@@ -46,7 +46,7 @@ const std::string& shared_model() {
 
 Tokenizer shared_tokenizer() { return Tokenizer::sentencepiece(shared_model()); }
 
-std::string temp_path(const std::string& name) {
+std::string subword_temp_path(const std::string& name) {
     return (fs::temp_directory_path() / ("tx_subword_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
@@ -181,7 +181,7 @@ Checkpoint subword_checkpoint() {
 }
 
 TEST(Subword, CheckpointCarriesTheModel) {
-    const std::string path = temp_path("ok.safetensors");
+    const std::string path = subword_temp_path("ok.safetensors");
     const Checkpoint saved = subword_checkpoint();
     save_checkpoint(path, saved);
     const Checkpoint loaded = load_checkpoint(path);
@@ -203,7 +203,7 @@ TEST(Subword, CheckpointCarriesTheModel) {
 void write_raw(const std::string& path, const Checkpoint& c, bool with_model, const std::string& model_bytes) {
     Checkpoint valid = c;
     valid.tokenizer_model = shared_model();
-    const std::string good = temp_path("good.safetensors");
+    const std::string good = subword_temp_path("good.safetensors");
     save_checkpoint(good, valid);
     SafetensorsFile file = read_safetensors(good);
     fs::remove(good);
@@ -219,7 +219,7 @@ void write_raw(const std::string& path, const Checkpoint& c, bool with_model, co
 }
 
 TEST(Subword, BrokenCheckpointsNameTheProblem) {
-    const std::string path = temp_path("bad.safetensors");
+    const std::string path = subword_temp_path("bad.safetensors");
     const Checkpoint c = subword_checkpoint();
 
     write_raw(path, c, false, "");
@@ -245,7 +245,7 @@ TEST(Subword, BrokenCheckpointsNameTheProblem) {
 }
 
 TEST(ParallelCorpus, ReadsPairsAndNamesBadLines) {
-    const std::string path = temp_path("pairs.tsv");
+    const std::string path = subword_temp_path("pairs.tsv");
     write_text_file(path, "\xEF\xBB\xBFThe cat.\tEl gato.\r\n\nI see.\tVeo.\n");
     const auto pairs = read_parallel_corpus(path);
     ASSERT_EQ(pairs.size(), 2u);
@@ -274,7 +274,7 @@ TEST(ParallelCorpus, ReadsPairsAndNamesBadLines) {
 
 // A small corpus of made-up pairs of different lengths, for the task tests.
 std::string write_toy_corpus(int pairs) {
-    const std::string path = temp_path("toy.tsv");
+    const std::string path = subword_temp_path("toy.tsv");
     std::ofstream out(path);
     const char* words[] = {"red", "car", "house", "dog", "sees", "small", "white", "the", "big", "reads"};
     Rng rng(7);
@@ -345,7 +345,7 @@ TEST(TranslateTask, BatchesAreGroupedByLengthAndCoverAnEpoch) {
 }
 
 TEST(TranslateTask, ReportsBadDataByLine) {
-    const std::string path = temp_path("broken.tsv");
+    const std::string path = subword_temp_path("broken.tsv");
     write_text_file(path, "one\tuno\ntwo dos\n");
     const std::string message = message_of([&] { Task(toy_translate(path), 64); });
     EXPECT_NE(message.find(":2: no tab"), std::string::npos) << message;

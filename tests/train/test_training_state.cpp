@@ -24,7 +24,7 @@
 namespace tx {
 namespace {
 
-std::string temp_path(const std::string& name) {
+std::string state_temp_path(const std::string& name) {
     return tx::test::unique_temp_path("state-" + name);
 }
 
@@ -57,7 +57,7 @@ TrainingConfig translate_training(const std::string& data) {
 }
 
 std::string write_small_corpus() {
-    const std::string data = temp_path("pairs.tsv");
+    const std::string data = state_temp_path("pairs.tsv");
     std::ifstream in(find_asset("assets/corpus/en-es/train.tsv"));
     std::ofstream out(data);
     std::string line;
@@ -121,7 +121,7 @@ TEST(TrainingState, FileRoundTripsAndBadFilesAreRefused) {
     TrainingState s = run.state();
     s.elapsed_s = 1.5;
     s.tokens = 123;
-    const std::string path = temp_path("round.state");
+    const std::string path = state_temp_path("round.state");
     save_training_state(path, s);
     const TrainingState back = load_training_state(path);
     EXPECT_EQ(back.step, s.step);
@@ -161,7 +161,7 @@ TEST(TrainingState, FileRoundTripsAndBadFilesAreRefused) {
     refused(f, "out of range");
 
     // A checkpoint is not a state file, and a truncated file is refused by the reader.
-    const std::string checkpoint = temp_path("round.safetensors");
+    const std::string checkpoint = state_temp_path("round.safetensors");
     save_checkpoint(checkpoint, run.checkpoint());
     EXPECT_THROW(load_training_state(checkpoint), SafetensorsError);
     std::filesystem::resize_file(path, 40);
@@ -172,7 +172,7 @@ TEST(TrainingState, FileRoundTripsAndBadFilesAreRefused) {
 
 // The trainer's thread writes the checkpoint and state of one step; a Trainer built from them goes on.
 TEST(TrainingState, TrainerSavesAResumablePair) {
-    const std::string path = temp_path("trainer.safetensors");
+    const std::string path = state_temp_path("trainer.safetensors");
     TrainingConfig t = copy_training();
     t.max_steps = 6;
     t.snapshot_every = 1;
@@ -191,14 +191,14 @@ TEST(TrainingState, TrainerSavesAResumablePair) {
     t.max_steps = 8;
     Trainer resumed(c.config, t, make_cpu_backend, &c, &s);
     EXPECT_EQ(resumed.snapshot().step, 6);
-    EXPECT_EQ(resumed.save_resumable(temp_path("missing-dir/x/y.safetensors")).empty(), false)
+    EXPECT_EQ(resumed.save_resumable(state_temp_path("missing-dir/x/y.safetensors")).empty(), false)
         << "an unwritable path gives its error instead of throwing on the trainer's thread";
     std::filesystem::remove(path);
     std::filesystem::remove(training_state_path(path));
 }
 
 TEST(ParallelCorpus, ReadsGzipLikePlainTextAndRefusesADamagedOne) {
-    const std::string plain = temp_path("corpus.tsv"), gz = temp_path("corpus.tsv.gz");
+    const std::string plain = state_temp_path("corpus.tsv"), gz = state_temp_path("corpus.tsv.gz");
     const std::string text = "The dog runs.\tEl perro corre.\nI see it.\tLo veo.\n";
     std::ofstream(plain) << text;
     gzFile out = gzopen(gz.c_str(), "wb");

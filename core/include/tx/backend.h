@@ -136,6 +136,13 @@ public:
     virtual void alibi_backward(float* dscores, const float* dout, int B, int H, int T, int S) = 0;
     virtual void alibi_slopes(float* slopes, int H) = 0;
     virtual void learned_positional_backward(float* dtable, const float* dout, int B, int T, int D) = 0;
+    // T5's relative position bias (ops.h): only a backend that says it has it gets these calls; the
+    // model refuses the variant on the others (the defaults, backend.cpp, throw naming the op).
+    virtual bool has_relative_bias() const { return false; }
+    virtual void relative_bias_forward(float* out, const float* scores, const float* table, int B, int H, int T, int S,
+                                       int q0, bool bidirectional);
+    virtual void relative_bias_backward(float* dtable, const float* dout, int B, int H, int T, int S, int q0,
+                                        bool bidirectional);
     virtual void gelu_forward(float* out, const float* inp, int N) = 0;
     virtual void gelu_backward(float* dinp, const float* dout, const float* inp, int N) = 0;
     virtual void swiglu_forward(float* out, const float* gate, const float* up, int N) = 0;

@@ -17,7 +17,8 @@ enum class TokenizerKind { Word, Char, SentencePiece };
 enum class Arch { EncoderDecoder, DecoderOnly };
 // Sinusoidal and Learned add a [max_len, D] table to the embeddings; Rope rotates each
 // self-attention's q and k (RoFormer); Alibi adds −m_h·|i − j| to its scores (Press et al.).
-enum class PositionalKind { Sinusoidal, Learned, Rope, Alibi, None };
+// Relative: T5's learned relative position bias on self-attention's scores (Raffel et al. 2020).
+enum class PositionalKind { Sinusoidal, Learned, Rope, Alibi, None, Relative };
 enum class FfnKind { Relu, Gelu, SwiGlu };   // GELU in its exact erf form; SwiGLU = SiLU(x·Wgᵀ) ⊙ x·Wuᵀ
 enum class NormKind { LayerNorm, RmsNorm };
 
@@ -53,7 +54,16 @@ struct ModelConfig {
     NormKind norm_kind = NormKind::LayerNorm;
     // Sliding attention window in keys, 0 = full: decoder self-attention sees keys i−W < j ≤ i
     // (Mistral), encoder self-attention |i − j| ≤ ⌊W/2⌋ (Longformer); cross-attention never.
+    // tx/attention_window.h says which keys a query sees, with the two fields below.
     int window = 0;
+    // Dilated window (Longformer): the window's keys stand d apart, so the same W keys reach d
+    // times as far: the decoder's query i sees j = i, i − d, …, i − (W − 1)·d, the encoder's
+    // |i − j| = 0, d, …, ⌊W/2⌋·d. 1: adjacent keys. Needs a window.
+    int window_dilation = 1;
+    // Global positions (Longformer): a global position's query sees every key and every query
+    // sees its key, window or not (the causal and padding masks still apply). The same positions
+    // in the encoder and the decoder, ascending, below max_len. Needs a window.
+    std::vector<int> global_positions;
     // Post-LN: one more norm at the end of each stack (encoder.norm, decoder.norm), as
     // torch.nn.Transformer adds whatever its norm_first (tools/import_torch.py). Pre-LN always has
     // it, so there the field changes nothing (switching an imported model to Pre keeps its norms).

@@ -172,6 +172,22 @@ void alibi_backward(Real* dscores, const Real* dout, int B, int H, int T, int S)
 template <typename Real>
 void alibi_slopes(Real* slopes, int H);
 
+// T5's relative position bias (Raffel et al. 2020): out (B,H,T,S) = scores + table[bucket, h] with
+// bucket = relative_bucket(q0 + t, s, bidirectional) and table (RELATIVE_BUCKETS, H), learned. The
+// buckets (T5's defaults): distances below 8 (bidirectional; 16 causal) exact, then log-spaced
+// up to RELATIVE_MAX_DISTANCE; bidirectional splits them between keys before and after the
+// query, causal gives every later key bucket 0. out may equal scores; −inf stays −inf.
+constexpr int RELATIVE_BUCKETS = 32;
+constexpr int RELATIVE_MAX_DISTANCE = 128;
+int relative_bucket(int query, int key, bool bidirectional);
+template <typename Real>
+void relative_bias_forward(Real* out, const Real* scores, const Real* table, int B, int H, int T, int S, int q0,
+                           bool bidirectional);
+// dtable (RELATIVE_BUCKETS, H) += the sum of dout (B,H,T,S) over the entries of each bucket and
+// head; the scores' own gradient is dout unchanged (the bias is added).
+template <typename Real>
+void relative_bias_backward(Real* dtable, const Real* dout, int B, int H, int T, int S, int q0, bool bidirectional);
+
 // Learned absolute positions: the forward is positional_forward with the learned table (L,D).
 // dtable (L,D) rows 0..T−1 += Σ_b dout (B,T,D), summed over b in order (deterministic).
 template <typename Real>

@@ -138,9 +138,10 @@ public:
     const std::vector<AttentionBlock>& attention_blocks() const { return m_attention; }
 
     void run_step(size_t index);          // forward of one step (earlier steps must have run)
-    // Not with ALiBi: the fused kernel has no bias term, so ALiBi models run the steps.
+    // Not with ALiBi or T5's relative bias: the fused kernel has no bias term, so those models run the steps.
     bool fused_attention_active() const {
-        return m_options.fused_attention && !m_options.training && m_config.positional != PositionalKind::Alibi;
+        return m_options.fused_attention && !m_options.training && m_config.positional != PositionalKind::Alibi &&
+               m_config.positional != PositionalKind::Relative;
     }
     // Training on a backend with the fused mask+softmax: one pass from the scores to the
     // probabilities (and back), the mask step's own output left unmaterialised.

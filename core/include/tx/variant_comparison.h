@@ -20,6 +20,9 @@ struct ComparisonRow {
     PositionalKind positional = PositionalKind::Sinusoidal;
     FfnKind ffn = FfnKind::Relu;
     int kv_heads = 0;  // grouped-query attention's key/value heads; 0: one per query head
+    int ffn_rank = 0;  // low-rank FFN; 0: full matrices
+    int window = 0, window_dilation = 1;   // the sliding window (tx/attention_window.h); 0: full
+    std::vector<int> global_positions;
     uint64_t seed = 1;
 };
 
@@ -27,9 +30,10 @@ struct ComparisonRow {
 constexpr int64_t COMPARISON_STEPS = 2000;
 constexpr uint64_t COMPARISON_SEEDS[] = {1, 2};
 
-// Copy and induction; for each, the five position schemes with ReLU, then GELU and SwiGLU with
-// sinusoidal positions, then 2 and 1 key/value heads (grouped-query, multi-query) with sinusoidal
-// positions and ReLU; for each, every seed.
+// Copy and induction; for each, the six position schemes with ReLU, then GELU and SwiGLU with
+// sinusoidal positions, then with sinusoidal positions and ReLU: 2 and 1 key/value heads
+// (grouped-query, multi-query), a rank-4 FFN, a window of 4 keys, dilated by 2, and with global
+// position 0; for each, every seed.
 const std::vector<ComparisonRow>& comparison_rows();
 const ComparisonRow* find_comparison_row(const std::string& id);   // nullptr: no such row
 
@@ -37,6 +41,9 @@ const ComparisonRow* find_comparison_row(const std::string& id);   // nullptr: n
 // for induction) with the row's positions, FFN and seed; the task's schedule; the stopping target
 // (copy: 100% held-out exact match; induction: second-half loss < 0.1); COMPARISON_STEPS at most.
 ModelConfig comparison_model(const ComparisonRow& row);
+// The row's fields beyond positions, FFN and key/value heads, in words: "FFN rank 4",
+// "window 4 (dilation 2; global 0)"; empty for the other rows.
+std::string comparison_other_fields(const ComparisonRow& row);
 TrainingConfig comparison_training(const ComparisonRow& row);
 // The length-generalisation test: `length` for the held-out sequences after training (copy: 32
 // symbols; induction: 16 symbols repeated, 32 tokens), twice the training length.
