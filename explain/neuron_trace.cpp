@@ -150,8 +150,8 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
         if (t.alibi) {
             std::vector<float> slopes(static_cast<size_t>(view.config.heads));
             cpu::alibi_slopes<float>(slopes.data(), view.config.heads);
-            t.alibi_bias = -static_cast<double>(slopes[static_cast<size_t>(h)]) * std::abs(i - j);
-            t.score += t.alibi_bias;
+            t.position_bias = -static_cast<double>(slopes[static_cast<size_t>(h)]) * std::abs(i - j);
+            t.score += t.position_bias;
         }
         // T5's relative bias: the stack's table at the key's bucket (the view's copy of the weights).
         const bool bidirectional = a.kind == AttentionKind::EncoderSelf;
@@ -160,8 +160,8 @@ NeuronTrace trace_neuron(const SessionView& view, const NeuronCell& cell) {
                      view.options.positional_encoding && !table.empty();
         if (t.relative) {
             t.relative_bucket = cpu::relative_bucket(i, j, bidirectional);
-            t.alibi_bias = table[static_cast<size_t>(t.relative_bucket) * view.config.heads + h];
-            t.score += t.alibi_bias;
+            t.position_bias = table[static_cast<size_t>(t.relative_bucket) * view.config.heads + h];
+            t.score += t.position_bias;
         }
     }
     t.scores_row = row_of(view, a.scores, b, h, R, i, C);

@@ -51,10 +51,10 @@ struct NeuronTrace {
     bool scaled = true;
     double sqrt_dk = 1.0;
     double score = 0.0;                 // recomputed from q and k (plus the ALiBi bias where it applies)
-    bool alibi = false;                 // ALiBi on this self-attention: score includes alibi_bias
+    bool alibi = false;                 // ALiBi on this self-attention: score includes position_bias
     bool rotated = false;               // RoPE on this self-attention: q and k are the rotated ones (q_rot, k_rot)
-    double alibi_bias = 0.0;            // −m_h·|i − j|, or T5's b[bucket, h] when relative
-    bool relative = false;              // T5's relative bias on this self-attention: score includes alibi_bias
+    double position_bias = 0.0;         // ALiBi's −m_h·|i − j|, or T5's b[bucket, h] when relative
+    bool relative = false;              // T5's relative bias on this self-attention: score includes position_bias
     int relative_bucket = 0;            // the bucket of key j for query i
     bool have_scores = false;
     float traced_score = 0.0f;          // the scores step at (i, j)

@@ -284,16 +284,16 @@ void NeuronPanel::draw_vectors(const PanelContext& ctx) {
     ImGui::PushFont(mono_font());
     if (t.scaled)
         ImGui::Text("s%s,%s = %s / \xE2\x88\x9A%d = %s / %s = %s", sub(i).c_str(), sub(j).c_str(), num(t.dot).c_str(), t.dk,
-                    num(t.dot).c_str(), num(t.sqrt_dk).c_str(), num(t.score - t.alibi_bias).c_str());
+                    num(t.dot).c_str(), num(t.sqrt_dk).c_str(), num(t.score - t.position_bias).c_str());
     else
         ImGui::Text("s%s,%s = %s\xC2\xB7%s = %s", sub(i).c_str(), sub(j).c_str(), qi.c_str(), kj.c_str(),
-                    num(t.score - t.alibi_bias).c_str());
+                    num(t.score - t.position_bias).c_str());
     if (t.alibi)
-        ImGui::Text("+ ALiBi \xE2\x88\x92m\xE2\x82\x95\xC2\xB7|i \xE2\x88\x92 j| = %s, so s%s,%s = %s", num(t.alibi_bias).c_str(),
+        ImGui::Text("+ ALiBi \xE2\x88\x92m\xE2\x82\x95\xC2\xB7|i \xE2\x88\x92 j| = %s, so s%s,%s = %s", num(t.position_bias).c_str(),
                     sub(i).c_str(), sub(j).c_str(), num(t.score).c_str());
     if (t.relative)
         ImGui::Text("+ T5 bias b[bucket %d, head %d] = %s, so s%s,%s = %s", t.relative_bucket, t.cell.head,
-                    num(t.alibi_bias).c_str(), sub(i).c_str(), sub(j).c_str(), num(t.score).c_str());
+                    num(t.position_bias).c_str(), sub(i).c_str(), sub(j).c_str(), num(t.score).c_str());
     ImGui::PopFont();
     if (t.have_scores) agreement(t.score, t.traced_score, 1e-5 * t.dot_abs / (t.scaled ? t.sqrt_dk : 1.0) + 1e-6, v.steps[a.scores].name);
     ImGui::PushTextWrapPos(0.0f);

@@ -574,13 +574,19 @@ void PositionalPanel::draw_relative(PanelContext& ctx, int L) {
                "): " + format("%.4g", static_cast<double>(value));
     };
     draw_heatmap(spec, &ctx.commands);
-    // Each head's bias for the first L positions: the table read through the buckets.
-    m_relative.assign(static_cast<size_t>(H) * L * L, 0.0f);
-    for (int h = 0; h < H; ++h)
+    // Each head's bias for the first L positions: the table read through the buckets, again only
+    // when the table (another stack, or trained weights) or the length changes.
+    if (m_relative_l != L || m_relative_bidirectional != bidirectional || m_relative_table != table) {
+        m_relative.assign(static_cast<size_t>(H) * L * L, 0.0f);
         for (int i = 0; i < L; ++i)
-            for (int j = 0; j < L; ++j)
-                m_relative[(static_cast<size_t>(h) * L + i) * L + j] =
-                    table[static_cast<size_t>(cpu::relative_bucket(i, j, bidirectional)) * H + h];
+            for (int j = 0; j < L; ++j) {
+                const size_t row = static_cast<size_t>(cpu::relative_bucket(i, j, bidirectional)) * H;
+                for (int h = 0; h < H; ++h) m_relative[(static_cast<size_t>(h) * L + i) * L + j] = table[row + h];
+            }
+        m_relative_table = table;
+        m_relative_l = L;
+        m_relative_bidirectional = bidirectional;
+    }
     disabled_paragraph(std::string("Below, query rows \xC3\x97 key columns for positions 0\xE2\x80\xA6") + std::to_string(L - 1) +
                        ": the bias each head adds, constant along each diagonal (one offset) and in blocks where "
                        "offsets share a bucket." +

@@ -61,6 +61,9 @@ private:
 
     bool m_relative_decoder = false;   // which stack's table: the encoder's (bidirectional) or the decoder's
     std::vector<float> m_relative;     // [H, L, L] the bias each head adds, from the table
+    std::vector<float> m_relative_table;   // the table m_relative was read from, and its length
+    int m_relative_l = -1;
+    bool m_relative_bidirectional = false;
 
     bool m_learned_src = true;
     std::vector<float> m_learned_sim;

@@ -190,7 +190,7 @@ TEST(NeuronTrace, TheRelativeBiasIsTheTablesValueAtTheBucket) {
         EXPECT_TRUE(t.relative);
         EXPECT_EQ(t.relative_bucket, cpu::relative_bucket(query, key, encoder));
         const std::vector<float>& table = encoder ? view.relative_encoder_bias : view.relative_decoder_bias;
-        EXPECT_EQ(t.alibi_bias, table.at(static_cast<size_t>(t.relative_bucket) * view.config.heads + 2));
+        EXPECT_EQ(t.position_bias, table.at(static_cast<size_t>(t.relative_bucket) * view.config.heads + 2));
         EXPECT_NEAR(t.score, t.traced_score, 1e-5);
     }
     EXPECT_EQ(cpu::relative_bucket(11, 1, true), 8);   // 10 back: 8 + ⌊log(10/8)/log(16)·8⌋
