@@ -104,6 +104,14 @@ struct ShowGeneratedToken {
     int token = 1;
 };
 
+// --- The Decoding panel's speculative decoding ----------------------------------------------------
+struct SetSpeculative {            // k proposals per round, the draft's decoder layers (0: one fewer), section open
+    int k = 4;
+    int draft_layers = 0;
+    bool open = true;
+};
+struct UpdateSpeculative {};       // make the rounds of the selected sentence under the settings, if not held
+
 // --- The Backend panel ---------------------------------------------------------------------------
 struct MeasureGeneration {};       // time generating 8 … 64 tokens with and without the KV cache
 struct LoadGenerationBench { std::string path; };   // a bench/run_generate_bench.sh JSON to plot
@@ -180,7 +188,7 @@ using Command = std::variant<
     EnableAllHeads, SetFusedAttention, SetBackend, CompareBackends,
     RebuildModel, RebuildVariant, LoadCheckpoint, SaveCheckpoint, OpenModel,
     SelectAttention, PickAttentionCell, OpenNeuronView, DrawAttentionAsLines,
-    SetGeneration, UpdateGeneration, SetGenerationCursor, ShowGeneratedToken,
+    SetGeneration, UpdateGeneration, SetGenerationCursor, ShowGeneratedToken, SetSpeculative, UpdateSpeculative,
     MeasureGeneration, LoadGenerationBench, ComputeLookInside, ComputePrecision, SetPatching,
     ConfigureTrainer, FineTune, TrainComparisonRow, StartTraining, PauseTraining, StepTraining, ResetTrainer,
     SaveTrainedModel, UseTrainedModel,

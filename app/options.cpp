@@ -43,6 +43,8 @@ const char* USAGE =
     "  --embedding-scale N   the Precision panel multiplies both embedding tables by N: 1 (default), 100\n"
     "                        or 10000 (large activations, to show FP16 overflow)\n"
     "  --beam N              decode with beam search of N beams (length penalty 0.6); 1 is greedy\n"
+    "  --speculative K[,L]   open the Decoding panel's speculative decoding: K proposals per round\n"
+    "                        (1-16), a draft of the model's first L decoder layers (default: all but one)\n"
     "  --print-decoded       with --screenshot: also print each sentence's decoded output, one line\n"
     "                        per sentence (\"decoded 1: TEXT\")\n"
     "  --frame-times         with --screenshot: print the median and slowest time per frame (drawing,\n"
@@ -105,6 +107,8 @@ bool is_panel(const std::string& key) { return find_panel_entry(key) != nullptr;
 struct LaunchOptions {
     std::string step;                       // --step NAME|N: put the cursor after this step
     int beam_size = 1;                      // --beam N: beam search instead of greedy decoding
+    int speculative_k = 0;                  // --speculative K[,L]: the Decoding panel's speculative section
+    int speculative_layers = 0;             //   (0: not asked; L 0: one layer fewer than the model)
     bool fused_attention = false;           // --fused-attention: start with the fused attention op
     bool attention_lines = false;           // --attention-lines: the Attention panel draws lines
     int neuron_query = -1, neuron_key = -1; // --neuron QUERY,KEY: open the Neuron view on this cell
@@ -138,6 +142,10 @@ std::vector<Command> launch_commands(const LaunchOptions& launch, const AppOptio
         c.push_back(SetPrecision{{precision_from_string(launch.precision.empty() ? "bf16" : launch.precision).value(), launch.all_low},
                                  launch.embedding_scale});
     if (launch.beam_size > 1) c.push_back(SetDecoding{launch.beam_size, 0.6});
+    if (launch.speculative_k > 0) {
+        c.push_back(SetSpeculative{launch.speculative_k, launch.speculative_layers, true});
+        if (free_to_raise) c.push_back(ShowPanel{"decoding"});
+    }
     if (launch.attention_lines) c.push_back(DrawAttentionAsLines{true});
     if (launch.fused_attention) c.push_back(SetFusedAttention{true});
     if (!launch.step.empty()) c.push_back(GoToStep{launch.step, true});
@@ -237,6 +245,15 @@ std::optional<int> parse_options(int argc, char** argv, AppOptions& options) {
             const auto n = whole_number(v, 1, 16);
             if (!n) return bad("--beam must be a whole number from 1 (greedy) to 16, got '" + v + "'");
             launch.beam_size = *n;
+        } else if (arg == "--speculative") {
+            if (!value(v)) return bad("--speculative needs K or K,L (proposals per round, draft layers)");
+            const size_t comma = v.find(',');
+            const auto k = whole_number(v.substr(0, comma), 1, 16);
+            const auto l = comma == std::string::npos ? std::optional<int>(0) : whole_number(v.substr(comma + 1), 1, 23);
+            if (!k || !l)
+                return bad("--speculative must be K (1-16) or K,L with L from 1 (draft decoder layers), got '" + v + "'");
+            launch.speculative_k = *k;
+            launch.speculative_layers = *l;
         } else if (arg == "--neuron") {
             if (!value(v)) return bad("--neuron needs QUERY,KEY (0-based positions, e.g. 3,2)");
             const size_t comma = v.find(',');

@@ -404,6 +404,10 @@ void Workbench::apply_one(const Command& command) {
                 m_generation_cursor_placed = true;
             } else if constexpr (std::is_same_v<C, ShowGeneratedToken>) {
                 show_generated_token(c);
+            } else if constexpr (std::is_same_v<C, SetSpeculative>) {
+                set_speculative(c);
+            } else if constexpr (std::is_same_v<C, UpdateSpeculative>) {
+                update_speculative();
             } else if constexpr (std::is_same_v<C, MeasureGeneration>) {
                 measure_generation();
             } else if constexpr (std::is_same_v<C, LoadGenerationBench>) {

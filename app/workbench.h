@@ -17,6 +17,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "command.h"
@@ -27,6 +28,7 @@
 #include "precision_view.h"
 #include "session_twin.h"
 #include "session_view.h"
+#include "speculative_view.h"
 #include "tx/backend_comparison.h"
 #include "tx/generation_timing.h"
 #include "tx/checkpoint.h"
@@ -180,6 +182,8 @@ private:
     void use_trained_model();
     void random_test_sentence();
     void measure_generation();
+    void set_speculative(const SetSpeculative& c);
+    void update_speculative();
     void compute_look_inside();
     void compute_precision();
     // The derived results: their keys now, and the one function that writes them into m_view.
@@ -190,6 +194,9 @@ private:
     ModelKeyedLookInside look_inside_key() const;
     ModelKeyedPrecision precision_key() const;
     RunKeyedGeneration generation_key() const;
+    // run version, selected sentence, settings
+    using RunKeyedSpeculative = std::tuple<uint64_t, int, explain::SpeculativeSettings>;
+    RunKeyedSpeculative speculative_key() const;
     void publish_results();
     double now_s() const;
 
@@ -226,6 +233,11 @@ private:
     Derived<RunKeyedGeneration, explain::GenerationTrace> m_generation_trace;
     Derived<uint64_t, GenerationTiming> m_generation_timing;     // keyed on the run version
     Derived<uint64_t, BackendComparison> m_comparison;           // keyed on the run version
+    // The Decoding panel's speculative rounds: at once, in UpdateSpeculative (a sentence's worth of
+    // decoding, tens of milliseconds).
+    Derived<RunKeyedSpeculative, explain::SpeculativeView> m_speculative;
+    explain::SpeculativeSettings m_speculative_settings;
+    bool m_speculative_open = false;
     // The Generate panel's cursor (token 1 … T, step within its pass), clamped to the trace shown.
     // The first trace opens at token 1 with its pass done, unless a command placed the cursor.
     int m_generation_token = 1, m_generation_step = 0;

@@ -155,6 +155,46 @@ void Workbench::measure_generation() {
                             time_generation(*model, src, generation_timing_lengths(twin->config.max_len), 5));
 }
 
+// The Decoding panel's speculative decoding: the settings are checked here, where a launch option
+// or a test may send any value; the rounds are made for the selected sentence on a model of their
+// own (the session's batch and cursor stay as they are), under the session's switches.
+void Workbench::set_speculative(const SetSpeculative& c) {
+    if (c.k < 1 || c.k > 16)
+        throw std::invalid_argument("speculative decoding: k = " + std::to_string(c.k) + " proposals; choose 1 to 16");
+    const int layers = m_session ? m_session->config().decoder_layers : 0;
+    if (c.draft_layers < 0 || (c.draft_layers > 0 && c.draft_layers >= layers))
+        throw std::invalid_argument("speculative decoding: a draft of " + std::to_string(c.draft_layers) +
+                                    " decoder layers; the model has " + std::to_string(layers) +
+                                    ", so the draft keeps 1 to " + std::to_string(std::max(layers - 1, 0)));
+    m_speculative_settings = {c.k, c.draft_layers};
+    m_speculative_open = c.open;
+    if (c.open) update_speculative();
+}
+
+Workbench::RunKeyedSpeculative Workbench::speculative_key() const {
+    return {m_session ? m_session->run_version() : 0, m_selection.batch_row, m_speculative_settings};
+}
+
+void Workbench::update_speculative() {
+    if (!m_session) return;
+    const int row = m_selection.batch_row;
+    if (row < 0 || row >= static_cast<int>(m_session->source_tokens().size()) ||
+        row >= static_cast<int>(m_view.output_limit.size()))
+        return;
+    m_speculative.request(speculative_key(), [&] {
+        const std::shared_ptr<const Checkpoint> twin = m_twin.get(*m_session);
+        const ModelOnBackend model = make_model(*twin, make_backend(m_session->backend().name()));
+        model->options() = m_session->options();
+        std::vector<int> src;
+        for (const Token& t : m_session->source_tokens()[static_cast<size_t>(row)]) src.push_back(t.id);
+        std::vector<int> prompt;
+        if (m_session->decoder_only()) prompt.swap(src);
+        else src.push_back(twin->config.special.eos);
+        return explain::speculative_view(*model, src, prompt, m_view.output_limit[static_cast<size_t>(row)],
+                                         m_speculative_settings);
+    }, false);
+}
+
 void Workbench::export_csv(const ExportCsv& c) {
     const std::string path = export_path(c.base_name, "csv");
     try {
@@ -298,6 +338,10 @@ void Workbench::publish_results() {
     // The Backend panel's measurements, of this run only.
     changed |= assign(m_view.generation_timing, m_generation_timing.get(m_session->run_version()));
     changed |= assign(m_view.comparison, m_comparison.get(m_session->run_version()));
+    changed |= assign(m_view.speculative, m_speculative.get(speculative_key()));
+    changed |= assign(m_view.speculative_k, m_speculative_settings.k) |
+               assign(m_view.speculative_draft_layers, m_speculative_settings.draft_layers) |
+               assign(m_view.speculative_open, m_speculative_open);
     if (changed) ++m_view.version;   // widgets key their caches on it
 }
 

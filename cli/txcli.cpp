@@ -29,6 +29,8 @@ constexpr CommandEntry COMMANDS[] = {
     {"average", "the parameter-wise mean of checkpoints saved along one training run", cmd_average},
     {"forward", "run sentences through the model step by step; --dump writes the trace", cmd_forward},
     {"decode", "decode sentences: greedy, beam search or sampling", cmd_decode},
+    {"speculative", "speculative decoding: a draft proposes k tokens, the model keeps the ones it agrees with",
+     cmd_speculative},
     {"train", "train a model on a task (copy, copy-text, reverse, sort, translate)", cmd_train},
     {"evaluate", "BLEU, chrF and exact match of a model on sentence pairs (the test split by default)", cmd_evaluate},
     {"score", "BLEU and chrF of translations in a file against the target side of sentence pairs", cmd_score},

@@ -40,6 +40,7 @@ constexpr ActionSpelling ACTIONS[] = {
     {"precision", LessonActionKind::Precision},
     {"model_variant", LessonActionKind::ModelVariant},
     {"look_inside", LessonActionKind::LookInside},
+    {"speculative", LessonActionKind::Speculative},
 };
 const char* const TASKS[] = {"copy", "reverse", "sort"};
 // The Precision panel's embedding scales (PrecisionPanel::EMBEDDING_SCALES): a lesson can choose
@@ -132,6 +133,10 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
         case LessonActionKind::ShowPanel:
         case LessonActionKind::HighlightPanel: a.name = one_of(text(j, "panel", at), panel_keys, "panel", at); break;
         case LessonActionKind::Decoding: a.number = whole(j, "beam", 1, 16, at); break;
+        case LessonActionKind::Speculative:
+            a.number = whole(j, "k", 1, 16, at);
+            a.key = j.contains("draft_layers") ? whole(j, "draft_layers", 1, 23, at) : 0;
+            break;
         case LessonActionKind::NeuronView:
             a.number = whole(j, "query", 0, 4095, at);
             a.key = whole(j, "key", 0, 4095, at);

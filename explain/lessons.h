@@ -47,6 +47,9 @@ enum class LessonActionKind {
     LookInside,           // "look_inside": {"corrupted": "...", "view": "patch"} — the Look inside panel's corrupted
                           // sentence ("" for none; optional, default "") and tab (lens, patch, heads, rollout,
                           // entropy, attribution), then the panel is shown
+    Speculative,          // "speculative": {"k": 4, "draft_layers": 2} — the Decoding panel's speculative section
+                          // opened with k proposals per round (1-16) and a draft of the model's first
+                          // draft_layers decoder layers (optional; default 0: one fewer than the model has)
 };
 
 struct LessonAction {
@@ -55,8 +58,9 @@ struct LessonAction {
     std::vector<std::string> sentences;   // SetSentences; LookInside: the corrupted sentence (one, maybe "")
     bool on = true;                       // the toggles; HeadEnabled: the head on; Generation: sample;
                                           // SelectAttention: the head alone
-    int number = 0;                       // SelectAttention, HeadEnabled: head; Decoding: beam size; NeuronView: query
-    int key = 0;                          // NeuronView: key
+    int number = 0;                       // SelectAttention, HeadEnabled: head; Decoding: beam size; NeuronView: query;
+                                          // Speculative: k
+    int key = 0;                          // NeuronView: key; Speculative: the draft's decoder layers (0: one fewer)
     SamplingOptions sampling;             // Generation (validated when read); `on` says whether it samples
     PrecisionMode precision;              // Precision: the panel's mode; Train: .format, the training precision
     float embedding_scale = 1.0f;         // Precision

@@ -26,6 +26,7 @@ namespace tx::explain {
 struct KnownWords;
 struct LookInside;
 struct PrecisionView;
+struct SpeculativeView;
 
 struct SessionView {
     uint64_t version = 0;                    // grows on every change; widgets key caches on it
@@ -107,6 +108,12 @@ struct SessionView {
     std::shared_ptr<const PrecisionView> precision;
     bool precision_current = false;
     bool precision_computing = false;
+    // The Decoding panel's speculative decoding of the selected sentence (speculative_view.h), made on
+    // request (UpdateSpeculative) while its section is open; null until then. Its settings and
+    // whether the section is open (SetSpeculative).
+    std::shared_ptr<const SpeculativeView> speculative;
+    int speculative_k = 4, speculative_draft_layers = 0;
+    bool speculative_open = false;
 
     // Display text of an id ("<pad>", "animal").
     std::string token_text(int id) const;

@@ -34,6 +34,8 @@ shot copy-model.png --layout attention --checkpoint "$root/assets/models/copy.sa
     --sentence "Seven quiet foxes jumped over two lazy dogs." --step decoder.layers.1.cross_attn.probs
 shot training.png --train 1000 --panel training
 shot decoding.png "${grammar[@]}" --layout decoding --beam 4 --sentence "I was not happy."
+shot decoding-speculative.png --layout decoding --speculative 4 --frames 20 \
+     --sentence "My little brother never eats his vegetables at dinner."
 shot lessons.png --lesson 11,1
 shot lesson-heads-off.png --lesson 7,4
 shot lesson-temperature.png --lesson 15,3

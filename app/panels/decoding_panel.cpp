@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "speculative_view.h"
 #include "tx/decoding.h"
 #include "widgets/font_sampling.h"
 #include "widgets/ui.h"
@@ -152,6 +153,43 @@ void legend_box(FateStyle s, const char* text) {
     dl->AddRect(p, ImVec2(p.x + h * 1.4f, p.y + h), s.border, 3.0f);
     ImGui::Dummy(ImVec2(h * 1.4f, h));
     ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(0.0f, 18.0f);
+}
+
+// A speculative round's piece: accepted (the model agreed), rejected (the first it did not),
+// dropped (after a rejection: never checked on its own prefix), or the model's own token.
+enum class RoundPiece { Accepted, Rejected, Dropped, ModelToken };
+
+void round_chip(const std::string& text, RoundPiece kind, const char* tooltip) {
+    struct Style {
+        ImU32 bg, border, fg;
+    };
+    const Style style = kind == RoundPiece::Accepted   ? Style{IM_COL32(38, 96, 58, 255), IM_COL32(90, 180, 110, 255), IM_COL32(235, 245, 235, 255)}
+                        : kind == RoundPiece::Rejected ? Style{IM_COL32(110, 40, 40, 255), IM_COL32(220, 100, 95, 255), IM_COL32(255, 230, 228, 255)}
+                        : kind == RoundPiece::Dropped  ? Style{IM_COL32(42, 42, 46, 255), IM_COL32(75, 75, 82, 255), IM_COL32(140, 140, 145, 255)}
+                                                       : Style{IM_COL32(30, 70, 105, 255), IM_COL32(140, 215, 255, 255), IM_COL32(235, 245, 255, 255)};
+    const std::string shown = fit_text(text, 140.0f);
+    const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
+    const float pad = 5.0f;
+    // at least a square, so that a struck-through "." still reads as a piece
+    const ImVec2 size(std::max(ts.x + 2 * pad, ts.y + 6.0f), ts.y + 6.0f);
+    if (ImGui::GetContentRegionAvail().x < size.x) ImGui::NewLine();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 q(p.x + size.x, p.y + size.y);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, q, style.bg, 4.0f);
+    dl->AddRect(p, q, style.border, 4.0f, 0, kind == RoundPiece::ModelToken ? 2.0f : 1.0f);
+    dl->AddText(ImVec2(p.x + (size.x - ts.x) * 0.5f, p.y + 3.0f), style.fg, shown.c_str());
+    if (kind == RoundPiece::Dropped)   // struck through: thrown away unchecked
+        dl->AddLine(ImVec2(p.x + 3, p.y + size.y * 0.5f), ImVec2(q.x - 3, p.y + size.y * 0.5f), IM_COL32(150, 150, 155, 255));
+    ImGui::Dummy(size);
+    if (tooltip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
+    ImGui::SameLine(0.0f, 4.0f);
+}
+
+void round_legend(RoundPiece kind, const char* sample, const char* text) {
+    round_chip(sample, kind, nullptr);
     ImGui::TextUnformatted(text);
     ImGui::SameLine(0.0f, 18.0f);
 }
@@ -473,6 +511,147 @@ void DecodingPanel::draw_content(PanelContext& ctx) {
     ImGui::Separator();
     ImGui::Text("Finished hypotheses, ranked by score = log P(Y) / lp(Y)");
     draw_hypotheses(v, row);
+    ImGui::Spacing();
+    draw_speculative(ctx);
+}
+
+void DecodingPanel::draw_speculative(PanelContext& ctx) {
+    const explain::SessionView& v = ctx.view;
+    const int layers = v.config.decoder_layers;
+    ImGui::SetNextItemOpen(v.speculative_open);
+    const bool open = ImGui::CollapsingHeader("Speculative decoding: a small draft proposes, the model checks");
+    // Opened (by the header, a launch option or a lesson): bring the section to the top of the panel.
+    if (open && !m_spec_was_open) ImGui::SetScrollHereY(0.0f);
+    m_spec_was_open = open;
+    if (open != v.speculative_open)
+        ctx.commands.send(SetSpeculative{v.speculative_k, v.speculative_draft_layers, open});
+    if (!open) return;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(
+        "Each round a cheaper draft model proposes k pieces, one at a time. The model then reads all of them in one "
+        "pass over its KV cache, which gives its own most probable piece after each of them. It keeps the proposals "
+        "up to the first one it disagrees with, and adds its own piece there (or, when all k agree, its next piece). "
+        "Every piece kept is the one the model itself would have chosen, so the output is greedy decoding's; the "
+        "draft only decides how many passes the model needs.");
+    ImGui::PopTextWrapPos();
+    if (layers < 2) {
+        ImGui::TextDisabled("This model has one decoder layer, so it has no shorter draft to make from its own layers.");
+        return;
+    }
+    if (!m_spec_editing) {
+        m_spec_k = std::clamp(v.speculative_k, 1, 8);
+        m_spec_layers = v.speculative_draft_layers > 0 ? v.speculative_draft_layers : layers - 1;
+    }
+    bool apply = false;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Proposals per round k");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(120);
+    ImGui::SliderInt("##spec_k", &m_spec_k, 1, 8);
+    bool active = ImGui::IsItemActive();
+    apply |= ImGui::IsItemDeactivatedAfterEdit();
+    ImGui::SameLine(0.0f, 20.0f);
+    ImGui::TextUnformatted("Draft: the model's first");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(120);
+    ImGui::SliderInt("##spec_layers", &m_spec_layers, 1, layers - 1);
+    active |= ImGui::IsItemActive();
+    apply |= ImGui::IsItemDeactivatedAfterEdit();
+    ImGui::SameLine();
+    ImGui::Text("of %d decoder layers", layers);
+    item_tooltip("The draft shares the model's embeddings, encoder, final norm and generator, and runs only its first "
+                 "decoder layers (an early exit). It was never trained to stop early, so it is often wrong; fewer "
+                 "layers make it cheaper and wronger.");
+    m_spec_editing = active;
+    if (apply) ctx.commands.send(SetSpeculative{m_spec_k, m_spec_layers, true});
+    const std::shared_ptr<const explain::SpeculativeView> spec = v.speculative;
+    if (!spec) {
+        ctx.commands.send(UpdateSpeculative{});   // made after this frame
+        ImGui::TextDisabled("Decodingâ¦");
+        return;
+    }
+    if (!spec->error.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(ImVec4(0.98f, 0.45f, 0.40f, 1.0f), "%s", spec->error.c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    const SpeculativeResult& r = spec->result;
+    ImGui::TextDisabled("Colours:");
+    ImGui::SameLine();
+    round_legend(RoundPiece::Accepted, "piece", "accepted");
+    round_legend(RoundPiece::Rejected, "piece", "rejected: the model chose otherwise");
+    round_legend(RoundPiece::Dropped, "piece", "dropped unchecked");
+    round_legend(RoundPiece::ModelToken, "piece", "the model's own piece");
+    ImGui::NewLine();
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_RowBg |
+                                  ImGuiTableFlags_SizingFixedFit;
+    if (ImGui::BeginTable("##rounds", 4, flags)) {
+        ImGui::TableSetupColumn("round", ImGuiTableColumnFlags_WidthFixed, 50.0f);
+        ImGui::TableSetupColumn("the draft proposes", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("the model's pass adds", ImGuiTableColumnFlags_WidthFixed, 230.0f);
+        ImGui::TableSetupColumn("kept", ImGuiTableColumnFlags_WidthFixed, 110.0f);
+        ImGui::TableHeadersRow();
+        for (size_t i = 0; i < r.rounds.size(); ++i) {
+            const SpeculativeRound& round = r.rounds[i];
+            ImGui::PushID(static_cast<int>(i));
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::AlignTextToFramePadding();
+            ImGui::Text("%zu", i + 1);
+            ImGui::TableNextColumn();
+            if (round.proposed.empty()) {
+                ImGui::AlignTextToFramePadding();
+                ImGui::TextDisabled("(none: one piece of room was left)");
+            }
+            for (size_t j = 0; j < round.proposed.size(); ++j) {
+                ImGui::PushID(static_cast<int>(j));
+                const int a = round.accepted;
+                const RoundPiece kind = static_cast<int>(j) < a ? RoundPiece::Accepted
+                                        : static_cast<int>(j) == a ? RoundPiece::Rejected
+                                                                   : RoundPiece::Dropped;
+                const char* tip = kind == RoundPiece::Accepted ? "the model's own most probable piece here too: kept"
+                                  : kind == RoundPiece::Rejected ? "the model's most probable piece here is another: this one and the rest are dropped"
+                                                                 : "after a rejected piece: its prefix is not the model's, so it is dropped";
+                round_chip(piece_text(v, round.proposed[j]), kind, tip);
+                ImGui::PopID();
+            }
+            ImGui::NewLine();
+            ImGui::TableNextColumn();
+            const bool bonus = round.accepted == static_cast<int>(round.proposed.size());
+            ImGui::AlignTextToFramePadding();
+            if (round.target_token < 0) {
+                ImGui::TextDisabled("nothing: EOS was accepted");
+            } else {
+                round_chip(piece_text(v, round.target_token), RoundPiece::ModelToken,
+                           bonus ? "every proposal was accepted: the model's pass also gives the piece after them"
+                                 : "the model's own piece where the draft was wrong");
+                ImGui::TextDisabled("%s", round.proposed.empty() ? "its next piece" : bonus ? "bonus" : "correction");
+            }
+            ImGui::TableNextColumn();
+            ImGui::AlignTextToFramePadding();
+            ImGui::Text("%d of %zu%s", round.accepted, round.proposed.size(), round.target_token < 0 ? "" : " + 1");
+            ImGui::PopID();
+        }
+        ImGui::EndTable();
+    }
+    ImGui::PushTextWrapPos(0.0f);
+    const std::vector<int>& g = spec->greedy;
+    if (r.tokens == g)
+        ImGui::TextColored(GREEDY_COLOUR, "Output: the model's own greedy output, piece for piece (%zu pieces%s).",
+                           r.tokens.size(), spec->greedy_finished ? " + EOS" : "");
+    else
+        ImGui::TextColored(ImVec4(0.98f, 0.8f, 0.4f, 1.0f),
+                           "Output differs from greedy decoding's: the one-pass check and the step-by-step run round "
+                           "their sums in other orders, and that tipped a near-tie.");
+    ImGui::Text("The model ran %d passes instead of %d greedy steps. The draft (%d of %d decoder layers) proposed "
+                "%d pieces and %d were accepted (%.0f%%).",
+                r.target_passes(), spec->greedy_steps(), spec->draft_layers, spec->model_layers, r.proposed(),
+                r.accepted(), 100.0 * r.acceptance_rate());
+    ImGui::TextDisabled("Fewer passes save time only when a draft step is much cheaper than the model's step and "
+                        "checking k pieces in one pass costs about one step, as on a GPU. txcli speculative times "
+                        "both on this machine.");
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace tx::app

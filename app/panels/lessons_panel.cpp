@@ -40,6 +40,9 @@ std::string describe(const explain::LessonAction& a, const std::map<std::string,
         case explain::LessonActionKind::ShowPanel: return "open " + panel;
         case explain::LessonActionKind::HighlightPanel: return "point at " + panel;
         case explain::LessonActionKind::Decoding: return a.number == 1 ? "greedy decoding" : "beam search, " + std::to_string(a.number) + " beams";
+        case explain::LessonActionKind::Speculative:
+            return "speculative decoding, k = " + std::to_string(a.number) +
+                   (a.key > 0 ? ", a draft of " + std::to_string(a.key) + " decoder layers" : "");
         case explain::LessonActionKind::Train: {
             std::string what = "train the " + a.name + " task";
             if (a.precision.format == Precision::Fp32) return what;
@@ -187,6 +190,7 @@ void LessonsPanel::perform(const explain::LessonAction& a, CommandSink& commands
         case explain::LessonActionKind::ShowPanel: commands.send(ShowPanel{a.name}); break;
         case explain::LessonActionKind::HighlightPanel: commands.send(HighlightPanel{a.name}); break;
         case explain::LessonActionKind::Decoding: commands.send(SetDecoding{a.number, 0.6}); break;   // the paper's alpha
+        case explain::LessonActionKind::Speculative: commands.send(SetSpeculative{a.number, a.key, true}); break;
         case explain::LessonActionKind::NeuronView: commands.send(OpenNeuronView{a.number, a.key}); break;
         case explain::LessonActionKind::HeadEnabled: commands.send(SetHeadEnabled{a.name, a.number, a.on}); break;
         case explain::LessonActionKind::AllHeadsOn: commands.send(EnableAllHeads{}); break;

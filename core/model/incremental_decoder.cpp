@@ -1,6 +1,6 @@
-// The decoder's steps of transformer.cpp for one new query row per batch row (T = 1), with the
-// same backend ops in the same order, so its log-probabilities match Transformer::decode() at
-// the newest position. Keys are the whole capacity C: positions not yet written (and PAD inputs,
+// The decoder's steps of transformer.cpp for n new query rows per batch row (step(): n = 1 for each
+// of B rows; extend(): n rows of a one-row batch), with the same backend ops in the same order, so
+// its log-probabilities match Transformer::decode() at the new positions. Keys are the whole capacity C: positions not yet written (and PAD inputs,
 // when the padding mask is on) are masked, so they get exactly zero weight and the ops keep their
 // contiguous [B,H,keys,dk] layout while the cache grows in place.
 #include "tx/incremental_decoder.h"
@@ -33,36 +33,17 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
     m_S = model.src_len();
     m_C = capacity;
     if (m_B == 0) throw std::invalid_argument("the KV cache needs a batch (set_batch and encode first)");
-    const int B = m_B, S = m_S, C = m_C, D = c.d_model, H = c.heads, dk = c.d_k();
+    const int B = m_B, S = m_S, C = m_C, D = c.d_model, dk = c.d_k();
     const int G = c.kv_head_count(), KV = G * dk;   // grouped-query attention caches G heads, not H
     m_scale = c.scale_attention ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
 
     auto array = [this](int64_t n) { return Array(m_backend, static_cast<size_t>(n)); };
-    const int keys = std::max(C, S);
-    m_ids = BackendArray<int32_t>(m_backend, static_cast<size_t>(B));
-    m_self_keep = array(int64_t{B} * C);
-    m_cross_keep = array(int64_t{B} * S);
-    for (Array* a : {&m_x, &m_sum, &m_normed, &m_proj, &m_qh, &m_ctx, &m_merged, &m_attn, &m_ffn})
-        *a = array(int64_t{B} * D);
-    m_mean = array(B);
-    m_rstd = array(B);
-    m_scores = array(int64_t{B} * H * keys);
-    m_masked = array(int64_t{B} * H * keys);
-    m_probs = array(int64_t{B} * H * keys);
-    m_hidden = array(int64_t{B} * c.ffn_width());
-    if (c.ffn == FfnKind::Gelu) m_ffn_pre = array(int64_t{B} * c.ffn_width());
-    if (c.ffn == FfnKind::SwiGlu) {
-        m_gate = array(int64_t{B} * c.ffn_width());
-        m_up = array(int64_t{B} * c.ffn_width());
-    }
-    if (c.ffn_rank > 0) m_rank = array(int64_t{B} * c.ffn_rank);
-    m_logits = array(int64_t{B} * c.tgt_vocab);
-    m_log_probs = array(int64_t{B} * c.tgt_vocab);
+    reserve_rows(1);
     m_ids_host.assign(static_cast<size_t>(B) * C, c.special.pad);
 
     // The source keys each row may attend to: the full path's cross mask, one row per query.
     m_cross_keep_host = model.src_mask();
-    m_backend.upload(m_cross_keep.data(), m_cross_keep_host.data(), m_cross_keep_host.size() * sizeof(float));
+    upload_cross_keep();
 
     // Cross-attention K and V depend only on the encoder memory: project them once per source.
     // A decoder-only model has neither.
@@ -78,44 +59,122 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, int capacity)
         if (!m_cross) continue;
         layer.cross_k = array(int64_t{B} * G * S * dk);
         layer.cross_v = array(int64_t{B} * G * S * dk);
-        m_backend.linear_forward(flat.data(), memory, model.parameter(p + ".k_proj.weight"),
+        m_model.linear_forward(flat.data(), memory, model.parameter(p + ".k_proj.weight"),
                                  model.parameter(p + ".k_proj.bias"), B * S, D, KV);
         m_backend.split_heads_forward(layer.cross_k.data(), flat.data(), B, S, G, dk);
-        m_backend.linear_forward(flat.data(), memory, model.parameter(p + ".v_proj.weight"),
+        m_model.linear_forward(flat.data(), memory, model.parameter(p + ".v_proj.weight"),
                                  model.parameter(p + ".v_proj.bias"), B * S, D, KV);
         m_backend.split_heads_forward(layer.cross_v.data(), flat.data(), B, S, G, dk);
     }
 }
 
-std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
+void IncrementalDecoder::reserve_rows(int n) {
     const ModelConfig& c = m_config;
-    const int B = m_B, D = c.d_model, V = c.tgt_vocab;
+    m_n = n;
+    m_rows = m_B * n;
+    if (n <= m_reserved_n) return;
+    m_reserved_n = n;
+    const int64_t R = m_rows, H = c.heads, keys = std::max(m_C, m_S);
+    auto array = [this](int64_t count) { return Array(m_backend, static_cast<size_t>(count)); };
+    m_ids = BackendArray<int32_t>(m_backend, static_cast<size_t>(R));
+    m_self_keep = array(R * m_C);
+    m_cross_keep = array(R * m_S);
+    for (Array* a : {&m_x, &m_sum, &m_normed, &m_proj, &m_qh, &m_ctx, &m_merged, &m_attn, &m_ffn})
+        *a = array(R * c.d_model);
+    m_mean = array(R);
+    m_rstd = array(R);
+    m_scores = array(R * H * keys);
+    m_masked = array(R * H * keys);
+    m_probs = array(R * H * keys);
+    m_hidden = array(R * c.ffn_width());
+    if (c.ffn == FfnKind::Gelu) m_ffn_pre = array(R * c.ffn_width());
+    if (c.ffn == FfnKind::SwiGlu) {
+        m_gate = array(R * c.ffn_width());
+        m_up = array(R * c.ffn_width());
+    }
+    if (c.ffn_rank > 0) m_rank = array(R * c.ffn_rank);
+    m_logits = array(R * c.tgt_vocab);
+    m_log_probs = array(R * c.tgt_vocab);
+    m_cross_keep_n = 0;   // the new buffer holds no mask yet
+}
+
+void IncrementalDecoder::upload_cross_keep() {
+    // [B,n,S]: each of a row's n query rows sees the same source keys
+    std::vector<float> keep(static_cast<size_t>(m_rows) * m_S);
+    for (int b = 0; b < m_B; ++b)
+        for (int i = 0; i < m_n; ++i)
+            std::copy_n(m_cross_keep_host.begin() + static_cast<size_t>(b) * m_S, m_S,
+                        keep.begin() + (static_cast<size_t>(b) * m_n + i) * m_S);
+    m_backend.upload(m_cross_keep.data(), keep.data(), keep.size() * sizeof(float));
+    m_cross_keep_n = m_n;
+}
+
+void IncrementalDecoder::check_ids(const std::vector<int>& tokens, const char* what) const {
+    for (int id : tokens)
+        if (id < 0 || id >= m_config.tgt_vocab)
+            throw std::invalid_argument(std::string(what) + ": id " + std::to_string(id) + " outside the vocabulary");
+}
+
+std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
+    const int B = m_B;
     if (static_cast<int>(tokens.size()) != B)
         throw std::invalid_argument("KV cache step: " + std::to_string(tokens.size()) + " ids for " +
                                     std::to_string(B) + " rows");
     if (m_t >= m_C)
         throw std::invalid_argument("KV cache step: the cache holds " + std::to_string(m_C) + " positions, all used");
-    for (int id : tokens)
-        if (id < 0 || id >= V)
-            throw std::invalid_argument("KV cache step: id " + std::to_string(id) + " outside the vocabulary");
-    std::vector<int32_t> ids(tokens.begin(), tokens.end());
-    for (int b = 0; b < B; ++b) m_ids_host[static_cast<size_t>(b) * m_C + m_t] = ids[static_cast<size_t>(b)];
+    check_ids(tokens, "KV cache step");
+    return run(std::vector<int32_t>(tokens.begin(), tokens.end()), 1);
+}
+
+std::vector<float> IncrementalDecoder::extend(const std::vector<int>& tokens) {
+    const int n = static_cast<int>(tokens.size());
+    if (m_B != 1)
+        throw std::invalid_argument("KV cache extend: needs a batch of one row, not " + std::to_string(m_B));
+    if (n == 0) throw std::invalid_argument("KV cache extend: no ids");
+    if (m_t + n > m_C)
+        throw std::invalid_argument("KV cache extend: " + std::to_string(n) + " ids after " + std::to_string(m_t) +
+                                    " cached positions, but the cache holds " + std::to_string(m_C));
+    check_ids(tokens, "KV cache extend");
+    return run(std::vector<int32_t>(tokens.begin(), tokens.end()), n);
+}
+
+void IncrementalDecoder::truncate(int length) {
+    if (length < 0 || length > m_t)
+        throw std::invalid_argument("KV cache truncate: length " + std::to_string(length) + " outside 0.." +
+                                    std::to_string(m_t));
+    for (int b = 0; b < m_B; ++b)
+        std::fill(m_ids_host.begin() + static_cast<size_t>(b) * m_C + length,
+                  m_ids_host.begin() + static_cast<size_t>(b + 1) * m_C, m_config.special.pad);
+    m_t = length;
+    m_attention_kept = false;
+}
+
+std::vector<float> IncrementalDecoder::run(const std::vector<int32_t>& ids, int n) {
+    const ModelConfig& c = m_config;
+    const int B = m_B, D = c.d_model, V = c.tgt_vocab;
+    reserve_rows(n);
+    const int R = m_rows;
+    // ids are [B,n]: row b's n new positions in order (n = 1: one per row)
+    for (int b = 0; b < B; ++b)
+        for (int i = 0; i < n; ++i)
+            m_ids_host[static_cast<size_t>(b) * m_C + m_t + i] = ids[static_cast<size_t>(b) * n + i];
     m_backend.upload(m_ids.data(), ids.data(), ids.size() * sizeof(int32_t));
     upload_self_keep();
+    if (m_cross && m_cross_keep_n != n) upload_cross_keep();
     m_attention_kept = false;
 
-    // Embedding and, where positions are added to the embeddings, the position's row of the
+    // Embedding and, where positions are added to the embeddings, the positions' rows of the
     // sinusoidal or learned table (tgt_embed.out, tgt_pos.out). RoPE and ALiBi act in
-    // self_attention and attention at position t.
-    m_backend.embedding_forward(m_sum.data(), m_ids.data(), m_model.parameter("tgt_embed.weight"), B, D,
+    // self_attention and attention at positions t..t+n-1.
+    m_backend.embedding_forward(m_sum.data(), m_ids.data(), m_model.parameter("tgt_embed.weight"), R, D,
                                 std::sqrt(static_cast<float>(D)));
     const bool table = c.positional == PositionalKind::Sinusoidal || c.positional == PositionalKind::Learned;
     if (table && m_model.options().positional_encoding) {
         const float* rows = c.positional == PositionalKind::Learned ? m_model.parameter("tgt_pos.weight")
                                                                     : m_model.positional_table();
-        m_backend.positional_forward(m_x.data(), m_sum.data(), rows + static_cast<size_t>(m_t) * D, B, 1, D);
+        m_backend.positional_forward(m_x.data(), m_sum.data(), rows + static_cast<size_t>(m_t) * D, B, n, D);
     } else {
-        m_backend.copy(m_x.data(), m_sum.data(), static_cast<size_t>(B) * D * sizeof(float));
+        m_backend.copy(m_x.data(), m_sum.data(), static_cast<size_t>(R) * D * sizeof(float));
     }
 
     // Each layer's sublayers in the plan's order (layer_plan.h), as Transformer::build runs them.
@@ -147,47 +206,54 @@ std::vector<float> IncrementalDecoder::step(const std::vector<int>& tokens) {
         norm("decoder.norm", m_x.data(), m_normed.data());
         y = m_normed.data();
     }
-    m_backend.linear_forward(m_logits.data(), y, m_model.parameter("generator.weight"),
-                             m_model.parameter("generator.bias"), B, D, V);
-    m_backend.log_softmax_forward(m_log_probs.data(), m_logits.data(), B, V);
-    m_attention_kept = m_keep_attention && !m_model.options().fused_attention;
-    ++m_t;
-    std::vector<float> host(static_cast<size_t>(B) * V);
+    m_model.linear_forward(m_logits.data(), y, m_model.parameter("generator.weight"),
+                             m_model.parameter("generator.bias"), R, D, V);
+    m_backend.log_softmax_forward(m_log_probs.data(), m_logits.data(), R, V);
+    m_attention_kept = m_keep_attention && n == 1 && !m_model.options().fused_attention;
+    m_t += n;
+    std::vector<float> host(static_cast<size_t>(R) * V);
     m_backend.download(host.data(), m_log_probs.data(), host.size() * sizeof(float));
     return host;
 }
 
 void IncrementalDecoder::upload_self_keep() {
-    // Key j of row b is open when it is written (j <= t), inside the sliding window
-    // (tx/attention_window.h: the last W keys, d apart, and the global positions) and, with the
-    // padding mask on, not PAD: row t of the full path's mask.
+    // Query row i (position q = t + i) of row b may attend to key j when it is written (j <= q),
+    // inside the sliding window (tx/attention_window.h: the last W keys, d apart, and the global
+    // positions) and, with the padding mask on, not PAD: row q of the full path's mask. [B,n,C]
     const bool padding = m_model.options().padding_mask;
-    std::vector<float> keep(static_cast<size_t>(m_B) * m_C, 0.0f);
+    std::vector<float> keep(static_cast<size_t>(m_rows) * m_C, 0.0f);
     for (int b = 0; b < m_B; ++b)
-        for (int j = 0; j <= m_t; ++j) {
-            const size_t i = static_cast<size_t>(b) * m_C + j;
-            keep[i] = decoder_window_keeps(m_config, m_t, j) && (!padding || m_ids_host[i] != m_config.special.pad)
-                          ? 1.0f
-                          : 0.0f;
+        for (int i = 0; i < m_n; ++i) {
+            const int q = m_t + i;
+            float* row = keep.data() + (static_cast<size_t>(b) * m_n + i) * m_C;
+            for (int j = 0; j <= q; ++j) {
+                const int32_t id = m_ids_host[static_cast<size_t>(b) * m_C + j];
+                row[j] = decoder_window_keeps(m_config, q, j) && (!padding || id != m_config.special.pad) ? 1.0f : 0.0f;
+            }
         }
     m_backend.upload(m_self_keep.data(), keep.data(), keep.size() * sizeof(float));
 }
 
 void IncrementalDecoder::self_attention(int layer, const float* input) {
     const ModelConfig& c = m_config;
-    const int B = m_B, D = c.d_model, G = c.kv_head_count(), dk = c.d_k();
+    const int B = m_B, n = m_n, D = c.d_model, G = c.kv_head_count(), dk = c.d_k();
     const std::string p = "decoder.layers." + std::to_string(layer) + ".self_attn";
     Layer& cache = m_layers[static_cast<size_t>(layer)];
-    // The newest position's key and value, [B,G·dk] = [B,G,1,dk], appended at row t of each of
-    // the G key/value heads (G = H but with grouped-query attention); with RoPE the key is rotated
-    // to its position t before it is cached.
+    // The new positions' keys and values, [B,n,G·dk] split into [B,G,n,dk] (with n = 1 the two
+    // layouts are the same), written at rows t..t+n-1 of each of the G key/value heads (G = H but
+    // with grouped-query attention); with RoPE the keys are rotated to their positions first.
     for (auto [proj, target] : {std::pair{".k_proj", &cache.self_k}, std::pair{".v_proj", &cache.self_v}}) {
-        m_backend.linear_forward(m_proj.data(), input, m_model.parameter(p + proj + ".weight"),
-                                 m_model.parameter(p + proj + ".bias"), B, D, G * dk);
-        if (target == &cache.self_k && rotates()) m_backend.rope_forward(m_proj.data(), m_proj.data(), B, G, 1, dk, m_t);
+        m_model.linear_forward(m_proj.data(), input, m_model.parameter(p + proj + ".weight"),
+                                 m_model.parameter(p + proj + ".bias"), m_rows, D, G * dk);
+        float* heads = m_proj.data();
+        if (n > 1) {
+            m_backend.split_heads_forward(m_merged.data(), m_proj.data(), B, n, G, dk);
+            heads = m_merged.data();
+        }
+        if (target == &cache.self_k && rotates()) m_backend.rope_forward(heads, heads, B, G, n, dk, m_t);
         for (int bh = 0; bh < B * G; ++bh)
             m_backend.copy(target->data() + (static_cast<size_t>(bh) * m_C + m_t) * dk,
-                           m_proj.data() + static_cast<size_t>(bh) * dk, static_cast<size_t>(dk) * sizeof(float));
+                           heads + static_cast<size_t>(bh) * n * dk, static_cast<size_t>(n) * dk * sizeof(float));
     }
     attention(p, input, cache.self_k.data(), cache.self_v.data(), m_self_keep.data(), m_C, true,
               m_keep_attention ? &cache.self_probs : nullptr);
@@ -206,63 +272,67 @@ bool IncrementalDecoder::rotates() const {
 void IncrementalDecoder::attention(const std::string& prefix, const float* input, const float* k, const float* v,
                                    const float* keep, int keys, bool self, Array* kept_probs) {
     const ModelConfig& c = m_config;
-    const int B = m_B, D = c.d_model, H = c.heads, dk = c.d_k(), G = c.kv_head_count(), group = H / G;
+    const int B = m_B, n = m_n, D = c.d_model, H = c.heads, dk = c.d_k(), G = c.kv_head_count(), group = H / G;
     const RunOptions& options = m_model.options();
-    m_backend.linear_forward(m_proj.data(), input, m_model.parameter(prefix + ".q_proj.weight"),
-                             m_model.parameter(prefix + ".q_proj.bias"), B, D, D);
-    m_backend.split_heads_forward(m_qh.data(), m_proj.data(), B, 1, H, dk);
-    // Self-attention's position terms at the query's position t: RoPE on q, ALiBi on the scores
-    // (key j gets −m_h·|t − j|; keys after t are masked). Cross-attention has none.
-    if (self && rotates()) m_backend.rope_forward(m_qh.data(), m_qh.data(), B, H, 1, dk, m_t);
+    m_model.linear_forward(m_proj.data(), input, m_model.parameter(prefix + ".q_proj.weight"),
+                             m_model.parameter(prefix + ".q_proj.bias"), m_rows, D, D);
+    m_backend.split_heads_forward(m_qh.data(), m_proj.data(), B, n, H, dk);   // [B,H,n,dk]
+    // Self-attention's position terms at the queries' positions t..t+n-1: RoPE on q, ALiBi on
+    // the scores (key j gets −m_h·|q − j|; keys after q are masked). Cross-attention has none.
+    if (self && rotates()) m_backend.rope_forward(m_qh.data(), m_qh.data(), B, H, n, dk, m_t);
     const bool alibi = self && c.positional == PositionalKind::Alibi && options.positional_encoding;
-    // T5's relative bias: the decoder's table, causal, at query position t.
+    // T5's relative bias: the decoder's table, causal, at query positions t..t+n-1.
     const bool relative = self && c.positional == PositionalKind::Relative && options.positional_encoding;
     const bool score_bias = c.positional == PositionalKind::Alibi || c.positional == PositionalKind::Relative;
-    // Where small calls are cheap (the CPU), self-attention reads only the t + 1 written slots of each head's [C,dk] block:
-    // the masked rest adds exactly zero weight, and at C = 512 it was half of the attention's
-    // work. A call per head (the slots of a head are contiguous, the heads C·dk apart); on a
-    // device each call is a launch, so there the ops run once over all C slots. ALiBi's and T5's
-    // biases are per head: they keep the full-width path.
+    // Where small calls are cheap (the CPU), one new query's self-attention reads only the t + 1
+    // written slots of each head's [C,dk] block: the masked rest adds exactly zero weight, and at
+    // C = 512 it was half of the attention's work. A call per head (the slots of a head are
+    // contiguous, the heads C·dk apart); on a device each call is a launch, so there the ops run
+    // once over all C slots. ALiBi's and T5's biases are per head: they keep the full-width path,
+    // as do several new queries (extend()).
     const int written = m_t + 1;
-    if (self && written < keys && !score_bias && m_backend.small_calls_are_cheap()) {
+    // a row's n queries share their head's rows: head h of row b is block b·H + h of n rows
+    const size_t block = static_cast<size_t>(n);
+    if (self && n == 1 && written < keys && !score_bias && m_backend.small_calls_are_cheap()) {
         written_self_attention(k, v, keep, written, options.fused_attention ? nullptr : kept_probs,
                                options.fused_attention);
     } else if (options.fused_attention && !score_bias) {
         if (group == 1) {
-            m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, 1, keys, dk, m_scale);
+            m_backend.fused_attention_forward(m_ctx.data(), m_qh.data(), k, v, keep, B, H, n, keys, dk, m_scale);
         } else {   // one call per query head, on its group's key/value head
             for (int b = 0; b < B; ++b)
                 for (int h = 0; h < H; ++h) {
                     const size_t bh = static_cast<size_t>(b) * H + h, kv = (static_cast<size_t>(b) * G + h / group) * keys * dk;
-                    m_backend.fused_attention_forward(m_ctx.data() + bh * dk, m_qh.data() + bh * dk, k + kv, v + kv,
-                                                      keep + static_cast<size_t>(b) * keys, 1, 1, 1, keys, dk, m_scale);
+                    m_backend.fused_attention_forward(m_ctx.data() + bh * block * dk, m_qh.data() + bh * block * dk,
+                                                      k + kv, v + kv, keep + static_cast<size_t>(b) * block * keys, 1, 1,
+                                                      n, keys, dk, m_scale);
                 }
         }
     } else {
-        // Grouped-query: the query heads of a group are consecutive rows of [B,H,1,dk], so each
-        // group is a [group, dk] block of queries against its one [keys, dk] key head.
+        // Grouped-query: the query heads of a group are consecutive blocks of [B,H,n,dk], so each
+        // group is a [group·n, dk] block of queries against its one [keys, dk] key head.
         if (group == 1)
-            m_backend.scores_forward(m_scores.data(), m_qh.data(), k, B, H, 1, keys, dk, m_scale);
+            m_backend.scores_forward(m_scores.data(), m_qh.data(), k, B, H, n, keys, dk, m_scale);
         else
             for (int bg = 0; bg < B * G; ++bg)
-                m_backend.scores_forward(m_scores.data() + static_cast<size_t>(bg) * group * keys,
-                                         m_qh.data() + static_cast<size_t>(bg) * group * dk,
-                                         k + static_cast<size_t>(bg) * keys * dk, 1, 1, group, keys, dk, m_scale);
-        if (alibi) m_backend.alibi_forward(m_scores.data(), m_scores.data(), B, H, 1, keys, m_t);
+                m_backend.scores_forward(m_scores.data() + static_cast<size_t>(bg) * group * block * keys,
+                                         m_qh.data() + static_cast<size_t>(bg) * group * block * dk,
+                                         k + static_cast<size_t>(bg) * keys * dk, 1, 1, group * n, keys, dk, m_scale);
+        if (alibi) m_backend.alibi_forward(m_scores.data(), m_scores.data(), B, H, n, keys, m_t);
         if (relative)
             m_backend.relative_bias_forward(m_scores.data(), m_scores.data(),
-                                            m_model.parameter("decoder.relative_bias.weight"), B, H, 1, keys, m_t, false);
-        m_backend.attention_mask_forward(m_masked.data(), m_scores.data(), keep, B, H, 1, keys);
-        m_backend.softmax_forward(m_probs.data(), m_masked.data(), B * H, keys);
+                                            m_model.parameter("decoder.relative_bias.weight"), B, H, n, keys, m_t, false);
+        m_backend.attention_mask_forward(m_masked.data(), m_scores.data(), keep, B, H, n, keys);
+        m_backend.softmax_forward(m_probs.data(), m_masked.data(), m_rows * H, keys);
         if (group == 1)
-            m_backend.context_forward(m_ctx.data(), m_probs.data(), v, B, H, 1, keys, dk);
+            m_backend.context_forward(m_ctx.data(), m_probs.data(), v, B, H, n, keys, dk);
         else
             for (int bg = 0; bg < B * G; ++bg)
-                m_backend.context_forward(m_ctx.data() + static_cast<size_t>(bg) * group * dk,
-                                          m_probs.data() + static_cast<size_t>(bg) * group * keys,
-                                          v + static_cast<size_t>(bg) * keys * dk, 1, 1, group, keys, dk);
-        // [B,H,1,keys] is contiguous: one copy keeps the whole row set.
-        if (kept_probs)
+                m_backend.context_forward(m_ctx.data() + static_cast<size_t>(bg) * group * block * dk,
+                                          m_probs.data() + static_cast<size_t>(bg) * group * block * keys,
+                                          v + static_cast<size_t>(bg) * keys * dk, 1, 1, group * n, keys, dk);
+        // [B,H,1,keys] is contiguous: one copy keeps the whole row set (one new query only).
+        if (kept_probs && n == 1)
             m_backend.copy(kept_probs->data(), m_probs.data(), static_cast<size_t>(B) * H * keys * sizeof(float));
     }
     // Head ablation, as the full path's context step: a switched-off head contributes nothing.
@@ -271,11 +341,11 @@ void IncrementalDecoder::attention(const std::string& prefix, const float* input
         for (int h : off->second)
             if (h >= 0 && h < H)
                 for (int b = 0; b < B; ++b)
-                    m_backend.fill_zero(m_ctx.data() + (static_cast<size_t>(b) * H + h) * dk,
-                                        static_cast<size_t>(dk) * sizeof(float));
-    m_backend.merge_heads_forward(m_merged.data(), m_ctx.data(), B, 1, H, dk);
-    m_backend.linear_forward(m_attn.data(), m_merged.data(), m_model.parameter(prefix + ".out_proj.weight"),
-                             m_model.parameter(prefix + ".out_proj.bias"), B, D, D);
+                    m_backend.fill_zero(m_ctx.data() + (static_cast<size_t>(b) * H + h) * block * dk,
+                                        block * dk * sizeof(float));
+    m_backend.merge_heads_forward(m_merged.data(), m_ctx.data(), B, n, H, dk);
+    m_model.linear_forward(m_attn.data(), m_merged.data(), m_model.parameter(prefix + ".out_proj.weight"),
+                             m_model.parameter(prefix + ".out_proj.bias"), m_rows, D, D);
 }
 
 void IncrementalDecoder::written_self_attention(const float* k, const float* v, const float* keep, int written,
@@ -323,11 +393,11 @@ void IncrementalDecoder::ffn_matrix(float* out, const float* in, const std::stri
     const float* b = bias ? m_model.parameter(matrix + ".bias") : nullptr;
     const int r = m_config.ffn_rank;
     if (r == 0) {
-        m_backend.linear_forward(out, in, m_model.parameter(matrix + ".weight"), b, m_B, in_dim, out_dim);
+        m_model.linear_forward(out, in, m_model.parameter(matrix + ".weight"), b, m_rows, in_dim, out_dim);
         return;
     }
-    m_backend.linear_forward(m_rank.data(), in, m_model.parameter(matrix + ".v.weight"), nullptr, m_B, in_dim, r);
-    m_backend.linear_forward(out, m_rank.data(), m_model.parameter(matrix + ".u.weight"), b, m_B, r, out_dim);
+    m_model.linear_forward(m_rank.data(), in, m_model.parameter(matrix + ".v.weight"), nullptr, m_rows, in_dim, r);
+    m_model.linear_forward(out, m_rank.data(), m_model.parameter(matrix + ".u.weight"), b, m_rows, r, out_dim);
 }
 
 void IncrementalDecoder::feed_forward(int layer, const float* input) {
@@ -337,39 +407,39 @@ void IncrementalDecoder::feed_forward(int layer, const float* input) {
     if (c.ffn == FfnKind::SwiGlu) {   // no biases (the full path's gate, up, hidden and out steps)
         ffn_matrix(m_gate.data(), input, p + ".linear1", false, D, F);
         ffn_matrix(m_up.data(), input, p + ".linear3", false, D, F);
-        m_backend.swiglu_forward(m_hidden.data(), m_gate.data(), m_up.data(), m_B * F);
+        m_backend.swiglu_forward(m_hidden.data(), m_gate.data(), m_up.data(), m_rows * F);
         ffn_matrix(m_ffn.data(), m_hidden.data(), p + ".linear2", false, F, D);
         return;
     }
     if (c.ffn == FfnKind::Gelu) {
         ffn_matrix(m_ffn_pre.data(), input, p + ".linear1", true, D, F);
-        m_backend.gelu_forward(m_hidden.data(), m_ffn_pre.data(), m_B * F);
+        m_backend.gelu_forward(m_hidden.data(), m_ffn_pre.data(), m_rows * F);
     } else {
         ffn_matrix(m_hidden.data(), input, p + ".linear1", true, D, F);
-        m_backend.relu_forward(m_hidden.data(), m_hidden.data(), m_B * F);
+        m_backend.relu_forward(m_hidden.data(), m_hidden.data(), m_rows * F);
     }
     ffn_matrix(m_ffn.data(), m_hidden.data(), p + ".linear2", true, F, D);
 }
 
 void IncrementalDecoder::add_and_norm(const std::string& name, const float* sublayer) {
     // Post-LN: x = LayerNorm(x + sublayer(x)), the full path's AddNorm step.
-    m_backend.residual_forward(m_sum.data(), m_x.data(), sublayer, m_B * m_config.d_model);
+    m_backend.residual_forward(m_sum.data(), m_x.data(), sublayer, m_rows * m_config.d_model);
     norm(name, m_sum.data(), m_x.data());
 }
 
 void IncrementalDecoder::add(const float* sublayer) {
     // Pre-LN: x = x + sublayer(LayerNorm(x)), the full path's Residual step.
-    m_backend.residual_forward(m_sum.data(), m_x.data(), sublayer, m_B * m_config.d_model);
+    m_backend.residual_forward(m_sum.data(), m_x.data(), sublayer, m_rows * m_config.d_model);
     m_x.swap(m_sum);
 }
 
 void IncrementalDecoder::norm(const std::string& name, const float* input, float* out) {
     if (m_config.norm_kind == NormKind::RmsNorm)
-        m_backend.rmsnorm_forward(out, m_rstd.data(), input, m_model.parameter(name + ".weight"), m_B,
+        m_backend.rmsnorm_forward(out, m_rstd.data(), input, m_model.parameter(name + ".weight"), m_rows,
                                   m_config.d_model, m_config.ln_eps);
     else
         m_backend.layernorm_forward(out, m_mean.data(), m_rstd.data(), input, m_model.parameter(name + ".weight"),
-                                    m_model.parameter(name + ".bias"), m_B, m_config.d_model, m_config.ln_eps);
+                                    m_model.parameter(name + ".bias"), m_rows, m_config.d_model, m_config.ln_eps);
 }
 
 void IncrementalDecoder::gather(Array& rows, Array& spare, size_t row_floats, const std::vector<int>& parents) {
@@ -425,7 +495,7 @@ void IncrementalDecoder::reorder(const std::vector<int>& parents) {
         std::copy_n(ids.begin() + from * m_C, m_C, m_ids_host.begin() + static_cast<size_t>(b) * m_C);
         std::copy_n(cross.begin() + from * m_S, m_S, m_cross_keep_host.begin() + static_cast<size_t>(b) * m_S);
     }
-    m_backend.upload(m_cross_keep.data(), m_cross_keep_host.data(), m_cross_keep_host.size() * sizeof(float));
+    upload_cross_keep();
     m_attention_kept = false;   // the kept rows belong to the rows before the gather
 }
 

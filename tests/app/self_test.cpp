@@ -1232,6 +1232,10 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                 break;
             }
             case explain::LessonActionKind::Decoding: check(v.beam_size == a.number, what + ": decoding set"); break;
+            case explain::LessonActionKind::Speculative:
+                check(v.speculative_open && v.speculative_k == a.number && v.speculative_draft_layers == a.key,
+                      what + ": the speculative section is open with the lesson's settings");
+                break;
             case explain::LessonActionKind::NeuronView: {
                 const Panel* p = panel(app, "neuron");
                 check(sel.neuron_query == a.number && sel.neuron_key == a.key && p && drawn_now(p),

@@ -69,7 +69,7 @@ public:
 
     Command next(const Workbench& wb) {
         const explain::SessionView& v = wb.view();
-        switch (pick(40)) {
+        switch (pick(41)) {
             case 0: case 1: case 2: case 3: return SetInput{sentences(v), target()};
             case 4: {   // one more sentence, or one fewer (down to none: refused)
                 std::vector<std::string> s = v.sentences;
@@ -139,6 +139,10 @@ public:
             }
             case 36: return pick(10) == 0 ? Command(MeasureGeneration{}) : Command(CompareBackends{});
             case 37: return PickAttentionCell{pick(v.config.heads + 2) - 1, pick(v.S + 2) - 1, pick(v.S + 2) - 1};
+            case 39: {   // the Decoding panel's speculative section, settings out of range among them
+                if (pick(3) == 0) return UpdateSpeculative{};
+                return SetSpeculative{pick(10) - 1, pick(6) - 1, pick(4) != 0};
+            }
             case 38: return LoadGenerationBench{coin() ? (m_dir / "missing.json").string() : (m_dir / "corrupt.safetensors").string()};
             default: return RunTo{0};
         }
@@ -272,6 +276,13 @@ std::string broken_invariant(const Workbench& wb) {
         return "the Precision views are of '" + v.precision->request.source + "'";
     if (v.precision_current && !(v.precision->request == wb.precision_request()))
         return "a Precision result of other settings counts as current";
+    // The speculative rounds shown: of the settings shown, and (when they ran) the model's greedy output.
+    if (v.speculative) {
+        const explain::SpeculativeView& sv = *v.speculative;
+        if (!(sv.settings == explain::SpeculativeSettings{v.speculative_k, v.speculative_draft_layers}))
+            return "speculative rounds of other settings are shown";
+        if (sv.error.empty() && sv.result.tokens != sv.greedy) return "speculative decoding's output is not greedy's";
+    }
     // Every finished attention row: a probability distribution over the keys, or all zero.
     for (const AttentionBlock& a : v.attention) {
         const std::vector<float>* p = v.finished(a.probs) ? v.output(a.probs) : nullptr;

@@ -29,6 +29,7 @@
 #include "model_variant.h"
 #include "positional_views.h"
 #include "session_view.h"
+#include "speculative_view.h"
 #include "tx/parameters.h"
 #include "tx/checkpoint.h"
 #include "tx/session.h"
@@ -435,6 +436,37 @@ TEST(LessonClaims, BeamAgainstGreedy) {
     session.set_decoding({4, 0.0});              // α = 0: ranked by log P alone, greedy's sentence wins
     EXPECT_EQ(session.beam_results()[0].best, session.greedy_results()[0].ids);
     EXPECT_NE(answer(l).find("Greedy"), std::string::npos) << answer(l);
+}
+
+// Step 5: speculative decoding with the lesson's draft and k on the lesson's sentence gives
+// greedy's output in fewer rounds than greedy's steps, with most proposals rejected.
+TEST(LessonClaims, SpeculativeDecodingGivesGreedysOutputInFewerPasses) {
+    const Lesson l = lesson("14-decoding.json");
+    const LessonStep& step = l.steps.at(4);
+    const LessonAction* spec = nullptr;
+    std::string sentence;
+    for (const LessonAction& a : step.actions) {
+        if (a.kind == LessonActionKind::Speculative) spec = &a;
+        if (a.kind == LessonActionKind::SetSentences) sentence = a.sentences.at(0);
+    }
+    ASSERT_NE(spec, nullptr);
+    Session session = translation_model();
+    ASSERT_EQ(session.config().decoder_layers, 3);   // "2 of its 3 decoder layers"
+    EXPECT_TRUE(says(step.text, "first " + std::to_string(spec->key) + " of its 3 decoder layers"));
+    EXPECT_TRUE(says(step.text, "proposes " + std::to_string(spec->number) + " pieces per round"));
+    session.set_input({sentence});
+    std::vector<int> src;
+    for (const Token& t : session.source_tokens()[0]) src.push_back(t.id);
+    src.push_back(session.config().special.eos);
+    const SpeculativeView view = speculative_view(session.model(), src, {}, session.output_limit(0),
+                                                  {spec->number, spec->key});
+    ASSERT_EQ(view.error, "");
+    EXPECT_EQ(view.result.tokens, view.greedy);                            // "it is greedy's, piece for piece"
+    EXPECT_EQ(view.result.tokens, session.greedy_results()[0].ids);        // as the panel's greedy output
+    EXPECT_LT(view.result.target_passes(), view.greedy_steps());           // "fewer than greedy's steps"
+    EXPECT_LT(2 * view.result.accepted(), view.result.proposed());         // "most proposals are rejected"
+    std::printf("lesson 14, step 5: %d rounds against %d greedy steps, %d of %d proposals accepted\n",
+                view.result.target_passes(), view.greedy_steps(), view.result.accepted(), view.result.proposed());
 }
 
 // The block's steps and their shapes on "The red car is big.": 7 pieces, 4 heads of 32.

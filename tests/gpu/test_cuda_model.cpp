@@ -9,8 +9,10 @@
 #include <string>
 #include <thread>
 
+#include "tx/decoding.h"
 #include "tx/evaluation.h"
 #include "tx/incremental_decoder.h"
+#include "tx/speculative_decoding.h"
 #include "tx/optimizer.h"
 #include "tx/parameters.h"
 #include "support/cuda_parity.h"
@@ -218,6 +220,35 @@ TEST_P(ModelParity, CachedDecodeMatchesTheCpuAndTheFullPass) {
             newest.insert(newest.end(), full.begin() + (b * (t + 1) + t) * V, full.begin() + (b * (t + 1) + t + 1) * V);
         expect_close(gpu_lp, newest, ATOL, RTOL, "GPU cached vs full at position " + std::to_string(t));
     }
+}
+
+// extend() on the GPU: one pass over several new positions of a one-row batch against the CPU's,
+// after a truncate(), and speculative decoding with a one-layer early-exit draft gives the GPU
+// model's own greedy output.
+TEST_P(ModelParity, ExtendAndSpeculativeDecodingMatchTheCpu) {
+    const int V = m_cpu_model->config().tgt_vocab;
+    const std::vector<std::vector<int>> src = {SRC[0]};
+    std::vector<std::unique_ptr<IncrementalDecoder>> caches;
+    for (Transformer* m : {m_cpu_model.get(), m_gpu_model.get()}) {
+        m->set_batch(src, {{1}});
+        m->encode();
+        caches.push_back(std::make_unique<IncrementalDecoder>(*m, 8));
+    }
+    for (const std::vector<int>& ids : {std::vector<int>{1, 12, 13}, std::vector<int>{14, 15}}) {
+        const std::vector<float> cpu_lp = caches[0]->extend(ids), gpu_lp = caches[1]->extend(ids);
+        ASSERT_EQ(gpu_lp.size(), ids.size() * static_cast<size_t>(V));
+        expect_close(gpu_lp, cpu_lp, ATOL, RTOL, "extended log-probs");
+    }
+    caches[0]->truncate(3);
+    caches[1]->truncate(3);
+    expect_close(caches[1]->extend({16, 17}), caches[0]->extend({16, 17}), ATOL, RTOL, "after truncate");
+    if (m_gpu_model->config().decoder_layers < 2) return;
+    auto draft = early_exit_draft(*m_gpu_model, 1);
+    const std::vector<int> prompt = m_gpu_model->config().arch == Arch::DecoderOnly ? std::vector<int>{12, 13} : std::vector<int>{};
+    const std::vector<int> row = prompt.empty() ? SRC[0] : std::vector<int>{};
+    const std::vector<int> greedy =
+        greedy_decode(*m_gpu_model, {row}, 6, nullptr, prompt.empty() ? std::vector<std::vector<int>>{} : std::vector<std::vector<int>>{prompt})[0];
+    EXPECT_EQ(speculative_greedy_decode(*m_gpu_model, *draft, row, 6, 3, prompt).tokens, greedy);
 }
 
 INSTANTIATE_TEST_SUITE_P(

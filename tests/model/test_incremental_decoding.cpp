@@ -159,13 +159,10 @@ TEST(IncrementalDecoder, FollowsTheRunOptions) {
     }
 }
 
-// Every model variant: RoPE rotates the newest key and the query at position t, ALiBi biases the
-// scores at query position t, the window closes keys before t − W + 1, learned positions read
-// row t of their table, and the FFN and norm kinds run as in the full path. Each also with
-// positions switched off and with fused attention.
-TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
-    auto backend = make_cpu_backend();
-    const std::vector<std::pair<const char*, std::function<void(ModelConfig&)>>> variants = {
+using ConfigChange = std::pair<const char*, std::function<void(ModelConfig&)>>;
+
+std::vector<ConfigChange> every_variant() {
+    return {
         {"learned", [](ModelConfig& c) { c.positional = PositionalKind::Learned; }},
         {"rope", [](ModelConfig& c) { c.positional = PositionalKind::Rope; }},
         {"alibi", [](ModelConfig& c) { c.positional = PositionalKind::Alibi; }},
@@ -216,7 +213,27 @@ TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
              c.ffn = FfnKind::Gelu;
              c.window = 5;
          }},
+        {"grouped-query, 1 key/value head", [](ModelConfig& c) { c.kv_heads = 1; }},
+        {"decoder-only, grouped-query, rope", [](ModelConfig& c) {
+             c.arch = Arch::DecoderOnly;
+             c.encoder_layers = 0;
+             c.kv_heads = 1;
+             c.positional = PositionalKind::Rope;
+         }},
+        {"low-rank ffn, rank 3, swiglu", [](ModelConfig& c) {
+             c.ffn_rank = 3;
+             c.ffn = FfnKind::SwiGlu;
+         }},
     };
+}
+
+// Every model variant: RoPE rotates the newest key and the query at position t, ALiBi biases the
+// scores at query position t, the window closes keys before t − W + 1, learned positions read
+// row t of their table, and the FFN and norm kinds run as in the full path. Each also with
+// positions switched off and with fused attention.
+TEST(IncrementalDecoder, EveryVariantMatchesTheFullRecompute) {
+    auto backend = make_cpu_backend();
+    const std::vector<ConfigChange> variants = every_variant();
     for (const auto& [name, change] : variants) {
         ModelConfig c = random_config(NormPlacement::Post, true);
         change(c);
@@ -249,6 +266,93 @@ TEST(IncrementalDecoder, RefusesWhatItCannotCompute) {
     cache.step({4, 5, 6});
     EXPECT_THROW(cache.step({4, 5, 6}), std::invalid_argument);           // full
     EXPECT_THROW(cache.reorder({0, 1, 3}), std::invalid_argument);
+}
+
+// extend(): one pass over several new positions of a one-row batch. Every row it returns equals
+// the full pass's row at that position, for every variant (each also with positions off and with
+// fused attention), fed in chunks of 1, 3 and 2 ids; truncate() then drops positions, and new ids
+// continue the shortened prefix as the full pass over it does (speculative decoding's rejection).
+Difference extended_vs_full(Transformer& model, const std::vector<int>& src, const std::vector<int>& tgt,
+                            IncrementalDecoder& cache, int from) {
+    const int V = model.config().tgt_vocab, n = static_cast<int>(tgt.size()) - from;
+    const std::vector<float> cached = cache.extend(std::vector<int>(tgt.begin() + from, tgt.end()));   // [n, V]
+    EXPECT_EQ(cache.length(), static_cast<int>(tgt.size()));
+    model.set_batch({src}, {tgt});
+    model.forward();
+    const std::vector<float> full = model.step_output(model.step_count() - 1);   // [1, T, V]
+    Difference d;
+    for (int i = 0; i < n; ++i)
+        for (int v = 0; v < V; ++v) {
+            const float want = full[static_cast<size_t>(from + i) * V + v];
+            const float got = cached[static_cast<size_t>(i) * V + v];
+            EXPECT_TRUE(std::isfinite(got)) << "position " << from + i;
+            const double diff = std::abs(static_cast<double>(got) - want);
+            d.largest = std::max(d.largest, diff);
+            d.worst = std::max(d.worst, diff / (TOLERANCE + RELATIVE * std::abs(want)));
+        }
+    return d;
+}
+
+TEST(IncrementalDecoder, ExtendAndTruncateMatchTheFullRecompute) {
+    auto backend = make_cpu_backend();
+    for (const auto& [name, change] : every_variant()) {
+        ModelConfig c = random_config(NormPlacement::Post, true);
+        change(c);
+        auto model = random_model(*backend, c);
+        std::vector<int> tgt = targets(c, 8)[0];
+        std::vector<int> src = CACHED_SOURCES[2];
+        if (c.arch == Arch::DecoderOnly) src = {c.special.bos};
+        for (int run = 0; run < 3; ++run) {
+            model->options() = RunOptions{};
+            if (run == 1) model->options().positional_encoding = false;
+            if (run == 2) model->options().fused_attention = true;
+            SCOPED_TRACE(std::string(name) + (run == 1 ? ", positions off" : run == 2 ? ", fused attention" : ""));
+            model->set_batch({src}, {{c.special.bos}});
+            model->encode();
+            IncrementalDecoder cache(*model, c.max_len);
+            int length = 0;
+            for (int chunk : {1, 3, 2}) {
+                const std::vector<int> prefix(tgt.begin(), tgt.begin() + length + chunk);
+                EXPECT_CACHED_EQ_FULL(extended_vs_full(*model, src, prefix, cache, length));
+                length += chunk;
+            }
+            cache.truncate(4);   // keep 4 of the 6 positions, then 3 other ids
+            EXPECT_EQ(cache.length(), 4);
+            std::vector<int> other(tgt.begin(), tgt.begin() + 4);
+            for (int id : {5, 9, 6}) other.push_back(id);
+            EXPECT_CACHED_EQ_FULL(extended_vs_full(*model, src, other, cache, 4));
+            // and one step after the extension continues as a step does
+            other.push_back(7);
+            model->set_batch({src}, {other});
+            model->forward();
+            const std::vector<float> full = model->step_output(model->step_count() - 1);
+            const std::vector<float> stepped = cache.step({7});
+            for (int v = 0; v < c.tgt_vocab; ++v)
+                EXPECT_NEAR(stepped[static_cast<size_t>(v)], full[static_cast<size_t>(7) * c.tgt_vocab + v], TOLERANCE * 2);
+        }
+    }
+}
+
+TEST(IncrementalDecoder, ExtendAndTruncateRefuseWhatTheyCannotDo) {
+    auto backend = make_cpu_backend();
+    const ModelConfig c = random_config(NormPlacement::Pre, true);
+    auto model = random_model(*backend, c);
+    model->set_batch(CACHED_SOURCES, {3, std::vector<int>{c.special.bos}});
+    model->encode();
+    IncrementalDecoder batch(*model, 4);
+    EXPECT_THROW(batch.extend({4, 5}), std::invalid_argument);   // a batch of three rows
+    model->set_batch({CACHED_SOURCES[0]}, {{c.special.bos}});
+    model->encode();
+    IncrementalDecoder cache(*model, 4);
+    EXPECT_THROW(cache.extend({}), std::invalid_argument);
+    EXPECT_THROW(cache.extend({4, c.tgt_vocab}), std::invalid_argument);
+    EXPECT_THROW(cache.extend({4, 5, 6, 7, 8}), std::invalid_argument);   // 5 ids, room for 4
+    cache.extend({c.special.bos, 5});
+    EXPECT_THROW(cache.truncate(3), std::invalid_argument);
+    EXPECT_THROW(cache.truncate(-1), std::invalid_argument);
+    EXPECT_EQ(cache.length(), 2);
+    cache.truncate(0);
+    EXPECT_EQ(cache.length(), 0);
 }
 
 // Beam search's gather: after reorder(parents) every row continues its parent's prefix, rows

@@ -44,6 +44,19 @@ public:
     // wrong count, an id outside the vocabulary or a full cache.
     std::vector<float> step(const std::vector<int>& tokens);
 
+    // A batch of one row only (batch_size() == 1): appends the n ids of `tokens` at positions
+    // length()..length()+n-1 in one pass, each query seeing the cache and the new ids before it
+    // (the causal mask), and returns the next-token log-probabilities of every new position
+    // [n,V] (host). Row i equals what n calls of step() return in turn (speculative decoding
+    // checks a draft's k ids this way, docs/variants.md). Throws std::invalid_argument for a batch
+    // of several rows, no ids, an id outside the vocabulary or more ids than the cache has room for.
+    std::vector<float> extend(const std::vector<int>& tokens);
+
+    // Forgets the positions from `length` on (0 <= length <= length()): the next step() or
+    // extend() writes at `length`. Their cache slots stay allocated and are masked until written.
+    // Throws std::invalid_argument outside that range.
+    void truncate(int length);
+
     // Beam search keeps some beams and drops others: row b takes row parents[b]'s cache, ids and
     // source (a gather; rows may repeat). Throws std::invalid_argument for a wrong count or index.
     void reorder(const std::vector<int>& parents);
@@ -67,6 +80,13 @@ private:
         Array cross_probs;        // [B,H,S]
     };
 
+    // The decoder over m_n new positions of each of the B rows (B·m_n query rows, position-major
+    // within a row): step() runs it with n = 1, extend() with B = 1. Returns [B·n, V] (host).
+    std::vector<float> run(const std::vector<int32_t>& ids, int n);
+    // Sets n for this pass and (re)allocates the per-query-row buffers for B·n query rows.
+    void reserve_rows(int n);
+    void upload_cross_keep();   // m_cross_keep_host [B,S] as [B,n,S]
+    void check_ids(const std::vector<int>& tokens, const char* what) const;
     // self: decoder self-attention, where RoPE and ALiBi act (cross-attention has no position term)
     void attention(const std::string& prefix, const float* input, const float* k, const float* v, const float* keep,
                    int keys, bool self, Array* kept_probs);
@@ -89,23 +109,28 @@ private:
     Backend& m_backend;
     ModelConfig m_config;
     int m_B = 0, m_S = 0, m_C = 0, m_t = 0;
+    int m_n = 1;                              // new positions per row in this pass
+    int m_rows = 0;                           // query rows this pass: m_B·m_n
+    int m_reserved_n = 0;                     // positions per row the buffers below hold
+    int m_cross_keep_n = 0;                   // n of the cross mask on the backend (0: none yet)
     bool m_cross = true;                      // encoder-decoder: cross-attention on the memory
     float m_scale = 1.0f;
     std::vector<Layer> m_layers;
     std::vector<int32_t> m_ids_host;          // [B,C]: the decoder inputs so far
     std::vector<float> m_cross_keep_host;     // [B,S]: 1 = source key may be attended to
-    BackendArray<int32_t> m_ids;              // [B]: this step's inputs
-    Array m_self_keep, m_cross_keep;          // [B,1,C], [B,1,S]
-    Array m_x, m_sum, m_normed;               // [B,D]: the residual stream, a sum, a normalised copy
-    Array m_mean, m_rstd;                     // [B]
-    Array m_proj, m_qh, m_ctx, m_merged, m_attn;   // [B,D] each ([B,H,1,dk] for the head-split ones)
-    Array m_scores, m_masked, m_probs;        // [B,H,1,max(C,S)]
-    Array m_hidden;                           // [B,F] (F = config.ffn_width())
-    Array m_ffn_pre;                          // [B,F] GELU's input
-    Array m_gate, m_up;                       // [B,F] SwiGLU's projections
-    Array m_rank;                             // [B,r] a low-rank FFN matrix's middle, x·Vᵀ
-    Array m_ffn;                              // [B,D]
-    Array m_logits, m_log_probs;              // [B,V]
+    // Below, R = B·n query rows of this pass (B with step(), n with extend()).
+    BackendArray<int32_t> m_ids;              // [R]: this pass's inputs
+    Array m_self_keep, m_cross_keep;          // [B,n,C], [B,n,S]: each query row's open keys
+    Array m_x, m_sum, m_normed;               // [R,D]: the residual stream, a sum, a normalised copy
+    Array m_mean, m_rstd;                     // [R]
+    Array m_proj, m_qh, m_ctx, m_merged, m_attn;   // [R,D] each ([B,H,n,dk] for the head-split ones)
+    Array m_scores, m_masked, m_probs;        // [B,H,n,max(C,S)]
+    Array m_hidden;                           // [R,F] (F = config.ffn_width())
+    Array m_ffn_pre;                          // [R,F] GELU's input
+    Array m_gate, m_up;                       // [R,F] SwiGLU's projections
+    Array m_rank;                             // [R,r] a low-rank FFN matrix's middle, x·Vᵀ
+    Array m_ffn;                              // [R,D]
+    Array m_logits, m_log_probs;              // [R,V]
     Array m_spare_self, m_spare_cross;        // gather targets of reorder()
     bool m_keep_attention = false;
     bool m_attention_kept = false;            // the last step() filled the layers' *_probs

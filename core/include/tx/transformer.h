@@ -186,6 +186,11 @@ public:
     void zero_gradients();                // parameter gradients (activation ones: loss() and backward())
     void backward();                      // every step's backward, in reverse order (+=)
 
+    // out (N,OC) = inp · wᵀ + b on the backend, w one of this model's weights; evaluation passes keep
+    // the weights packed in m_weight_cache, training passes (the weights change every step) do not.
+    // The KV cache (incremental_decoder.h) runs its products through it too, sharing the packing.
+    void linear_forward(float* out, const float* inp, const float* w, const float* b, int N, int C, int OC);
+
 private:
     using Array = BackendArray<float>;
     struct Step {
@@ -251,9 +256,6 @@ private:
     void ensure_buffers();
     const float* param(const std::string& name) const;
     float* grad(const std::string& name);
-    // out (N,OC) = inp · wᵀ + b on the backend; evaluation passes keep the weights packed in
-    // m_weight_cache, training passes (the weights change every step) do not.
-    void linear_forward(float* out, const float* inp, const float* w, const float* b, int N, int C, int OC);
     float* out(size_t step) { return m_steps[step].out.data(); }
     float* dout(size_t step) { return m_steps[step].grad.data(); }
     bool dropping() const { return m_options.training && m_config.dropout > 0.0f; }
