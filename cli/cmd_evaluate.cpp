@@ -31,7 +31,7 @@ namespace {
 constexpr const char* EVALUATE_HELP =
     "usage: txcli evaluate --checkpoint FILE [--data FILE.tsv] [--beam N] [--length-penalty A]\n"
     "                      [--limit N] [--alignments FILE] [--pronouns FILE] [--translations FILE] [--threads N]\n"
-    "                      [--json]\n"
+    "                      [--precision fp32|bf16|fp16|int8 [--all-low]] [--json]\n"
     "\n"
     "Decodes the source side of sentence pairs and compares the text with the target side:\n"
     "corpus BLEU (4-gram, brevity penalty; on bleu_words tokens), corpus chrF2 (character 6-grams, beta 2,\n"
@@ -51,6 +51,8 @@ constexpr const char* EVALUATE_HELP =
     "  --translations FILE  also write the translations there, one line per pair in the pairs' order (an empty\n"
     "                       line for a pair too long for max_len); txcli score and other tools can read them\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
+    "  --precision P        run the model in P: bf16 or fp16 autocast, or int8 weight-only (default fp32;\n"
+    "                       --all-low also rounds every step's output to bf16 or fp16; docs/precision.md)\n"
     "  --json               print one JSON object (bleu and chrf in [0, 1]; the text shows them x100)\n"
     "Decoding stops at EOS or after 2 x the source length + 10 tokens (within max_len).\n";
 
@@ -137,7 +139,10 @@ int cmd_evaluate(const Argv& argv) {
         std::fputs(EVALUATE_HELP, stdout);
         return 0;
     }
-    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "pronouns", "translations", "threads"}, {"json"});
+    const Args args(argv, {"checkpoint", "data", "beam", "length-penalty", "limit", "alignments", "pronouns", "translations",
+                           "threads", "precision"},
+                    {"json", "all-low"});
+    const PrecisionMode precision = precision_from_options(args);
     const std::string path = args.get("checkpoint");
     const int beam = static_cast<int>(args.integer("beam", 1, 1, 64));
     const double alpha = args.real("length-penalty", 0.6, 0.0, 10.0);
@@ -147,7 +152,7 @@ int cmd_evaluate(const Argv& argv) {
 
     const Checkpoint checkpoint = load_checkpoint(path);
     const Tokenizer tokenizer = make_tokenizer(checkpoint);
-    const ModelOnBackend on_cpu = make_model(checkpoint);
+    const ModelOnBackend on_cpu = make_model(checkpoint, backend_from_name("cpu", precision));
     Transformer& model = *on_cpu;
     const ModelConfig& c = checkpoint.config;
 

@@ -82,6 +82,9 @@ constexpr const char* TRAIN_HELP =
     "                       gradient is inf or NaN, double after --loss-scale-interval good steps; the\n"
     "                       default for fp16), none (the default for bf16) or a fixed number N\n"
     "  --loss-scale-interval N  good steps before a dynamic scale doubles (default 2000)\n"
+    "  --qat                quantization-aware training: each step runs forward and backward on the linear\n"
+    "                       weights rounded to INT8 and back, and updates the FP32 weights with that\n"
+    "                       gradient; held-out scores are the INT8 model's (fp32 only; docs/precision.md)\n"
     "  --threads N          CPU threads for the matrix products (default 1)\n"
     "  --json               print the final summary as one JSON object\n"
     "  --compare-row ID     train one row of the variant comparison (txcli compare-variants --list): its\n"
@@ -340,6 +343,7 @@ int resume_training(const Args& args) {
                              "loss-scale", "loss-scale-interval"}))
         if (args.has(name))
             throw CliError("--" + name + " cannot be combined with --resume: the saved run's settings are used");
+    if (args.flag("qat")) throw CliError("--qat cannot be combined with --resume: the saved run's settings are used");
     if (!args.has("save")) throw CliError("--resume needs --save FILE: the checkpoint to continue (and FILE.state beside it)");
     const std::string path = args.get("save"), state_path = training_state_path(path);
     if (!std::filesystem::exists(path)) throw CliError("--resume: no checkpoint '" + path + "'");
@@ -374,7 +378,7 @@ int cmd_train(const Argv& argv) {
                      "lr", "warmup", "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols",
                      "length", "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "save-every", "until-loss", "test-length", "min-length",
                      "compare-row", "init", "precision", "loss-scale", "loss-scale-interval"}),
-                    {"json", "quiet", "resume"});
+                    {"json", "quiet", "resume", "qat"});
     if (args.flag("resume")) {
         if (args.has("init")) throw CliError("--init cannot be combined with --resume: the saved run already has its weights");
         return resume_training(args);
@@ -391,6 +395,7 @@ int cmd_train(const Argv& argv) {
                                  "smoothing", "clip", "eval-every", "log-every", "eval-sequences", "symbols", "length",
                                  "variant", "vocab", "sentences", "random-fraction", "data", "subword-vocab", "until-loss", "test-length", "min-length", "init"}))
             if (args.has(name)) throw CliError("--" + name + " cannot be combined with --compare-row (the row sets it)");
+        if (args.flag("qat")) throw CliError("--qat cannot be combined with --compare-row (the row sets its training)");
     }
     const auto task = row ? std::optional<TaskKind>(row->task) : task_from_string(args.get("task"));
     if (!task)
@@ -465,6 +470,12 @@ int cmd_train(const Argv& argv) {
     }
     t.subword_vocab = static_cast<int>(args.integer("subword-vocab", t.subword_vocab, 300, 64000));
     apply_precision_options(args, t);
+    if (args.flag("qat")) {
+        if (t.precision != Precision::Fp32)
+            throw CliError("--qat rounds FP32 weights to INT8 in each step; it cannot be combined with --precision " +
+                           std::string(to_string(t.precision)) + " (leave --precision at fp32)");
+        t.quantization_aware = true;
+    }
     if (auto error = validate(t)) throw CliError(*error);
     // --init: the checkpoint is the model (shape, tokenizer, weights); the options set the training.
     std::optional<Checkpoint> start;

@@ -226,8 +226,7 @@ std::vector<std::string> linear_weight_names(const ModelConfig& config) {
     std::vector<std::string> names;
     const ParameterTable table(config);
     for (const ParameterInfo& p : table.entries())
-        if (p.is_matrix() && p.name.find("_embed.") == std::string::npos && p.name.find("_pos.") == std::string::npos)
-            names.push_back(p.name);
+        if (p.is_linear_weight()) names.push_back(p.name);
     return names;
 }
 

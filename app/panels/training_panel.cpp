@@ -175,6 +175,8 @@ void TrainingPanel::draw_content(PanelContext& ctx) {
                         t.latest.loss, t.latest.eval_loss, t.latest.lr, 100 * t.latest.token_accuracy, 100 * t.latest.exact_match,
                         t.latest.tokens_per_s);
         }
+        if (ctx.trainer.training.quantization_aware)
+            ImGui::TextDisabled("quantization-aware: the steps and the held-out scores use the weights rounded to int8");
         if (const TrainingConfig& tc = ctx.trainer.training; tc.precision != Precision::Fp32) {
             ImGui::PushTextWrapPos(0.0f);
             ImGui::TextDisabled("%s mixed precision \xC2\xB7 loss scale %g (%s) \xC2\xB7 %lld steps skipped \xC2\xB7 flushed to 0 "
@@ -433,7 +435,15 @@ void TrainingPanel::draw_precision_settings() {
     help_marker("Mixed precision: every matrix product (the linear layers, q\xC2\xB7k and P\xC2\xB7V) runs in bf16 or fp16, forward "
                 "and backward; softmax, the norms and the loss stay fp32, and the weights Adam updates, their gradients "
                 "and Adam's moments stay fp32. Emulated on the cpu backend: slower than fp32 here, not faster.");
-    if (m_training.precision == Precision::Fp32) return;
+    if (m_training.precision == Precision::Fp32) {
+        ImGui::Checkbox("quantization-aware (int8)", &m_training.quantization_aware);
+        help_marker("Each step runs forward and backward on the linear weights rounded to int8 and back (per output "
+                    "row, as the Precision panel's int8 mode rounds them), and the gradient updates the fp32 weights "
+                    "as if the rounding were not there (the straight-through estimator). The held-out scores are then "
+                    "the int8 model's. fp32 training only.");
+        return;
+    }
+    m_training.quantization_aware = false;   // fp32 only (validate refuses the pair)
     const LossScaleMode MODES[] = {LossScaleMode::None, LossScaleMode::Dynamic, LossScaleMode::Fixed};
     int mode = index_of(MODES, m_training.loss_scale.mode);
     if (ImGui::Combo("loss scale", &mode, "none\0dynamic\0fixed\0")) {

@@ -119,6 +119,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
+bool ParameterInfo::is_linear_weight() const {
+    return is_matrix() && name.find("_embed.") == std::string::npos && name.find("_pos.") == std::string::npos &&
+           name.find(".relative_bias.") == std::string::npos;
+}
+
 std::vector<float> init_parameters(const ParameterTable& table, uint64_t seed) {
     std::vector<float> values(static_cast<size_t>(table.total()), 0.0f);
     SplitMix64 rng{seed};

@@ -3,6 +3,8 @@
 // range is symmetric). Rounding is std::nearbyint in the default mode: to nearest, ties to even.
 #include "tx/int8_quantize.h"
 
+#include <vector>
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,6 +21,16 @@ void quantize_int8_rows(int8_t* q, float* scale, const float* w, int OC, int C) 
             const float steps = scale[o] > 0.0f ? std::nearbyint(row[c] / scale[o]) : 0.0f;
             out[c] = static_cast<int8_t>(std::clamp(steps, -127.0f, 127.0f));
         }
+    }
+}
+
+void fake_quantize_int8_rows(float* w, int OC, int C) {
+    std::vector<int8_t> q(static_cast<size_t>(C));
+    for (int o = 0; o < OC; ++o) {
+        float* row = w + static_cast<int64_t>(o) * C;
+        float scale = 0.0f;
+        quantize_int8_rows(q.data(), &scale, row, 1, C);
+        dequantize_int8_rows(row, q.data(), &scale, 1, C);
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include "tx/decoding.h"
 #include "tx/evaluation.h"
+#include "tx/int8_quantize.h"
 #include "tx/length_limits.h"
 #include "tx/optimizer.h"
 #include "tx/tasks.h"
@@ -72,6 +73,38 @@ std::optional<std::string> fine_tune_mismatch(const ModelConfig& run, const Mode
         return std::string("the special-token ids (PAD, BOS, EOS, UNK) differ");
     return std::nullopt;
 }
+
+}  // namespace
+
+namespace {
+
+// Quantization-aware training (TrainingConfig::quantization_aware): while one lives, the model's
+// linear weights are their INT8 round trip (fake_quantize_int8_rows, per output row); restore(),
+// or its end, puts the FP32 weights back. Off: it does nothing.
+class Int8WeightRoundTrip {
+public:
+    Int8WeightRoundTrip(Transformer& model, bool on) : m_model(model) {
+        if (!on) return;
+        m_fp32 = model.download_parameters();
+        std::vector<float> rounded = m_fp32;
+        for (const ParameterInfo& p : model.table().entries())
+            if (p.is_linear_weight())
+                fake_quantize_int8_rows(rounded.data() + p.offset, static_cast<int>(p.shape[0]), static_cast<int>(p.shape[1]));
+        model.set_parameters(rounded);
+    }
+    Int8WeightRoundTrip(const Int8WeightRoundTrip&) = delete;
+    Int8WeightRoundTrip& operator=(const Int8WeightRoundTrip&) = delete;
+    ~Int8WeightRoundTrip() { restore(); }
+    void restore() {
+        if (m_fp32.empty()) return;
+        m_model.set_parameters(m_fp32);
+        m_fp32.clear();
+    }
+
+private:
+    Transformer& m_model;
+    std::vector<float> m_fp32;   // the weights to put back; empty: nothing to do
+};
 
 }  // namespace
 
@@ -149,6 +182,9 @@ TrainingRun::StepResult TrainingRun::train_step() {
     model.options().training = true;
     model.options().dropout_seed = mix_seed(m_training.seed, static_cast<uint64_t>(m_step + 1));
     model.set_batch(batch.src, batch.tgt);
+    // Quantization-aware: forward and backward on the INT8-rounded weights; the gradient then
+    // updates the FP32 weights (the straight-through estimator).
+    Int8WeightRoundTrip rounded(model, m_training.quantization_aware);
     model.set_step_timing(false);   // a device queues the steps back to back
     model.forward();
     model.set_step_timing(true);
@@ -157,6 +193,7 @@ TrainingRun::StepResult TrainingRun::train_step() {
     r.loss_scale = m_scaler.scale();
     if (m_mixed) m_mixed->set_loss_scale(static_cast<float>(r.loss_scale));   // backward of scale · loss
     model.backward();
+    rounded.restore();
     if (m_mixed) r.rounding = m_mixed->take_gradient_rounding();
     // Unscaled before the norm, clipping and Adam, as GradScaler's unscale_ (times 1/scale, in FP32).
     if (r.loss_scale != 1.0)
@@ -187,6 +224,8 @@ TrainingRun::StepResult TrainingRun::train_step() {
 }
 
 EvalResult TrainingRun::evaluate(bool decode) {
+    // Quantization-aware: the quality of the INT8 model the weights become.
+    const Int8WeightRoundTrip rounded(*m_model, m_training.quantization_aware);
     if (next_token_task(m_training.task)) return evaluate_next_token(*m_model, m_task->held_out(), m_task->repeats());
     return tx::evaluate(*m_model, m_task->held_out(), decode, 200, &m_task->tokenizer());
 }

@@ -91,6 +91,9 @@ std::optional<std::string> validate(const TrainingConfig& c) {
     if (c.precision == Precision::Fp32 && c.loss_scale.mode != LossScaleMode::None)
         return std::string("a loss scale is for bf16 or fp16 training (FP32 gradients do not underflow here); use none with fp32");
     if (auto error = validate(c.loss_scale)) return *error;
+    if (c.quantization_aware && c.precision != Precision::Fp32)
+        return std::string("quantization-aware training rounds FP32 weights to INT8 in each step; it cannot be combined "
+                           "with precision ") + to_string(c.precision) + " (train it in fp32)";
     return std::nullopt;
 }
 
@@ -133,6 +136,7 @@ std::string to_json(const TrainingConfig& c) {
         j["loss_scale_initial"] = c.loss_scale.initial;
         j["loss_scale_interval"] = c.loss_scale.growth_interval;
     }
+    if (c.quantization_aware) j["quantization_aware"] = true;
     return j.dump();
 }
 
@@ -144,7 +148,10 @@ template <typename T>
 void read(const nlohmann::json& j, const char* name, T& out) {
     if (!j.contains(name)) return;
     const auto& v = j.at(name);
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!v.is_boolean()) throw ConfigError(std::string("training config: field '") + name + "' must be true or false");
+        out = v.get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
         if (!v.is_number_integer()) throw ConfigError(std::string("training config: field '") + name + "' must be a whole number");
         const long long x = v.get<long long>();
         if (x < static_cast<long long>(std::numeric_limits<T>::min()) ||
@@ -212,6 +219,7 @@ TrainingConfig training_config_from_json(const std::string& text) {
     else throw ConfigError("training config: loss_scale ('" + scale + "') must be none, dynamic or fixed");
     read(j, "loss_scale_initial", c.loss_scale.initial);
     read(j, "loss_scale_interval", c.loss_scale.growth_interval);
+    read(j, "quantization_aware", c.quantization_aware);
     if (auto error = validate(c)) throw ConfigError("training config: " + *error);
     return c;
 }

@@ -61,4 +61,21 @@ with tempfile.TemporaryDirectory() as folder:
     check(good.returncode == 0 and "window 4 (dilation 2; global 0, 3)" in info.stdout,
           "txcli init writes the window, and txcli info reads it back: " + good.stderr.strip() + info.stdout[:400])
 
+# Speculative decoding: bad settings are refused with the option named; one sentence decodes to greedy's
+# output. Quantization-aware training refuses a low-precision run, naming both settings.
+zero = run("speculative", "--src", "The red car is big.", "--k", "0")
+check(zero.returncode == 2 and "--k" in zero.stderr, "txcli speculative refuses --k 0: " + zero.stderr.strip())
+both = run("speculative", "--src", "The red car is big.", "--draft-layers", "1", "--draft", "x.safetensors")
+check(both.returncode == 2 and "--draft FILE and --draft-layers L" in both.stderr,
+      "txcli speculative refuses two drafts: " + both.stderr.strip())
+many = run("speculative", "--src", "The red car is big.", "--draft-layers", "9")
+check(many.returncode == 2 and "--draft-layers" in many.stderr, "txcli speculative refuses a draft as deep as the model: "
+      + many.stderr.strip())
+one = run("speculative", "--src", "The red car is big.", "--k", "3", "--repeat", "1")
+check(one.returncode == 0 and "outputs equal to greedy decoding's: 1 of 1" in one.stdout,
+      "txcli speculative decodes one sentence as greedy decoding does: " + one.stdout[-400:] + one.stderr.strip())
+qat = run("train", "--task", "copy", "--steps", "1", "--qat", "--precision", "bf16")
+check(qat.returncode == 2 and "--qat" in qat.stderr and "--precision bf16" in qat.stderr,
+      "txcli train refuses --qat with --precision bf16, naming both: " + qat.stderr.strip())
+
 finish("ok   txcli lists, dispatches and documents the same " + str(len(documented)) + " commands")

@@ -64,6 +64,13 @@ TEST(Int8Quantize, PerChannelScaleAndHalfAStep) {
         else EXPECT_TRUE(reaches_127) << "the largest |w| of row " << o << " maps to ±127";
     }
     EXPECT_EQ(q[5 * C + 4], -127);
+    // Fake quantisation (quantization-aware training) is this round trip in place, and a weight
+    // already on the grid stays where it is.
+    std::vector<float> fake = w;
+    tx::fake_quantize_int8_rows(fake.data(), OC, C);
+    EXPECT_EQ(fake, back);
+    tx::fake_quantize_int8_rows(fake.data(), OC, C);
+    EXPECT_EQ(fake, back);
 }
 
 TEST(Int8Quantize, RoundsTiesToEven) {

@@ -11,5 +11,8 @@ namespace tx {
 void quantize_int8_rows(int8_t* q, float* scale, const float* w, int OC, int C);
 // w (OC, C) = q · scale per row: the weight the products use (one FP32 rounding per value).
 void dequantize_int8_rows(float* w, const int8_t* q, const float* scale, int OC, int C);
+// w (OC, C) replaced by its INT8 round trip, dequantize(quantize(w)): "fake quantisation", the
+// weight an INT8 model computes with, kept in FP32 (quantization-aware training).
+void fake_quantize_int8_rows(float* w, int OC, int C);
 
 }  // namespace tx

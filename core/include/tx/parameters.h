@@ -21,6 +21,10 @@ struct ParameterInfo {
         return n;
     }
     bool is_matrix() const { return shape.size() == 2; }
+    // The weight [out, in] of a linear layer (y = x·Wᵀ + b): every matrix but the embedding tables,
+    // the learned position tables and T5's relative bias tables, which are looked up, not multiplied.
+    // These are what INT8 weight-only quantisation and quantization-aware training act on.
+    bool is_linear_weight() const;
 };
 
 class ParameterTable {

@@ -71,6 +71,12 @@ struct TrainingConfig {
     // precision is not fp32, so an FP32 run's checkpoint keeps the bytes it had before.
     Precision precision = Precision::Fp32;
     LossScaleSettings loss_scale;
+    // Quantization-aware training (Jacob et al. 2018): every step's forward and backward run on the
+    // linear weights rounded to INT8 and back (fake_quantize_int8_rows, per output row, as the INT8
+    // weight-only mode rounds them), and the gradient, taken at the rounded weights, updates the
+    // FP32 weights as if the rounding were not there (the straight-through estimator). The held-out
+    // evaluations use the rounded weights too. FP32 only; written to the JSON only when on.
+    bool quantization_aware = false;
 
     int64_t total_steps() const { return max_steps > 0 ? max_steps : static_cast<int64_t>(epochs) * batches_per_epoch; }
 };
