@@ -68,7 +68,7 @@ const char* USAGE =
     "                        --list), as the Training panel's \"Compare variants\" does\n"
     "  --size WxH            window size (default 1600x1000)\n"
     "  --assets DIR          where fonts, vocabularies and the default model are\n"
-    "  --lesson N[,STEPS]    open lesson N (1-22) in the Lessons panel and do its first STEPS steps\n"
+    "  --lesson N[,STEPS]    open lesson N (1-23) in the Lessons panel and do its first STEPS steps\n"
     "  --lessons PATH        read the lessons from this folder or file instead of assets/lessons\n"
     "  --quiz-seed N         order the lesson questions' choices by this seed, 1 or more, for this run\n"
     "                        (default: the learner's own, drawn once and kept in the settings; 1 headless)\n"

@@ -28,6 +28,7 @@ constexpr ActionSpelling ACTIONS[] = {
     {"padding_mask", LessonActionKind::PaddingMask},
     {"positional_encoding", LessonActionKind::PositionalEncoding},
     {"attention_scaling", LessonActionKind::AttentionScaling},
+    {"fused_attention", LessonActionKind::FusedAttention},
     {"select_attention", LessonActionKind::SelectAttention},
     {"show_panel", LessonActionKind::ShowPanel},
     {"highlight", LessonActionKind::HighlightPanel},
@@ -124,7 +125,8 @@ LessonAction read_action(const json& j, const std::vector<std::string>& panel_ke
         case LessonActionKind::CausalMask:
         case LessonActionKind::PaddingMask:
         case LessonActionKind::PositionalEncoding:
-        case LessonActionKind::AttentionScaling: a.on = flag(j, "on", at); break;
+        case LessonActionKind::AttentionScaling:
+        case LessonActionKind::FusedAttention: a.on = flag(j, "on", at); break;
         case LessonActionKind::SelectAttention:
             a.name = text(j, "block", at);
             a.number = whole(j, "head", 0, 63, at);

@@ -24,6 +24,7 @@ enum class LessonActionKind {
     PaddingMask,          // "padding_mask": {"on": false}
     PositionalEncoding,   // "positional_encoding": {"on": false}
     AttentionScaling,     // "attention_scaling": {"on": false} — 1/√dk, same weights
+    FusedAttention,       // "fused_attention": {"on": true} — the fused attention op (Backend panel)
     SelectAttention,      // "select_attention": {"block": "decoder.layers.2.cross_attn", "head": 0, "alone": true} —
                           // "alone" (optional, default false) draws that head alone ("selected head only")
     ShowPanel,            // "show_panel": {"panel": "masks"} — open and raise it

@@ -44,6 +44,7 @@ shot lesson-precision.png --lesson 19,1
 shot lesson-variants.png --lesson 20,2
 shot lesson-patching.png --lesson 21,2
 shot lesson-chat-models.png --lesson 22,2
+shot lesson-attention-length.png --lesson 23,2 --frames 90
 shot neuron.png "${grammar[@]}" --layout neuron --sentence "The red car is big." --step decoder.layers.2.cross_attn.context \
     --neuron 2,1 --head 0
 shot training-translate.png --train 1500 --train-task translate --panel training

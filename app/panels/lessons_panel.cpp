@@ -32,6 +32,7 @@ std::string describe(const explain::LessonAction& a, const std::map<std::string,
                                            : "type a batch of " + std::to_string(a.sentences.size()) + " sentences";
         case explain::LessonActionKind::GoToStep: return "go to step " + a.name;
         case explain::LessonActionKind::CausalMask: return "causal mask " + on_off(a.on);
+        case explain::LessonActionKind::FusedAttention: return "fused attention " + on_off(a.on);
         case explain::LessonActionKind::PaddingMask: return "padding mask " + on_off(a.on);
         case explain::LessonActionKind::PositionalEncoding: return "positional encoding " + on_off(a.on);
         case explain::LessonActionKind::AttentionScaling: return "1/\xE2\x88\x9A" "dk scaling " + on_off(a.on);
@@ -183,6 +184,7 @@ void LessonsPanel::perform(const explain::LessonAction& a, CommandSink& commands
         case explain::LessonActionKind::SetSentences: commands.send(SetInput{a.sentences, std::nullopt}); break;
         case explain::LessonActionKind::GoToStep: commands.send(GoToStep{a.name}); break;
         case explain::LessonActionKind::CausalMask: commands.send(SetCausalMask{a.on}); break;
+        case explain::LessonActionKind::FusedAttention: commands.send(SetFusedAttention{a.on}); break;
         case explain::LessonActionKind::PaddingMask: commands.send(SetPaddingMask{a.on}); break;
         case explain::LessonActionKind::PositionalEncoding: commands.send(SetPositionalEncoding{a.on}); break;
         case explain::LessonActionKind::AttentionScaling: commands.send(SetAttentionScaling{a.on}); break;

@@ -57,7 +57,7 @@ std::function<bool(ExplorerApp&)> precision_ready() {
 
 // The everyday model's pronoun pair (docs/look-inside.md): "it" is the animal or the street.
 // The lessons in assets/lessons (the curriculum's length).
-constexpr size_t LESSON_COUNT = 22;
+constexpr size_t LESSON_COUNT = 23;
 
 const char* const INSPECT_CLEAN = "The animal didn't cross the street because it was too tired.";
 const char* const INSPECT_CORRUPT = "The animal didn't cross the street because it was too wide.";
@@ -1200,6 +1200,9 @@ void SelfTest::check_lesson_step(ExplorerApp& app) {
                       what + ": the cursor is just after that step");
                 break;
             case explain::LessonActionKind::CausalMask: check(v.options.causal_mask == a.on, what + ": causal mask set"); break;
+            case explain::LessonActionKind::FusedAttention:
+                check(v.options.fused_attention == a.on, what + ": fused attention set");
+                break;
             case explain::LessonActionKind::PaddingMask: check(v.options.padding_mask == a.on, what + ": padding mask set"); break;
             case explain::LessonActionKind::PositionalEncoding:
                 check(v.options.positional_encoding == a.on, what + ": positional encoding set");

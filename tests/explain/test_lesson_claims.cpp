@@ -1159,6 +1159,71 @@ TEST(LessonClaims, ModernVariants) {
 // Lesson 22: the language model's sizes as the Model panel shows them, the quiz's ratio to GPT-3's
 // 175 billion parameters (the published figure), computed from the model's own parameter table,
 // and the LLaMA-like rebuild's shared key/value heads at the step the lesson names.
+// Lesson 23: the attention matrices grow with S², the feed-forward rows with S; fused attention
+// leaves the matrices unwritten and gives the same contexts; a window of 4 keeps keys at most 2
+// away and leaves the shapes as they were; the quiz's count is the probabilities' count.
+TEST(LessonClaims, AttentionAtLength) {
+    const Lesson l = lesson("23-attention-at-length.json");
+    const std::string short_sentence = l.steps.at(0).actions.at(2).sentences.at(0);
+    const std::string long_sentence = l.steps.at(1).actions.at(0).sentences.at(0);
+    Session session = translation_model();
+    struct Sizes {
+        std::string probs, hidden;
+        int64_t probs_count = 0, hidden_count = 0;
+    };
+    auto sizes = [&](const std::string& sentence) {
+        session.set_input({sentence});
+        const SessionView v = view_of(session);
+        const StepInfo& probs = v.steps[step_index(v, "encoder.layers.0.self_attn.probs")];
+        const StepInfo& hidden = v.steps[step_index(v, "encoder.layers.0.ffn.hidden")];
+        return Sizes{probs.shape.str(), hidden.shape.str(), probs.shape.numel(), hidden.shape.numel()};
+    };
+    const Sizes small = sizes(short_sentence), large = sizes(long_sentence);
+    EXPECT_EQ(small.probs, "[B=1, H=4, S=6, S=6]");
+    EXPECT_EQ(small.hidden, "[B=1, S=6, F=512]");
+    EXPECT_TRUE(says(l.steps.at(0).text, small.probs)) << small.probs;
+    EXPECT_TRUE(says(l.steps.at(0).text, small.hidden)) << small.hidden;
+    EXPECT_TRUE(says(l.steps.at(0).text, "6 pieces"));
+    EXPECT_EQ(large.probs, "[B=1, H=4, S=12, S=12]");          // "12 pieces, twice as long"
+    EXPECT_EQ(large.probs_count, 4 * small.probs_count);        // S²
+    EXPECT_EQ(large.hidden_count, 2 * small.hidden_count);      // S
+    // "they overtake them once S passes 128": H·S² > S·F exactly when S > F / H
+    const ModelConfig& c = session.config();
+    ASSERT_EQ(c.d_ff / c.heads, 128);
+    EXPECT_TRUE(says(l.steps.at(1).text, "once S passes 128"));
+    EXPECT_LT(large.probs_count, large.hidden_count);            // "still smaller" at 12 pieces
+    EXPECT_EQ(answer(l), std::to_string(large.probs_count) + ": 4 heads \xC3\x97 12 \xC3\x97 12");
+    EXPECT_TRUE(says(l.question.explanation, std::to_string(small.probs_count)));
+    // Step 3: fused attention writes no matrix and gives the step-by-step contexts within rounding.
+    const SessionView steps_view = view_of(session);
+    session.set_fused_attention(true);
+    const SessionView fused_view = view_of(session);
+    for (const char* block : {"encoder.layers.0.self_attn", "decoder.layers.2.cross_attn"}) {
+        const std::string b = block;
+        for (const char* matrix : {".scores", ".masked_scores", ".probs"})
+            EXPECT_FALSE(fused_view.steps[step_index(fused_view, b + matrix)].materialised) << b + matrix;
+        const std::vector<float>& fused = *fused_view.output(step_index(fused_view, b + ".context"));
+        const std::vector<float>& plain = *steps_view.output(step_index(steps_view, b + ".context"));
+        ASSERT_EQ(fused.size(), plain.size());
+        for (size_t i = 0; i < fused.size(); ++i) EXPECT_NEAR(fused[i], plain[i], 1e-5f) << b << " " << i;
+    }
+    // Step 4: a window of 4 keeps, in every encoder row, the keys at most 2 positions away, and the
+    // shapes stay as they were.
+    const LessonAction& rebuild = l.steps.at(3).actions.at(1);
+    ASSERT_EQ(rebuild.kind, LessonActionKind::ModelVariant);
+    Checkpoint windowed = load_checkpoint(std::string(TX_SOURCE_DIR) + "/assets/models/grammar.safetensors");
+    windowed.config = apply_variant(windowed.config, rebuild.variant);
+    ASSERT_EQ(windowed.config.window, 4);
+    Session banded(windowed);
+    banded.set_input({long_sentence});
+    const SessionView w = view_of(banded);
+    EXPECT_EQ(w.steps[step_index(w, "encoder.layers.0.self_attn.probs")].shape.str(), large.probs);
+    for (int i = 0; i < w.S; ++i)
+        for (int j = 0; j < w.S; ++j)
+            EXPECT_EQ(w.src_self_mask[static_cast<size_t>(i) * w.S + j] != 0.0f, std::abs(i - j) <= 2) << i << "," << j;
+    EXPECT_TRUE(says(l.steps.at(3).text, "at most 2 positions away"));
+}
+
 TEST(LessonClaims, FromThisModelToAChatModel) {
     const Lesson l = lesson("22-chat-models.json");
     ASSERT_EQ(l.steps.size(), 5u);

@@ -55,7 +55,7 @@ protected:
 TEST_F(LessonFiles, TheShippedLessonsLoad) {
     const LessonSet set = load_lessons(std::string(TX_SOURCE_DIR) + "/assets/lessons", LESSON_PANELS);
     for (const auto& e : set.errors) ADD_FAILURE() << e;
-    ASSERT_EQ(set.lessons.size(), 22u);
+    ASSERT_EQ(set.lessons.size(), 23u);
     std::set<std::string> keys;
     for (size_t i = 0; i < set.lessons.size(); ++i) {
         const Lesson& l = set.lessons[i];
